@@ -1,0 +1,1 @@
+"""Pure analysis functions over parsed records: no files, no devices."""

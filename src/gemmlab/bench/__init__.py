@@ -1,0 +1,1 @@
+"""Timing, statistics and correctness checks."""

@@ -1,0 +1,1 @@
+"""One module per command family; each exposes register(app)."""

@@ -1,0 +1,1 @@
+"""The SGEMM ladder: CUDA C sources and their registry."""

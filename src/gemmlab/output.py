@@ -1,0 +1,57 @@
+"""Printing for commands: tables and progress through rich on stdout, JSON, errors on stderr.
+
+Library code does not print; commands call these.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from typing import Any, Iterable, Sequence
+
+from rich.console import Console
+from rich.table import Table
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+def _jsonable(obj: Any) -> Any:
+    if isinstance(obj, float) and (math.isnan(obj) or math.isinf(obj)):
+        return None  # JSON has no NaN/inf; null says "no value"
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if hasattr(obj, "to_dict"):
+        return _jsonable(obj.to_dict())
+    return obj
+
+
+def dumps(obj: Any) -> str:
+    """Stable, strict JSON (NaN → null)."""
+    return json.dumps(_jsonable(obj), indent=2, sort_keys=False, allow_nan=False)
+
+
+def print_json(obj: Any) -> None:
+    sys.stdout.write(dumps(obj) + "\n")
+
+
+def print_table(
+    columns: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    title: str | None = None,
+    caption: str | None = None,
+) -> None:
+    """A rich table on stdout; cells are str()-ed, None shows as '–'."""
+    t = Table(title=title, caption=caption, show_lines=False)
+    for c in columns:
+        t.add_column(c, overflow="fold")
+    for r in rows:
+        t.add_row(*["–" if v is None else str(v) for v in r])
+    console.print(t)
+
+
+def warn(message: str) -> None:
+    err_console.print(f"[yellow]gemmlab: warning:[/] {message}", highlight=False)

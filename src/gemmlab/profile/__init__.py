@@ -1,0 +1,1 @@
+"""Collection and parsing of profiler output (Nsight Compute, Nsight Systems)."""

@@ -1,0 +1,1 @@
+"""Compiling (with a persistent cache) and launching kernels through CuPy; cuBLAS reference."""

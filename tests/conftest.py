@@ -1,0 +1,42 @@
+"""Shared test setup: fixture paths, and the gpu marker that skips with a stated reason."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+NCU_H100 = FIXTURES / "ncu" / "h100"
+
+
+@functools.lru_cache(maxsize=None)
+def gpu_status() -> tuple[bool, str]:
+    """(available, reason) for an NVIDIA GPU usable through CuPy."""
+    try:
+        import cupy  # noqa: F401
+    except Exception as e:  # ImportError or a broken CUDA install
+        return False, f"CuPy is not importable ({type(e).__name__}: {e})"
+    try:
+        n = cupy.cuda.runtime.getDeviceCount()
+    except Exception as e:
+        return False, f"no CUDA device ({e})"
+    if n < 1:
+        return False, "no CUDA device"
+    return True, ""
+
+
+def pytest_collection_modifyitems(config, items):
+    ok, reason = gpu_status()
+    if ok:
+        return
+    skip = pytest.mark.skip(reason=f"GPU test: {reason}")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def ncu_h100() -> Path:
+    return NCU_H100
