@@ -1,0 +1,86 @@
+"""The default metric collection: complete groups, real metric names, nothing twice."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from gemmlab.errors import InputError
+from gemmlab.profile import collect
+from gemmlab.profile.metrics import METRICS
+
+RAW = Path(__file__).parent / "fixtures" / "ncu" / "h100" / "gemm_ladder_raw.csv"
+
+# Valid ncu metrics that --set full does not collect on sm_90, so the H100 capture cannot vouch for
+# them (they are the standard SASS instruction / L2 atomic counters: roofline and atomics groups).
+NOT_IN_FULL_SET = {
+    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
+    "smsp__sass_inst_executed_op_global_atom.sum",
+    "smsp__sass_inst_executed_op_global_red.sum",
+    "lts__t_sectors_op_atom.sum",
+    "lts__t_sectors_op_red.sum",
+}
+
+
+def h100_metric_names() -> set[str]:
+    with RAW.open(newline="") as f:
+        return set(next(csv.reader(f)))
+
+
+def test_every_default_metric_exists_on_h100_or_is_a_known_extra():
+    have = h100_metric_names()
+    missing = {m for m in collect.default_collection().metrics if m not in have}
+    assert missing == NOT_IN_FULL_SET
+
+
+def test_every_table_metric_is_collected_or_excluded_with_a_reason():
+    in_groups = {s for g in collect.GROUPS for s in g.shorts}
+    assert in_groups | set(collect.NOT_COLLECTED) == set(METRICS)
+    assert not in_groups & set(collect.NOT_COLLECTED)
+
+
+def test_no_metric_twice_and_no_section_or_set():
+    c = collect.default_collection()
+    assert len(c.metrics) == len(set(c.metrics)) == len(METRICS) - len(collect.NOT_COLLECTED) == 79
+    assert c.sections == () and c.set_name is None and c.groups == collect.GROUP_NAMES
+
+
+def test_launch_group_costs_no_pass_and_is_the_only_free_one():
+    assert [g.name for g in collect.GROUPS if g.free] == ["launch"]
+
+
+def test_chosen_groups_keep_whole_groups():
+    c = collect.default_collection(["coalescing", "speed_of_light"])
+    assert c.groups == ("coalescing", "speed_of_light")
+    assert c.metrics[:4] == ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+                             "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+                             "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+                             "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")
+    assert len(c.metrics) == 12 and c.name == "groups:coalescing,speed_of_light"
+
+
+def test_full_is_the_full_set():
+    assert collect.full_collection().to_dict() == {"name": "full", "set": "full", "sections": [], "groups": [],
+                                                   "metrics": []}
+
+
+def test_uncovered_names_what_a_collection_misses():
+    c = collect.default_collection(["speed_of_light"])
+    assert collect.uncovered(["sm_pct", "dram_pct", "stall_barrier"], c) == ["stall_barrier"]
+    assert collect.uncovered(["stall_barrier"], collect.full_collection()) == []
+
+
+def test_parse_groups_validates():
+    assert collect.parse_groups("coalescing, occupancy") == ["coalescing", "occupancy"]
+    assert collect.parse_groups("") is None
+    with pytest.raises(InputError, match=r"--groups 'sol': unknown metric group; expected some of speed_of_light"):
+        collect.parse_groups("sol")
+
+
+def test_base_name_for_query_metrics():
+    assert collect.base_name("sm__throughput.avg.pct_of_peak_sustained_elapsed") == "sm__throughput"
+    assert collect.base_name("sm__maximum_warps_per_active_cycle_pct") == "sm__maximum_warps_per_active_cycle_pct"
