@@ -1,0 +1,83 @@
+"""diff on the real H100 captures: pairing, speedup, the metrics that moved, diagnosis change."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gemmlab.analysis.diff import diff_launches, diff_runs, metric_moves, pair_launches
+from gemmlab.profile.load import load
+
+H100 = Path(__file__).parent / "fixtures" / "ncu" / "h100"
+
+
+@pytest.fixture(scope="module")
+def raw():
+    return load(H100 / "gemm_ladder_raw.csv")
+
+
+@pytest.fixture(scope="module")
+def raw_base():
+    return load(H100 / "gemm_ladder_raw_base.csv")
+
+
+def test_same_capture_in_two_exports_is_no_change(raw, raw_base):
+    diffs = diff_launches(raw, raw_base)
+    assert [d.name for d in diffs] == ["gemm_uncoalesced", "gemm_coalesced", "gemm_tiled16", "gemm_tiled16_unroll",
+                                       "gemm_blocktile2d"]
+    for d in diffs:
+        assert d.speedup == pytest.approx(1.0, rel=1e-9)
+        assert d.moves == []  # scaled-unit rounding stays under every noise floor
+
+
+def test_coalesced_to_tiled16_is_slower_and_trades_global_for_shared_waits(raw):
+    d, = diff_launches([raw[1]], [raw[2]])
+    assert d.name == "gemm_coalesced -> gemm_tiled16"
+    assert d.time_a_ns == 2506176.0 and d.time_b_ns == 2869792.0
+    assert d.speedup == pytest.approx(2506176.0 / 2869792.0)  # 0.873x: plain tiling lost, as in seed 01
+    assert [m.key for m in d.moves] == ["stall_lg_throttle", "stall_short_scoreboard", "stall_long_scoreboard",
+                                        "issue_active", "warp_cpi", "gld_sectors_per_req"]
+    lg = d.moves[0]
+    assert (lg.a, lg.b, lg.magnitude) == (8.854159, 0.0, 1.0)
+    spr = d.moves[-1]
+    assert (spr.a, spr.b) == (2.5, 4.0)
+
+
+def test_uncoalesced_to_coalesced_shows_sectors_per_request(raw):
+    moves = {m.key: m for m in metric_moves(raw[0], raw[1], top=20)}
+    assert moves["gld_sectors_per_req"].a == 16.5 and moves["gld_sectors_per_req"].b == 2.5
+    assert moves["gst_sectors_per_req"].b == 4.0
+    assert "stall_selected" not in moves  # the issuing cycle is not a stall
+
+
+def test_bank_conflicts_and_occupancy_move_into_blocktile2d(raw):
+    moves = {m.key: m for m in metric_moves(raw[3], raw[4], top=20)}
+    assert moves["smem_ld_conflict_pct"].b == pytest.approx(50.00117045881166)
+    assert moves["occ_achieved"].a == pytest.approx(97.522469) and moves["occ_achieved"].b == pytest.approx(23.769659)
+    assert moves["registers"].a == 32.0 and moves["registers"].b == 96.0
+
+
+def test_diagnosis_change_is_carried(raw):
+    d, = diff_launches([raw[1]], [raw[2]], ["memory-bound (L1)"], ["latency (barrier)"])
+    assert d.diagnosis_changed and (d.diagnosis_a, d.diagnosis_b) == ("memory-bound (L1)", "latency (barrier)")
+    with pytest.raises(ValueError, match="B: 2 diagnoses for 1 launches"):
+        diff_launches([raw[1]], [raw[2]], None, ["x", "y"])
+
+
+def test_repeated_names_pair_by_order_and_leftovers_stay_apart(raw):
+    a = [raw[1], raw[2], raw[1]]
+    b = [raw[1], raw[1], raw[3], raw[4]]
+    assert pair_launches(a, b) == [(0, 0, 0), (2, 1, 1), (1, None, 0), (None, 2, 0), (None, 3, 0)]
+    diffs = diff_launches(a, b)
+    assert diffs[2].name == "gemm_tiled16" and diffs[2].speedup is None and diffs[2].moves == []
+
+
+def test_one_leftover_on_each_side_is_paired(raw):
+    assert pair_launches([raw[0], raw[2]], [raw[0], raw[3]]) == [(0, 0, 0), (1, 1, 0)]
+
+
+def test_stored_runs():
+    rows = diff_runs({"coalesced": 2.5e-3, "tiled16": 2.87e-3}, {"tiled16": 2.09e-3, "blocktile2d": 0.68e-3})
+    assert [(r.kernel, r.speedup) for r in rows] == [
+        ("coalesced", None), ("tiled16", pytest.approx(2.87 / 2.09)), ("blocktile2d", None)]
