@@ -1,0 +1,117 @@
+"""What gemmlab profile runs: exact argument lists for the three modes, filters, no-overwrite."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from gemmlab.errors import InputError, UserError
+from gemmlab.profile import targets
+from gemmlab.profile.targets import Target
+
+PY = "/usr/bin/python3"
+
+
+def fixed(kernel):
+    return lambda rung, M, N, K: kernel
+
+
+def test_rung_target_profiles_the_launch_after_the_warmups():
+    t = targets.rung_target("coalesced", (2048, 2048, 2048), warmup=5, python=PY, resolve=fixed("gemmlab_coalesced"))
+    assert t.app_argv == (PY, "-m", "gemmlab.profile.target", "--rung", "coalesced", "--shape", "2048,2048,2048",
+                          "--warmup", "5")
+    assert (t.kernel_regex, t.nvtx_range, t.launch_skip, t.launch_count) == ("^gemmlab_coalesced$", None, 5, 1)
+    assert t.label == "coalesced_2048x2048x2048"
+    assert t.describe_filter() == "-k regex:^gemmlab_coalesced$ --launch-skip 5"
+
+
+def test_rung_whose_kernel_only_the_run_knows_uses_the_nvtx_range():
+    t = targets.rung_target("autotuned", (4096, 4096, 1024), warmup=3, python=PY, resolve=fixed(None))
+    assert (t.kernel_regex, t.nvtx_range, t.nvtx_include, t.launch_skip, t.launch_count) == (
+        None, "gemmlab", "gemmlab/", 0, 1)
+
+
+def test_script_target(tmp_path):
+    s = tmp_path / "bench_step.py"
+    s.write_text("print('hi')\n")
+    t = targets.script_target(str(s), ["--n", "3"], nvtx_range="step", python=PY)
+    assert t.app_argv == (PY, str(s), "--n", "3") and t.nvtx_include == "step/" and t.label == "bench_step"
+    t = targets.script_target(str(s), [], kernel="gemm.*", launch_skip=2, launch_count=3, python=PY)
+    assert (t.kernel_regex, t.launch_skip, t.launch_count, t.nvtx_range) == ("gemm.*", 2, 3, None)
+
+
+def test_script_needs_a_filter_and_a_file(tmp_path):
+    s = tmp_path / "x.py"
+    s.write_text("")
+    with pytest.raises(InputError, match=r"--range NAME .* or --kernel REGEX"):
+        targets.script_target(str(s))
+    with pytest.raises(InputError, match="no such file"):
+        targets.script_target(str(tmp_path / "missing.py"), kernel="k")
+
+
+def test_command_target_as_given():
+    t = targets.command_target(["./sgemm", "4096"], kernel="regex-less", launch_skip=1)
+    assert t.app_argv == ("./sgemm", "4096") and t.label == "sgemm" and t.launch_skip == 1
+    t = targets.command_target(["python", "-c", "pass"])
+    assert not t.filtered and t.describe_filter() == "any kernel"
+
+
+@pytest.mark.parametrize("kw, msg", [
+    (dict(launch_skip=-1), "--launch-skip -1: expected 0 or more"),
+    (dict(launch_count=0), "--launch-count 0: expected 1 or more"),
+    (dict(kernel_regex="gemm("), "--kernel 'gemm(': not a valid regular expression"),
+    (dict(nvtx_range="a/b"), "--range 'a/b': expected an NVTX range name without '/'"),
+])
+def test_target_validation(kw, msg):
+    with pytest.raises(InputError) as e:
+        Target(("./app",), "app", **kw)
+    assert str(e.value).startswith(msg)
+
+
+def test_empty_command():
+    with pytest.raises(InputError, match="nothing to profile"):
+        targets.command_target([])
+
+
+@pytest.mark.parametrize("text, shape", [("2048", (2048,) * 3), ("4096,4096,1024", (4096, 4096, 1024)),
+                                         ("1000x999x17", (1000, 999, 17))])
+def test_parse_shape(text, shape):
+    assert targets.parse_shape(text) == shape
+
+
+@pytest.mark.parametrize("text", ["0", "a", "1,2", "-4", "1,2,3,4"])
+def test_parse_shape_rejects(text):
+    with pytest.raises(InputError, match=r"^--size .*: expected N or M,N,K with positive integers"):
+        targets.parse_shape(text)
+
+
+def test_report_path():
+    assert targets.report_path(None, "coalesced_2048x2048x2048", False) == Path(
+        "gemmlab-profiles/coalesced_2048x2048x2048.ncu-rep")
+    assert targets.report_path(None, "x", True) == Path("gemmlab-profiles/x_full.ncu-rep")
+    assert targets.report_path("out/run1", "x", False) == Path("out/run1.ncu-rep")  # ncu adds it too
+    assert targets.report_path("a.ncu-rep", "x", True) == Path("a.ncu-rep")
+
+
+def test_never_overwrites_without_asking(tmp_path):
+    rep = tmp_path / "r.ncu-rep"
+    never = lambda q: pytest.fail("must not ask")  # noqa: E731
+    assert targets.may_overwrite(rep, force=False, isatty=False, confirm=never) is False  # new file
+    rep.write_bytes(b"earlier report")
+    with pytest.raises(InputError) as e:
+        targets.may_overwrite(rep, force=False, isatty=False, confirm=never)
+    assert str(e.value) == f"{rep} already exists; pass --force to overwrite it, or -o PATH to write elsewhere"
+    assert targets.may_overwrite(rep, force=True, isatty=False, confirm=never) is True
+    asked = []
+    assert targets.may_overwrite(rep, False, True, lambda q: asked.append(q) or True) is True
+    assert asked == [f"{rep} exists. Overwrite it?"]
+    with pytest.raises(UserError, match="exists and was kept"):
+        targets.may_overwrite(rep, False, True, lambda q: False)
+    assert rep.read_bytes() == b"earlier report"
+
+
+def test_rung_target_defaults_to_this_python():
+    t = targets.rung_target("coalesced", (64, 64, 64), resolve=fixed("k"))
+    assert t.app_argv[0] == sys.executable and t.launch_skip == targets.DEFAULT_WARMUP == 5
