@@ -77,3 +77,44 @@ def test_profiler_signal_on_the_h100_captures():
         "gemm_tiled16_unroll": "94.0% L1/TEX, mio_throttle 37% of stalls",
         "gemm_blocktile2d": "86.5% L1/TEX, 31.6 st sectors/req, 50% smem ld conflicts",
     }
+
+
+# --------------------------------------------------------------------------- ladder --profile assembly
+
+def test_ladder_report_from_harness_rows_and_profiles(tmp_path):
+    from types import SimpleNamespace
+
+    from gemmlab.profile import collect, ladder_profile, session
+    from gemmlab.profile.targets import Target
+
+    launches = {k.name: k for k in load(H100 / "gemm_ladder_raw.csv")}
+
+    def prof(rung, kernel, title):
+        diag = SimpleNamespace(primary=SimpleNamespace(title=title, category="x"))
+        res = session.ProfileResult(Target(("p",), rung), collect.default_collection(), ["ncu"], tmp_path / "r",
+                                    1.0, [], [launches[kernel]], [diag])
+        return ladder_profile.RungProfile(rung, res)
+
+    rows = [{"kernel": "coalesced", "median_s": 2.5062e-3, "gflops": FLOP / 2.5062e-3 / 1e9, "q1_s": 2.50e-3,
+             "q3_s": 2.51e-3},
+            {"kernel": "smem_tiled", "median_s": 2.8698e-3, "gflops": FLOP / 2.8698e-3 / 1e9},
+            {"kernel": "cublas", "median_s": 0.2e-3, "gflops": FLOP / 0.2e-3 / 1e9, "is_reference": True}]
+    profiles = [prof("coalesced", "gemm_coalesced", "L1/TEX throughput"),
+                ladder_profile.RungProfile("smem_tiled", error="ncu failed: boom")]
+    rep = ladder_profile.build_report(rows, profiles)
+    assert [r.version for r in rep["table"]] == ["coalesced", "smem_tiled"]  # the reference is not a rung
+    assert rep["table"][0].signal == "82.1% L1/TEX" and rep["table"][0].bottleneck == "L1/TEX throughput"
+    assert rep["table"][1].bottleneck is None and round(rep["table"][1].speedup_vs_previous, 2) == 0.87
+    c, = rep["mattered"]
+    assert c.slower and c.why == "not profiled"
+    assert "| 1 | coalesced -> smem_tiled | 0.87x (slower) | not profiled |" in rep["markdown"]
+    assert profiles[1].to_dict()["error"] == "ncu failed: boom"
+
+
+def test_fresh_dir_never_reuses_a_folder(tmp_path):
+    from gemmlab.profile import ladder_profile
+
+    d1 = ladder_profile.fresh_dir(tmp_path, now=lambda: 0.0)
+    d1.mkdir()
+    d2 = ladder_profile.fresh_dir(tmp_path, now=lambda: 0.0)
+    assert d1 != d2 and d2.name == d1.name + "-2"
