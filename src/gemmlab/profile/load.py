@@ -1,36 +1,121 @@
-"""One entry point for every Nsight Compute export: detect the format, parse, filter kernels."""
+"""One entry point for every Nsight Compute export: detect the format, parse, filter kernels.
+
+Detection: a ``.ncu-rep``/``.ncu-repz`` name or the report's ``NVR`` header → ``ncu_report``;
+otherwise the text is split into ncu messages, program output and CSV blocks
+(``ncu_output.split``); a block whose header has ``Metric Name``/``Metric Value`` is the long
+format (details page, live ``--csv`` output, ``--metrics``), any other ``ID``/``Kernel Name``
+header is the raw page. See docs/formats.md.
+"""
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from pathlib import Path
 from typing import Optional
 
 from gemmlab.errors import InputError
-from gemmlab.profile import ncu_csv
+from gemmlab.profile import ncu_csv, ncu_long, ncu_output, ncu_rep
+from gemmlab.profile.ncu_output import CsvBlock, NcuOutput
 from gemmlab.profile.records import KernelLaunch
+
+EXPECTED = "expected an Nsight Compute export (ncu --csv output or .ncu-rep)"
+
+
+def check_file(path: Path) -> bytes:
+    """The first bytes of ``path``, after checking it is a non-empty regular file."""
+    if not path.exists():
+        raise InputError(f"{path}: no such file; {EXPECTED}")
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory; {EXPECTED}")
+    with open(path, "rb") as f:
+        head = f.read(4096)
+    if not head.strip() and not path.read_bytes().strip():
+        raise InputError(f"{path}: file is empty; {EXPECTED}")
+    return head
 
 
 def read_text(path: Path) -> str:
-    if not path.exists():
-        raise InputError(f"{path}: no such file; expected an Nsight Compute export (.csv or .ncu-rep)")
-    if path.is_dir():
-        raise InputError(f"{path}: is a directory; expected an Nsight Compute export file")
+    check_file(path)
     data = path.read_bytes()
-    if not data.strip():
-        raise InputError(f"{path}: file is empty; expected an Nsight Compute export")
+    if b"\x00" in data[:65536]:
+        raise InputError(f"{path}: binary data, not a text CSV; {EXPECTED}")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise InputError(f"{path}: not a text CSV (binary data); expected an ncu --csv export or .ncu-rep") from None
+        raise InputError(f"{path}: binary data, not a text CSV; {EXPECTED}") from None
+
+
+def is_report(path: Path, head: bytes) -> bool:
+    return path.name.lower().endswith(ncu_rep.REPORT_SUFFIXES) or head.startswith(ncu_rep.MAGIC)
+
+
+def read_file(path: str | Path) -> list[KernelLaunch]:
+    """All kernel launches in the file, whatever export format it is."""
+    p = Path(path)
+    head = check_file(p)
+    if is_report(p, head):
+        return ncu_rep.read_rep(p)
+    return parse_text(read_text(p), str(p))
 
 
 def load(path: str | Path, kernel: Optional[str] = None) -> list[KernelLaunch]:
     """All kernel launches in ``path``, optionally those whose name matches the regex ``kernel``."""
-    p = Path(path)
-    text = read_text(p)
-    launches = ncu_csv.read_raw(text, str(p))
-    return filter_kernels(launches, kernel, str(p))
+    return filter_kernels(read_file(path), kernel, str(path))
+
+
+def parse_text(text: str, source: str) -> list[KernelLaunch]:
+    """Launches in CSV text ncu wrote (an exported page or what it printed live)."""
+    out = ncu_output.split(text, source)
+    if not out.blocks and not out.notes:
+        out = _unquoted(text, source) or out
+    if not out.blocks:
+        raise _no_results(out, source)
+    long_blocks = [b for b in out.blocks if ncu_long.is_long(b.header)]
+    raw_blocks = [b for b in out.blocks if not ncu_long.is_long(b.header)]
+    launches: list[KernelLaunch] = []
+    if long_blocks:
+        fmt = ncu_long.long_format(long_blocks, out.is_live)
+        for block in long_blocks:
+            launches += ncu_long.read_long_block(block, source, fmt)
+    for block in raw_blocks:
+        launches += ncu_csv.read_raw_block(block, source, "live-raw-csv" if out.is_live else "raw-csv")
+    if not launches:
+        where = f"line {out.blocks[0].header_line}"
+        raise InputError(f"{source}: ncu CSV header ({where}) but no kernel rows under it")
+    for launch in launches:
+        launch.notes = list(out.notes)
+    return launches
+
+
+def profiler_notes(text: str) -> list[str]:
+    """ncu's own ``==PROF==``/``==WARNING==``/``==ERROR==`` lines in what it printed."""
+    return ncu_output.split(text, "<ncu output>").notes
+
+
+def _no_results(out: NcuOutput, source: str) -> InputError:
+    if out.errors:
+        return InputError(f"{source}: ncu printed no results; it reported: {out.errors[0]}")
+    if out.notes:
+        last = next((n for n in reversed(out.notes) if n.startswith("==PROF==")), out.notes[-1])
+        return InputError(f"{source}: ncu output with no CSV results (was --csv given, did a kernel run?); "
+                          f"last message: {last}")
+    return InputError(f"{source}: not Nsight Compute CSV output (no header row with 'ID' and 'Kernel Name'); "
+                      f"{EXPECTED}")
+
+
+def _unquoted(text: str, source: str) -> Optional[NcuOutput]:
+    """An ncu CSV re-saved without quotes (by a spreadsheet or pandas): header on the first line."""
+    first = text.lstrip("\ufeff").split("\n", 1)[0]
+    if not re.match(r"^ID,", first):
+        return None
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows or not ncu_output.is_header(rows[0]):
+        return None
+    block = CsvBlock(rows[0], 1, [(i + 2, r) for i, r in enumerate(rows[1:]) if r])
+    block.open_end = not text.endswith(("\n", "\r"))
+    return NcuOutput([block], [], 0)
 
 
 def filter_kernels(launches: list[KernelLaunch], pattern: Optional[str], source: str) -> list[KernelLaunch]:
