@@ -39,8 +39,11 @@ def _scale_denominator(unit: str) -> tuple[str, float]:
     if unit in _PER_TIME_S:
         return "s", _PER_TIME_S[unit]
     m = _PREFIXED.match(unit)
-    if m:  # e.g. %/Kbyte → %/byte: divide by 1000
-        return m.group(2).lower(), 1.0 / _SI[m.group(1).upper()]
+    if m:
+        # ncu puts the prefix it scaled by wherever the byte is, even in a denominator: the
+        # report's 8297 %/byte (derived__pct_occupancy_per_shared_mem_size) is printed as
+        # 8.297 %/Kbyte, and --print-units base prints 8297 %/byte. So the factor multiplies.
+        return m.group(2).lower(), _SI[m.group(1).upper()]
     return unit, 1.0
 
 
