@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import re
 from pathlib import Path
 from typing import Optional
@@ -19,6 +20,8 @@ from gemmlab.errors import InputError
 from gemmlab.profile import ncu_csv, ncu_long, ncu_output, ncu_rep
 from gemmlab.profile.ncu_output import CsvBlock, NcuOutput
 from gemmlab.profile.records import KernelLaunch
+
+log = logging.getLogger(__name__)
 
 EXPECTED = "expected an Nsight Compute export (ncu --csv output or .ncu-rep)"
 
@@ -66,32 +69,47 @@ def load(path: str | Path, kernel: Optional[str] = None) -> list[KernelLaunch]:
 
 
 def parse_text(text: str, source: str) -> list[KernelLaunch]:
-    """Launches in CSV text ncu wrote (an exported page or what it printed live)."""
-    out = ncu_output.split(text, source)
+    """Launches in CSV text ncu wrote (an exported page or what it printed live).
+
+    An export must be whole: a short row or a cut cell is an InputError. Live output also holds
+    the program's lines, so there a line that is not a complete ncu row is skipped, and the
+    launches' notes say so (``gemmlab: skipped line ...``).
+    """
+    out = ncu_output.split(text)
     if not out.blocks and not out.notes:
-        out = _unquoted(text, source) or out
+        out = _unquoted(text) or out
     if not out.blocks:
         raise _no_results(out, source)
+    live = out.is_live
+    problems: Optional[list[str]] = [] if live else None
+    if out.cut_line is not None:
+        what = f"line {out.cut_line} ends inside a quoted cell"
+        if problems is None:
+            raise InputError(f"{source}: {what}; the CSV is truncated (expected a complete ncu --csv export)")
+        problems.append(f"skipped {what} (output cut off?)")
     long_blocks = [b for b in out.blocks if ncu_long.is_long(b.header)]
     raw_blocks = [b for b in out.blocks if not ncu_long.is_long(b.header)]
     launches: list[KernelLaunch] = []
     if long_blocks:
-        fmt = ncu_long.long_format(long_blocks, out.is_live)
+        fmt = ncu_long.long_format(long_blocks, live)
         for block in long_blocks:
-            launches += ncu_long.read_long_block(block, source, fmt)
+            launches += ncu_long.read_long_block(block, source, fmt, problems)
     for block in raw_blocks:
-        launches += ncu_csv.read_raw_block(block, source, "live-raw-csv" if out.is_live else "raw-csv")
+        launches += ncu_csv.read_raw_block(block, source, "live-raw-csv" if live else "raw-csv", problems)
     if not launches:
-        where = f"line {out.blocks[0].header_line}"
-        raise InputError(f"{source}: ncu CSV header ({where}) but no kernel rows under it")
+        why = f"; {problems[0]}" if problems else ""
+        raise InputError(f"{source}: ncu CSV header (line {out.blocks[0].header_line}) but no kernel rows{why}")
+    notes = out.notes + [f"gemmlab: {p}" for p in problems or ()]
+    for p in problems or ():
+        log.warning("%s: %s", source, p)
     for launch in launches:
-        launch.notes = list(out.notes)
+        launch.notes = list(notes)
     return launches
 
 
 def profiler_notes(text: str) -> list[str]:
     """ncu's own ``==PROF==``/``==WARNING==``/``==ERROR==`` lines in what it printed."""
-    return ncu_output.split(text, "<ncu output>").notes
+    return ncu_output.split(text).notes
 
 
 def _no_results(out: NcuOutput, source: str) -> InputError:
@@ -105,7 +123,7 @@ def _no_results(out: NcuOutput, source: str) -> InputError:
                       f"{EXPECTED}")
 
 
-def _unquoted(text: str, source: str) -> Optional[NcuOutput]:
+def _unquoted(text: str) -> Optional[NcuOutput]:
     """An ncu CSV re-saved without quotes (by a spreadsheet or pandas): header on the first line."""
     first = text.lstrip("\ufeff").split("\n", 1)[0]
     if not re.match(r"^ID,", first):

@@ -199,14 +199,19 @@ _DEFS = [
     _d("dram_bytes_write", "dram__bytes_write.sum", "byte", "MemoryWorkloadAnalysis",
        "DRAM bytes written"),
     # --- Atomics ---
-    _d("global_atom_inst", "smsp__sass_inst_executed_op_global_atom.sum", "inst", "InstructionStats",
-       "global atomic instructions"),
-    _d("global_red_inst", "smsp__sass_inst_executed_op_global_red.sum", "inst", "InstructionStats",
-       "global reduction instructions"),
-    _d("l2_atom_sectors", "lts__t_sectors_op_atom.sum", "sector", "MemoryWorkloadAnalysis_Tables",
-       "L2 atomic sectors"),
-    _d("l2_red_sectors", "lts__t_sectors_op_red.sum", "sector", "MemoryWorkloadAnalysis_Tables",
-       "L2 reduction sectors"),
+    # The first names are not in --set full (ncu 2025.3, sm_90); the fallbacks are, and count the
+    # same events: the LSU makes one request per warp-level global ATOM/RED instruction, and in a
+    # one-GPU kernel every L2 atomic sector comes from the SMs' L1/TEX (srcunit_tex).
+    _d("global_atom_inst", ("smsp__sass_inst_executed_op_global_atom.sum",
+                            "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum"), "inst",
+       "InstructionStats", "global atomic instructions"),
+    _d("global_red_inst", ("smsp__sass_inst_executed_op_global_red.sum", "smsp__inst_executed_op_global_red.sum",
+                           "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"), "inst",
+       "InstructionStats", "global reduction instructions"),
+    _d("l2_atom_sectors", ("lts__t_sectors_op_atom.sum", "lts__t_sectors_srcunit_tex_op_atom.sum"), "sector",
+       "MemoryWorkloadAnalysis_Tables", "L2 atomic sectors"),
+    _d("l2_red_sectors", ("lts__t_sectors_op_red.sum", "lts__t_sectors_srcunit_tex_op_red.sum"), "sector",
+       "MemoryWorkloadAnalysis_Tables", "L2 reduction sectors"),
     # --- Profiler bookkeeping ---
     _d("replay_passes", "profiler__replayer_passes", "pass", "", "replay passes ncu needed"),
 ]

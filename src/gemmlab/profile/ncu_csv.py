@@ -8,10 +8,9 @@ among ncu's messages; ``ncu_output.split`` finds it.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Optional, Sequence
 
 from gemmlab.errors import InputError
-from gemmlab.profile import ncu_output
 from gemmlab.profile.ncu_output import CsvBlock
 from gemmlab.profile.records import KernelLaunch, Metric, bare_name, parse_dim3
 from gemmlab.profile.units import parse_scaled, unit_scale
@@ -52,20 +51,18 @@ def launch_from_identity(row: Sequence[str], idx: dict[str, int], source: str, f
 
 def read_raw(text: str, source: str) -> list[KernelLaunch]:
     """Parse ``ncu --page raw --csv`` output (scaled or base units, exported or printed live)."""
-    out = ncu_output.split(text, source)
-    if not out.blocks:
-        raise InputError(f"{source}: not an Nsight Compute raw CSV (no 'ID'/'Kernel Name' header)")
-    fmt = "live-raw-csv" if out.is_live else "raw-csv"
-    launches = []
-    for block in out.blocks:
-        launches += read_raw_block(block, source, fmt)
-    for launch in launches:
-        launch.notes = list(out.notes)
-    return launches
+    from gemmlab.profile.load import parse_text  # the one place that detects and dispatches
+
+    return parse_text(text, source)
 
 
-def read_raw_block(block: CsvBlock, source: str, fmt: str = "raw-csv") -> list[KernelLaunch]:
-    """Launches of one raw-page block: header, optional units row, one row per launch."""
+def read_raw_block(block: CsvBlock, source: str, fmt: str = "raw-csv",
+                   problems: Optional[list[str]] = None) -> list[KernelLaunch]:
+    """Launches of one raw-page block: header, optional units row, one row per launch.
+
+    A row with the wrong number of cells raises InputError, unless ``problems`` is given (live
+    output, where such a line may be the program's): then it is skipped and described there.
+    """
     header = block.header
     idx = _identity(header)
     rows = block.rows
@@ -75,29 +72,30 @@ def read_raw_block(block: CsvBlock, source: str, fmt: str = "raw-csv") -> list[K
     has_units = not rows[0][1][idx["ID"]].strip()
     units = rows[0][1] if has_units else [""] * len(header)
     data = rows[1:] if has_units else rows
-    if not data:
-        raise InputError(f"{source}: raw CSV has a header and a units row but no kernel rows")
     if has_units and len(units) != len(header):
         raise InputError(
             f"{source}: units row (line {rows[0][0]}) has {len(units)} cells, header has {len(header)}"
+            " (truncated CSV?)"
         )
+    if not data:
+        raise InputError(f"{source}: raw CSV has a header and a units row but no kernel rows")
     # Resolve every column's unit once: the per-cell work is then a strip, a match and a multiply.
-    columns = [(i, header[i], *unit_scale(units[i].strip())) for i in range(len(header))
-               if header[i] not in ID_COLUMNS]
+    columns = [(i, header[i], units[i].strip(), *unit_scale(units[i].strip()))
+               for i in range(len(header)) if header[i] not in ID_COLUMNS]
     launches = []
     for lineno, row in data:
-        if len(row) != len(header):
-            raise InputError(
-                f"{source}: line {lineno} has {len(row)} cells, header has {len(header)}"
-                " (truncated, or rows from different exports?)"
-            )
-        if not row[idx["ID"]].strip():
-            raise InputError(f"{source}: line {lineno} has no launch ID; expected one row per kernel launch")
+        if len(row) != len(header) or not row[idx["ID"]].strip():
+            what = (f"line {lineno} has {len(row)} cells, header has {len(header)}" if row[idx["ID"]].strip()
+                    else f"line {lineno} has no launch ID")
+            if problems is None:
+                raise InputError(f"{source}: {what} (truncated, or rows from different exports?)")
+            problems.append(f"skipped {what}")
+            continue
         launch = launch_from_identity(row, idx, source, fmt)
         metrics = launch.metrics
-        for i, name, base, factor in columns:
+        for i, name, unit, base, factor in columns:
             value = parse_scaled(row[i], base, factor)
             if value is not None:
-                metrics[name] = Metric(value, base if not isinstance(value, str) else units[i].strip())
+                metrics[name] = Metric(value, unit if isinstance(value, str) else base)
         launches.append(launch)
     return launches

@@ -16,6 +16,8 @@ metric cells empty and carry the section *identifier* ("SpeedOfLight") in Sectio
 
 from __future__ import annotations
 
+from typing import Optional
+
 from gemmlab.errors import InputError
 from gemmlab.profile.metrics import COMMAND_LINE_SECTION, name_for_label
 from gemmlab.profile.ncu_csv import ID_COLUMNS, launch_from_identity
@@ -31,8 +33,14 @@ def is_long(header: list[str]) -> bool:
     return "Metric Name" in header and "Metric Value" in header
 
 
-def read_long_block(block: CsvBlock, source: str, fmt: str) -> list[KernelLaunch]:
-    """Group one block's rows by launch ID into KernelLaunch records."""
+def read_long_block(block: CsvBlock, source: str, fmt: str,
+                    problems: Optional[list[str]] = None) -> list[KernelLaunch]:
+    """Group one block's rows by launch ID into KernelLaunch records.
+
+    A row too short for what it holds raises InputError (a truncated file), unless ``problems``
+    is given (live output, where it may be the program's own line): then it is skipped and
+    described there.
+    """
     header = block.header
     col = {h: i for i, h in enumerate(header)}
     missing = [c for c in LONG_COLUMNS if c not in col]
@@ -46,18 +54,22 @@ def read_long_block(block: CsvBlock, source: str, fmt: str) -> list[KernelLaunch
     launches: dict[str, KernelLaunch] = {}
     last = len(block.rows) - 1
     for k, (lineno, row) in enumerate(block.rows):
-        raw_id = row[idx["ID"]].strip()
-        if not raw_id:
-            raise InputError(f"{source}: line {lineno} has no launch ID; expected a long-format ncu row")
+        raw_id = row[idx["ID"]].strip() if len(row) > idx["ID"] else ""
         is_rule = has_rules and len(row) > rule_i[0] and row[rule_i[0]].strip() != ""
         need = len(header) if is_rule else value_width
         cut_at_end = (k == last and block.open_end and has_rules and not is_rule
                       and len(row) == value_width)
-        if len(row) < need or cut_at_end:
-            raise InputError(
-                f"{source}: line {lineno} has {len(row)} cells, a {'rule' if is_rule else 'metric'} row "
-                f"needs {need} (truncated CSV?)"
-            )
+        if not raw_id or len(row) < need or len(row) > len(header) or cut_at_end:
+            if not raw_id:
+                what = f"line {lineno} has no launch ID"
+            else:
+                what = (f"line {lineno} has {len(row)} cells; a {'rule' if is_rule else 'metric'} row has "
+                        f"{need}{'' if is_rule else f' to {len(header)}'}"
+                        + (" and ends with a line break" if cut_at_end else ""))
+            if problems is None:
+                raise InputError(f"{source}: {what} (truncated CSV?)")
+            problems.append(f"skipped {what}")
+            continue
         launch = launches.get(raw_id)
         if launch is None:
             launch = launches[raw_id] = launch_from_identity(row, idx, source, fmt)

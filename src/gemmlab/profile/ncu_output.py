@@ -9,7 +9,7 @@ empty: the units row of the raw page). Anything else is program output and is sk
 
 A cell may hold a newline inside quotes, so a line with an odd number of quotes is joined with
 the next ones until the quotes balance; an unbalanced quote at the end of the text means the
-file was cut in the middle of a cell.
+output was cut in the middle of a cell (``NcuOutput.cut_line``).
 """
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ from __future__ import annotations
 import csv
 import re
 from dataclasses import dataclass, field
-
-from gemmlab.errors import InputError
 
 # ncu's own message lines: ==PROF==, ==WARNING==, ==ERROR==, ==INFO== ...
 _NOTE = re.compile(r"^==[A-Z]+==")
@@ -41,6 +39,7 @@ class NcuOutput:
     blocks: list[CsvBlock]
     notes: list[str]  # ncu's message lines, in order
     other_lines: int  # non-empty lines that were neither ncu messages nor ncu CSV rows
+    cut_line: int | None = None  # line where a quoted cell was still open at the end of the text
 
     @property
     def errors(self) -> list[str]:
@@ -56,7 +55,7 @@ def is_header(cells: list[str]) -> bool:
     return bool(cells) and cells[0] == "ID" and "Kernel Name" in cells
 
 
-def split(text: str, source: str) -> NcuOutput:
+def split(text: str) -> NcuOutput:
     """Separate ncu messages, program output and CSV blocks of ``text`` (one pass, linear)."""
     lines = text.splitlines()
     ends_with_newline = text.endswith(("\n", "\r"))
@@ -64,6 +63,7 @@ def split(text: str, source: str) -> NcuOutput:
     notes: list[str] = []
     other = 0
     current: CsvBlock | None = None
+    cut_line = None
     i, n = 0, len(lines)
     while i < n:
         line = lines[i]
@@ -85,10 +85,8 @@ def split(text: str, source: str) -> NcuOutput:
             quotes += lines[j].count('"')
         if quotes % 2:
             if current is not None or lineno == 1:
-                raise InputError(
-                    f"{source}: line {lineno} ends inside a quoted cell; the CSV is truncated "
-                    "(expected a complete ncu --csv export)"
-                )
+                cut_line = lineno
+                break
             other += 1  # a stray quote in the program's own output
             i = j + 1
             continue
@@ -103,4 +101,4 @@ def split(text: str, source: str) -> NcuOutput:
         else:
             other += 1
         i = j + 1
-    return NcuOutput(blocks, notes, other)
+    return NcuOutput(blocks, notes, other, cut_line)
