@@ -51,7 +51,8 @@ def read_long_block(block: CsvBlock, source: str, fmt: str,
     value_width = max(sec_i, name_i, unit_i, val_i) + 1  # cells a metric row needs
     rule_i = [col.get(c) for c in RULE_COLUMNS]
     has_rules = rule_i[0] is not None
-    launches: dict[str, KernelLaunch] = {}
+    pid_i = idx.get("Process ID")
+    launches: dict[tuple[str, str], KernelLaunch] = {}  # by (process, ID): IDs restart per process
     last = len(block.rows) - 1
     for k, (lineno, row) in enumerate(block.rows):
         raw_id = row[idx["ID"]].strip() if len(row) > idx["ID"] else ""
@@ -70,9 +71,10 @@ def read_long_block(block: CsvBlock, source: str, fmt: str,
                 raise InputError(f"{source}: {what} (truncated CSV?)")
             problems.append(f"skipped {what}")
             continue
-        launch = launches.get(raw_id)
+        key = (row[pid_i] if pid_i is not None else "", raw_id)
+        launch = launches.get(key)
         if launch is None:
-            launch = launches[raw_id] = launch_from_identity(row, idx, source, fmt)
+            launch = launches[key] = launch_from_identity(row, idx, source, fmt)
         if is_rule:
             launch.rules.append(_rule(row, rule_i, row[sec_i].strip()))
             continue
