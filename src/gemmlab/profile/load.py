@@ -19,10 +19,12 @@ from typing import Optional
 from gemmlab.errors import InputError
 from gemmlab.profile import ncu_csv, ncu_long, ncu_output, ncu_rep
 from gemmlab.profile.ncu_output import CsvBlock, NcuOutput
-from gemmlab.profile.records import KernelLaunch
+from gemmlab.profile.records import KernelLaunch, Metric
 
 log = logging.getLogger(__name__)
 
+# ncu's count of replay passes; live output also prints it per launch in a ==PROF== line
+PASSES_METRIC = "profiler__replayer_passes"
 EXPECTED = "expected an Nsight Compute export (ncu --csv output or .ncu-rep)"
 
 
@@ -102,8 +104,11 @@ def parse_text(text: str, source: str) -> list[KernelLaunch]:
     notes = out.notes + [f"gemmlab: {p}" for p in problems or ()]
     for p in problems or ():
         log.warning("%s: %s", source, p)
+    passes = ncu_output.replay_passes(out.notes)
     for launch in launches:
         launch.notes = list(notes)
+        if launch.id in passes and PASSES_METRIC not in launch.metrics:
+            launch.metrics[PASSES_METRIC] = Metric(float(passes[launch.id]), "pass")
     return launches
 
 

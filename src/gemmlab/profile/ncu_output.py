@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 # ncu's own message lines: ==PROF==, ==WARNING==, ==ERROR==, ==INFO== ...
 _NOTE = re.compile(r"^==[A-Z]+==")
+# ==PROF== Profiling "gemm_tiled16" - 0: 0%....50%....100% - 38 passes
+_PASSES = re.compile(r'^==PROF== Profiling "(?:[^"]*)" - (\d+): .* - (\d+) pass(?:es)?\s*$')
 
 
 @dataclass
@@ -102,3 +104,13 @@ def split(text: str) -> NcuOutput:
             other += 1
         i = j + 1
     return NcuOutput(blocks, notes, other, cut_line)
+
+
+def replay_passes(notes: list[str]) -> dict[int, int]:
+    """Launch ID → replay passes, from ncu's ``==PROF== Profiling "k" - ID: ... - N passes`` lines."""
+    out = {}
+    for note in notes:
+        m = _PASSES.match(note)
+        if m:
+            out[int(m.group(1))] = int(m.group(2))
+    return out
