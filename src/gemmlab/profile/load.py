@@ -81,6 +81,9 @@ def parse_text(text: str, source: str) -> list[KernelLaunch]:
     if not out.blocks and not out.notes:
         out = _unquoted(text) or out
     if not out.blocks:
+        if out.cut_line is not None:
+            raise InputError(f"{source}: line {out.cut_line} ends inside a quoted cell; the CSV is truncated "
+                             "(expected a complete ncu --csv export)")
         raise _no_results(out, source)
     live = out.is_live
     problems: Optional[list[str]] = [] if live else None
@@ -121,7 +124,8 @@ def _no_results(out: NcuOutput, source: str) -> InputError:
     if out.errors:
         return InputError(f"{source}: ncu printed no results; it reported: {out.errors[0]}")
     if out.notes:
-        last = next((n for n in reversed(out.notes) if n.startswith("==PROF==")), out.notes[-1])
+        warnings = [n for n in out.notes if n.startswith("==WARNING==") and "No kernels" in n]
+        last = warnings[-1] if warnings else out.notes[-1]
         return InputError(f"{source}: ncu output with no CSV results (was --csv given, did a kernel run?); "
                           f"last message: {last}")
     return InputError(f"{source}: not Nsight Compute CSV output (no header row with 'ID' and 'Kernel Name'); "

@@ -88,7 +88,8 @@ def read_raw_block(block: CsvBlock, source: str, fmt: str = "raw-csv",
             what = (f"line {lineno} has {len(row)} cells, header has {len(header)}" if row[idx["ID"]].strip()
                     else f"line {lineno} has no launch ID")
             if problems is None:
-                raise InputError(f"{source}: {what} (truncated, or rows from different exports?)")
+                raise InputError(f"{source}: {what}: the CSV is truncated or mixes exports "
+                                 "(expected a complete ncu --csv export)")
             problems.append(f"skipped {what}")
             continue
         launch = launch_from_identity(row, idx, source, fmt)

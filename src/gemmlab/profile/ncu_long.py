@@ -68,7 +68,8 @@ def read_long_block(block: CsvBlock, source: str, fmt: str,
                         f"{need}{'' if is_rule else f' to {len(header)}'}"
                         + (" and ends with a line break" if cut_at_end else ""))
             if problems is None:
-                raise InputError(f"{source}: {what} (truncated CSV?)")
+                raise InputError(f"{source}: {what}: the CSV is truncated or mixes exports "
+                                 "(expected a complete ncu --csv export)")
             problems.append(f"skipped {what}")
             continue
         key = (row[pid_i] if pid_i is not None else "", raw_id)
