@@ -34,8 +34,11 @@ def check_file(path: Path) -> bytes:
         raise InputError(f"{path}: no such file; {EXPECTED}")
     if path.is_dir():
         raise InputError(f"{path}: is a directory; {EXPECTED}")
-    with open(path, "rb") as f:
-        head = f.read(4096)
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError as e:
+        raise InputError(f"{path}: cannot be read ({e.strerror}); {EXPECTED}") from None
     if not head.strip() and not path.read_bytes().strip():
         raise InputError(f"{path}: file is empty; {EXPECTED}")
     return head
@@ -87,6 +90,10 @@ def parse_text(text: str, source: str) -> list[KernelLaunch]:
         raise _no_results(out, source)
     live = out.is_live
     problems: Optional[list[str]] = [] if live else None
+    for lineno, why in out.bad_rows:
+        if problems is None:
+            raise InputError(f"{source}: line {lineno} is not a valid CSV row ({why}); expected a complete ncu --csv export")
+        problems.append(f"skipped line {lineno}: not a valid CSV row ({why})")
     if out.cut_line is not None:
         what = f"line {out.cut_line} ends inside a quoted cell"
         if problems is None:
@@ -137,7 +144,10 @@ def _unquoted(text: str) -> Optional[NcuOutput]:
     first = text.lstrip("\ufeff").split("\n", 1)[0]
     if not re.match(r"^ID,", first):
         return None
-    rows = list(csv.reader(io.StringIO(text)))
+    try:
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error:
+        return None
     if not rows or not ncu_output.is_header(rows[0]):
         return None
     block = CsvBlock(rows[0], 1, [(i + 2, r) for i, r in enumerate(rows[1:]) if r])

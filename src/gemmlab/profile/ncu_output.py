@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 # ncu's own message lines: ==PROF==, ==WARNING==, ==ERROR==, ==INFO== ...
 _NOTE = re.compile(r"^==[A-Z]+==")
+_ROW_START = re.compile(r'^"\d*",')  # an ncu row: quoted launch ID (empty in the units row)
 # ==PROF== Profiling "gemm_tiled16" - 0: 0%....50%....100% - 38 passes
 _PASSES = re.compile(r'^==PROF== Profiling "(?:[^"]*)" - (\d+): .* - (\d+) pass(?:es)?\s*$')
 
@@ -42,6 +43,8 @@ class NcuOutput:
     notes: list[str]  # ncu's message lines, in order
     other_lines: int  # non-empty lines that were neither ncu messages nor ncu CSV rows
     cut_line: int | None = None  # line where a quoted cell was still open at the end of the text
+    # lines that start like an ncu row ("3",...) but are not valid CSV: (line, csv's complaint)
+    bad_rows: list[tuple[int, str]] = field(default_factory=list)
 
     @property
     def errors(self) -> list[str]:
@@ -66,6 +69,7 @@ def split(text: str) -> NcuOutput:
     other = 0
     current: CsvBlock | None = None
     cut_line = None
+    bad_rows: list[tuple[int, str]] = []
     i, n = 0, len(lines)
     while i < n:
         line = lines[i]
@@ -92,7 +96,15 @@ def split(text: str) -> NcuOutput:
             other += 1  # a stray quote in the program's own output
             i = j + 1
             continue
-        cells = next(csv.reader([chunk]))
+        try:
+            cells = next(csv.reader([chunk]))
+        except csv.Error as e:
+            if _ROW_START.match(line):
+                bad_rows.append((lineno, str(e)))
+            else:
+                other += 1
+            i = j + 1
+            continue
         if is_header(cells):
             if current is None or cells != current.header:
                 current = CsvBlock(cells, lineno)
@@ -103,7 +115,7 @@ def split(text: str) -> NcuOutput:
         else:
             other += 1
         i = j + 1
-    return NcuOutput(blocks, notes, other, cut_line)
+    return NcuOutput(blocks, notes, other, cut_line, bad_rows)
 
 
 def replay_passes(notes: list[str]) -> dict[int, int]:
