@@ -118,3 +118,11 @@ def test_short_names_resolve_in_a_full_capture():
     raw = load(NCU_H100 / "gemm_ladder_raw.csv")[2]
     absent = [d.short for d in M.METRICS.values() if M.resolve(raw, d.short) is None]
     assert absent == ["ffma_thread_inst", "fadd_thread_inst", "fmul_thread_inst"]
+
+
+def test_missing_names_the_section_to_collect():
+    basic = load(NCU_H100 / "gemm_ladder_basic.csv")[0]  # default sections only
+    gaps = M.missing(basic, ["duration", "warp_cpi", "stall_long_scoreboard", "gld_sectors", "registers"])
+    assert [(d.short, d.section) for d in gaps] == [
+        ("warp_cpi", "WarpStateStats"), ("stall_long_scoreboard", "WarpStateStats"),
+        ("gld_sectors", "MemoryWorkloadAnalysis_Tables")]

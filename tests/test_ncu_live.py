@@ -70,7 +70,7 @@ def test_output_cut_off_keeps_what_is_there(tmp_path):
     assert len(launches) == 5
     assert "smsp__cycles_elapsed.sum" not in launches[4].metrics
     assert M.value(launches[4], "duration") == 689_760
-    assert launches[4].notes[-1].startswith("gemmlab: skipped line 262 ends inside a quoted cell")
+    assert launches[4].notes[-1].startswith("gemmlab: skipped line 262: it ends inside a quoted cell")
 
 
 def test_two_processes_two_headers(tmp_path):

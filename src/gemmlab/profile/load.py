@@ -89,16 +89,7 @@ def parse_text(text: str, source: str) -> list[KernelLaunch]:
                              "(expected a complete ncu --csv export)")
         raise _no_results(out, source)
     live = out.is_live
-    problems: Optional[list[str]] = [] if live else None
-    for lineno, why in out.bad_rows:
-        if problems is None:
-            raise InputError(f"{source}: line {lineno} is not a valid CSV row ({why}); expected a complete ncu --csv export")
-        problems.append(f"skipped line {lineno}: not a valid CSV row ({why})")
-    if out.cut_line is not None:
-        what = f"line {out.cut_line} ends inside a quoted cell"
-        if problems is None:
-            raise InputError(f"{source}: {what}; the CSV is truncated (expected a complete ncu --csv export)")
-        problems.append(f"skipped {what} (output cut off?)")
+    problems = _damage(out, source, live)
     long_blocks = [b for b in out.blocks if ncu_long.is_long(b.header)]
     raw_blocks = [b for b in out.blocks if not ncu_long.is_long(b.header)]
     launches: list[KernelLaunch] = []
@@ -120,6 +111,24 @@ def parse_text(text: str, source: str) -> list[KernelLaunch]:
         if launch.id in passes and PASSES_METRIC not in launch.metrics:
             launch.metrics[PASSES_METRIC] = Metric(float(passes[launch.id]), "pass")
     return launches
+
+
+def _damage(out: NcuOutput, source: str, live: bool) -> Optional[list[str]]:
+    """Damaged lines: an InputError for an export; for live output, descriptions to keep as notes
+    (and None for an export, which tells the readers to raise on a bad row too)."""
+    problems = [f"skipped line {lineno}: not a valid CSV row ({why})" for lineno, why in out.bad_rows]
+    if out.cut_line is not None:
+        problems.append(f"skipped line {out.cut_line}: it ends inside a quoted cell (output cut off?)")
+    if live:
+        return problems
+    if out.bad_rows:
+        lineno, why = out.bad_rows[0]
+        raise InputError(f"{source}: line {lineno} is not a valid CSV row ({why}); "
+                         "expected a complete ncu --csv export")
+    if out.cut_line is not None:
+        raise InputError(f"{source}: line {out.cut_line} ends inside a quoted cell; the CSV is truncated "
+                         "(expected a complete ncu --csv export)")
+    return None
 
 
 def profiler_notes(text: str) -> list[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Optional
+from typing import Iterable, Optional
 
 from gemmlab.profile.records import KernelLaunch
 
@@ -238,6 +238,15 @@ def resolve(launch: KernelLaunch, short: str) -> Optional[tuple[str, float]]:
 def value(launch: KernelLaunch, short: str) -> Optional[float]:
     r = resolve(launch, short)
     return None if r is None else r[1]
+
+
+def missing(launch: KernelLaunch, shorts: Iterable[str]) -> list[MetricDef]:
+    """The definitions of ``shorts`` with no value in the record (absent, n/a, or text).
+
+    Each carries the ncu section that collects it, so a caller can say what to add to the
+    ncu command (``--section WarpStateStats``) rather than guess.
+    """
+    return [definition(s) for s in shorts if resolve(launch, s) is None]
 
 
 # --- Display labels → ncu names -------------------------------------------------------------

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 
 # ncu's own message lines: ==PROF==, ==WARNING==, ==ERROR==, ==INFO== ...
 _NOTE = re.compile(r"^==[A-Z]+==")
-_ROW_START = re.compile(r'^"\d*",')  # an ncu row: quoted launch ID (empty in the units row)
+_ROW_START = re.compile(r'^"[\d,]*",')  # an ncu row: quoted launch ID (empty in the units row)
+_LAUNCH_ID = re.compile(r"^\d[\d,]*$")  # "7", or "1,234" should ncu group the digits
 # ==PROF== Profiling "gemm_tiled16" - 0: 0%....50%....100% - 38 passes
 _PASSES = re.compile(r'^==PROF== Profiling "(?:[^"]*)" - (\d+): .* - (\d+) pass(?:es)?\s*$')
 
@@ -109,7 +110,7 @@ def split(text: str) -> NcuOutput:
             if current is None or cells != current.header:
                 current = CsvBlock(cells, lineno)
                 blocks.append(current)
-        elif current is not None and (cells[0].isdigit() or cells[0] == ""):
+        elif current is not None and (_LAUNCH_ID.match(cells[0]) or cells[0] == ""):
             current.rows.append((lineno, cells))
             current.open_end = j == n - 1 and not ends_with_newline
         else:
