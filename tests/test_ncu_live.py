@@ -108,3 +108,21 @@ def test_profiler_notes_for_the_profile_command():
     notes = profiler_notes(text)
     assert len(notes) == 3
     assert "ERR_NVGPUCTRPERM" in notes[1]
+
+
+def test_a_stray_quote_does_not_swallow_the_rest(tmp_path, basic):
+    lines = BASIC.read_text().splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith('"ID"'))
+    # the program prints an unbalanced quote before the CSV, and one ncu row lost a closing quote
+    lines.insert(header, 'He said "hello')
+    damaged = header + 5  # 0-based index of an ncu metric row after the insertion
+    assert lines[damaged].endswith('",')
+    lines[damaged] = lines[damaged][:-2] + ","  # "98.11", → "98.11,
+    p = tmp_path / "quotes.txt"
+    p.write_text("\n".join(lines) + "\n")
+    launches = load(p)
+    assert len(launches) == 5
+    assert launches[0].notes[-1] == f"gemmlab: skipped line {damaged + 1}: not a valid CSV row (a quoted cell is not closed)"
+    lost = set(basic[0].metrics) - set(launches[0].metrics)
+    assert len(lost) == 1  # only the damaged row's metric is missing
+    assert launches[1].metrics == basic[1].metrics

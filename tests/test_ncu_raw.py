@@ -7,6 +7,7 @@ import itertools
 
 import pytest
 
+from conftest import NCU_H100
 from gemmlab.profile import metrics as M
 from gemmlab.profile.load import load
 from gemmlab.profile.units import unit_scale
@@ -23,15 +24,11 @@ LADDER = [
 
 @pytest.fixture(scope="module")
 def raw():
-    from conftest import NCU_H100
-
     return load(NCU_H100 / "gemm_ladder_raw.csv")
 
 
 @pytest.fixture(scope="module")
 def raw_base():
-    from conftest import NCU_H100
-
     return load(NCU_H100 / "gemm_ladder_raw_base.csv")
 
 
@@ -77,8 +74,6 @@ def test_text_metrics_stay_text_and_no_data_is_missing(raw):
 
 def test_scaled_and_base_exports_agree(raw, raw_base):
     """The same capture exported twice: same metrics, same base units, values within ncu's rounding."""
-    from conftest import NCU_H100
-
     with open(NCU_H100 / "gemm_ladder_raw.csv", newline="") as f:
         header, units = list(itertools.islice(csv.reader(f), 2))
     factor = {h: float(unit_scale(u)[1] or 1) for h, u in zip(header, units)}

@@ -3,13 +3,14 @@
 An exported file (``ncu -i rep --csv``) is one CSV block. What ``ncu --csv APP`` prints live
 mixes three things on one stream: ncu's messages (``==PROF== Connected to process 2195``,
 ``==WARNING== ...``, ``==ERROR== ERR_NVGPUCTRPERM ...``), whatever the program printed, and the
-CSV. ncu quotes every CSV cell, so a CSV row starts with ``"``; a row belongs to the block of the
-last header line (first cell ``ID``) and is kept when its first cell is an integer launch ID (or
-empty: the units row of the raw page). Anything else is program output and is skipped.
+CSV. ncu quotes every CSV cell, so a CSV row starts with a quoted launch ID (``"3",``; empty in the raw
+page's units row) and a header with ``"ID",``. A row belongs to the block of the last header line
+above it. Anything else is program output and is skipped.
 
-A cell may hold a newline inside quotes, so a line with an odd number of quotes is joined with
-the next ones until the quotes balance; an unbalanced quote at the end of the text means the
-output was cut in the middle of a cell (``NcuOutput.cut_line``).
+A cell may hold a line break inside quotes, so a row with an odd number of quotes is joined with
+the following lines until the quotes balance, but not across the start of another row or message:
+then the row is damaged (``NcuOutput.bad_rows``). An unbalanced quote at the end of the text means
+the output was cut in the middle of a cell (``NcuOutput.cut_line``).
 """
 
 from __future__ import annotations
@@ -61,6 +62,10 @@ def is_header(cells: list[str]) -> bool:
     return bool(cells) and cells[0] == "ID" and "Kernel Name" in cells
 
 
+def _starts_record(line: str) -> bool:
+    return bool(_ROW_START.match(line) or _NOTE.match(line) or line.startswith('"ID",'))
+
+
 def split(text: str) -> NcuOutput:
     """Separate ncu messages, program output and CSV blocks of ``text`` (one pass, linear)."""
     lines = text.splitlines()
@@ -79,28 +84,34 @@ def split(text: str) -> NcuOutput:
             notes.append(line.rstrip())
             i += 1
             continue
-        if not line.startswith('"'):
+        if not (_ROW_START.match(line) or line.startswith('"ID",')):
             if line.strip():
-                other += 1
+                other += 1  # the program's output (ncu rows start with a quoted launch ID)
             i += 1
             continue
-        chunk, j = line, i
+        # A quoted cell may hold a line break: join lines until the quotes balance, but never
+        # across the start of the next row or message (then this row is damaged, not multi-line).
+        parts, j = [line], i
         quotes = line.count('"')
-        while quotes % 2 and j + 1 < n:
+        while quotes % 2 and j + 1 < n and not _starts_record(lines[j + 1]):
             j += 1
-            chunk += "\n" + lines[j]
+            parts.append(lines[j])
             quotes += lines[j].count('"')
+        ours = current is not None or line.startswith('"ID",')  # not program output before any CSV
         if quotes % 2:
-            if current is not None or lineno == 1:
+            if ours and j == n - 1:
                 cut_line = lineno
                 break
-            other += 1  # a stray quote in the program's own output
+            if ours:
+                bad_rows.append((lineno, "a quoted cell is not closed"))
+            else:
+                other += 1
             i = j + 1
             continue
         try:
-            cells = next(csv.reader([chunk]))
+            cells = next(csv.reader(["\n".join(parts)]))
         except csv.Error as e:
-            if _ROW_START.match(line):
+            if ours:
                 bad_rows.append((lineno, str(e)))
             else:
                 other += 1
