@@ -12,6 +12,7 @@ import typer
 
 from gemmlab.analysis.banks import bank_conflicts, parse_var
 from gemmlab.analysis.occupancy import (
+    LIMIT_NAMES,
     OccupancyResult,
     ncu_disagreements,
     occupancy,
@@ -216,13 +217,12 @@ def _occupancy_from_capture(path: str, kernel: Optional[str], json_out: bool) ->
         i = res.inputs
         rows.append(
             [
-                launch.id,
                 launch.name,
                 i.threads_per_block,
                 i.regs_per_thread,
                 i.smem_per_block,
                 _kib(res.smem_config),
-                *[res.limits[n] for n in ("warps", "registers", "shared_mem", "blocks", "barriers")],
+                " ".join(str(res.limits[n]) for n in LIMIT_NAMES),
                 res.blocks_per_sm,
                 f"{100 * res.occupancy:.1f}",
                 ", ".join(res.limiters),
@@ -233,11 +233,11 @@ def _occupancy_from_capture(path: str, kernel: Optional[str], json_out: bool) ->
         print_json(out)
         return
     print_table(
-        ["id", "kernel", "threads", "regs", "smem B", "carve-out", "warps", "regs", "smem", "blocks", "barriers",
-         "blocks/SM", "occupancy %", "limiter", "= ncu"],
+        ["kernel", "threads", "regs", "smem B", "carve-out", "limits", "blocks/SM", "occupancy %", "limiter", "= ncu"],
         rows,
-        title=f"Occupancy of the launches in {path} (limits in blocks/SM)",
-        caption="'= ncu': every launch__occupancy_limit_* and the theoretical occupancy match Nsight Compute's",
+        title=f"Occupancy of the launches in {path}",
+        caption="limits: blocks/SM by warps, registers, shared memory, block slots, barriers; "
+        "'= ncu': every launch__occupancy_limit_* and the theoretical occupancy match Nsight Compute's",
     )
     for d in out:
         for adv in d["advice"]:

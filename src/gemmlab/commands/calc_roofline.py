@@ -131,6 +131,11 @@ def roofline_cmd(
             f"ridge {ceil.ridge:.1f} FLOP/byte — {ceil.detail}"
         ),
     )
+    if any(p.point.source == "ncu" for p in placements):
+        console.print(
+            "Intensity counts DRAM bytes only: a kernel whose operands stay in L2 sits far to the right even "
+            "when L1/L2 traffic or latency bounds it."
+        )
     if written is not None:
         console.print(f"plot: {written}")
 
