@@ -169,3 +169,10 @@ def test_ceilings_measure_without_a_gpu(capsys, empty_store):
     code, _, err = run(capsys, "ceilings", "--measure")
     assert code == 3 and err.startswith("gemmlab: error: CuPy is not importable")
     assert not empty_store.exists()
+
+
+def test_capture_mode_refuses_manual_options(capsys, fake_loader):
+    code, _, err = run(capsys, "occupancy", "--from-capture", "c.csv", "--regs", "32")
+    assert code == 2 and "drop" in err
+    code, _, err = run(capsys, "waves", "--from-capture", "c.csv", "--grid", "10")
+    assert code == 2 and "drop" in err

@@ -91,7 +91,9 @@ def _manual_occupancy(
 ) -> OccupancyResult:
     missing = [o for o, v in (("--arch", arch), ("--threads", threads), ("--regs", regs)) if v is None]
     if missing:
-        raise InputError(f"missing {', '.join(missing)}: give --arch, --threads and --regs (or --rung / --from-capture)")
+        raise InputError(
+            f"missing {', '.join(missing)}: give --arch, --threads and --regs (or --rung / --from-capture)"
+        )
     return occupancy(
         resolve_arch(arch),  # type: ignore[arg-type]
         parse_count(threads, "--threads"),  # type: ignore[arg-type]
@@ -181,8 +183,11 @@ def occupancy_cmd(
 ) -> None:
     """Blocks per SM under every limit, the occupancy, what limits it and what change lifts it."""
     if from_capture is not None:
-        if any(v is not None for v in (threads, regs, rung)):
-            raise InputError("--from-capture takes the launch from the capture; drop --threads/--regs/--rung")
+        if any(v is not None for v in (arch, threads, regs, rung, smem_config, carveout)) or smem != "0":
+            raise InputError(
+                "--from-capture takes the launch from the capture; drop --arch/--threads/--regs/--smem/--rung"
+                "/--smem-config/--carveout"
+            )
         _occupancy_from_capture(from_capture, kernel, json_out)
         return
     kw = dict(
@@ -212,7 +217,8 @@ def _occupancy_from_capture(path: str, kernel: Optional[str], json_out: bool) ->
         res = occupancy_from_launch(launch)
         diff = ncu_disagreements(res, launch)
         d = res.to_dict()
-        d.update(kernel=launch.name, id=launch.id, ncu_agrees=not diff, ncu_differs={k: list(v) for k, v in diff.items()})
+        d.update(kernel=launch.name, id=launch.id, ncu_agrees=not diff)
+        d["ncu_differs"] = {k: list(v) for k, v in diff.items()}
         out.append(d)
         i = res.inputs
         rows.append(
@@ -259,6 +265,8 @@ def waves_cmd(
 ) -> None:
     """Waves of a launch (grid ÷ (blocks per SM × SMs)) and what the partial last wave costs."""
     if from_capture is not None:
+        if any(v is not None for v in (grid, blocks_per_sm, sms, gpu, arch, threads, regs)) or smem != "0":
+            raise InputError("--from-capture takes grid, SMs and resources from the capture; drop the other options")
         results = [(k.name, waves_from_launch(k)) for k in load_launches(from_capture, kernel)]
     else:
         if grid is None:
