@@ -176,3 +176,22 @@ def test_capture_mode_refuses_manual_options(capsys, fake_loader):
     assert code == 2 and "drop" in err
     code, _, err = run(capsys, "waves", "--from-capture", "c.csv", "--grid", "10")
     assert code == 2 and "drop" in err
+
+
+def test_argument_parsers():
+    from gemmlab.commands.calc_parse import parse_count, parse_gemm, parse_size
+    from gemmlab.errors import InputError
+    from gemmlab.hardware import parse_arch_name
+
+    assert [parse_size(s) for s in ("8192", "8K", "8KiB", "48KB", "1.5k", "1M", "0")] == [
+        8192, 8192, 8192, 49152, 1536, 1 << 20, 0]
+    for bad in ("0.3K", "-1K", "8Q", ""):
+        with pytest.raises(InputError):
+            parse_size(bad)
+    assert parse_count("(16, 16, 1)", "--block") == 256 and parse_count("32x8", "--block") == 256
+    assert parse_gemm("4096") == (4096, 4096, 4096) and parse_gemm("128x256x64") == (128, 256, 64)
+    with pytest.raises(InputError):
+        parse_gemm("1x2")
+    assert [parse_arch_name(s) for s in ("sm_90", "sm90a", "9.0", "90", "compute_86", "12.0", "sm_100")] == [
+        "sm_90", "sm_90", "sm_90", "sm_90", "sm_86", "sm_120", "sm_100"]
+    assert parse_arch_name("hopper") is None
