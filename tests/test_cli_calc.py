@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
-import types
 
 import pytest
-from ncu_raw_records import RAW_BASE, raw_launches
+from ncu_raw_records import NCU_H100, RAW_BASE
 
 from gemmlab.cli import main
+
+RAW = str(NCU_H100 / "gemm_ladder_raw.csv")  # scaled units, as ncu prints by default
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -26,14 +26,6 @@ def run_json(capsys, *argv: str):
     code, out, err = run(capsys, *argv, "--json")
     assert code == 0, err
     return json.loads(out)
-
-
-@pytest.fixture
-def fake_loader(monkeypatch):
-    """Stands in for gemmlab.profile.load (another module's job): records from the raw CSV fixture."""
-    mod = types.ModuleType("gemmlab.profile.load")
-    mod.load = lambda path: raw_launches(RAW_BASE)  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "gemmlab.profile.load", mod)
 
 
 @pytest.fixture
@@ -79,25 +71,26 @@ def test_occupancy_rung_without_the_compiler_module_is_a_tool_error(capsys):
     assert code == 3 and err.startswith("gemmlab: error: --rung needs")
 
 
-def test_occupancy_from_capture_agrees_with_ncu(capsys, fake_loader):
-    rows = run_json(capsys, "occupancy", "--from-capture", "capture.csv")
+def test_occupancy_from_capture_agrees_with_ncu(capsys):
+    rows = run_json(capsys, "occupancy", "--from-capture", RAW)
     assert [r["kernel"] for r in rows] == [
         "gemm_uncoalesced", "gemm_coalesced", "gemm_tiled16", "gemm_tiled16_unroll", "gemm_blocktile2d"]
     assert all(r["ncu_agrees"] for r in rows)
     assert [r["blocks_per_sm"] for r in rows] == [8, 8, 8, 8, 2]
-    code, out, _ = run(capsys, "occupancy", "--from-capture", "capture.csv", "--kernel", "blocktile")
+    assert all(r["ncu_agrees"] for r in run_json(capsys, "occupancy", "--from-capture", str(RAW_BASE)))
+    code, out, _ = run(capsys, "occupancy", "--from-capture", RAW, "--kernel", "blocktile")
     assert code == 0 and "gemm_blocktile2d" in out and "gemm_tiled16" not in out
-    code, _, err = run(capsys, "occupancy", "--from-capture", "capture.csv", "--kernel", "nope")
+    code, _, err = run(capsys, "occupancy", "--from-capture", RAW, "--kernel", "nope")
     assert code == 2 and "no kernel" in err and "gemm_coalesced" in err
 
 
-def test_waves(capsys, fake_loader):
+def test_waves(capsys):
     (d,) = run_json(capsys, "waves", "--grid", "64x256", "--blocks-per-sm", "8", "--sms", "132")
     assert d["waves"] == pytest.approx(16384 / 1056) and d["tail_cost_pct"] == pytest.approx(6.25)
     (d,) = run_json(capsys, "waves", "--gpu", "h100", "--grid", "16x16", "--threads", "256", "--regs", "96",
                     "--smem", "8K")
     assert (d["sm_count"], d["blocks_per_sm"], round(d["waves"], 2)) == (132, 2, 0.97)
-    rows = run_json(capsys, "waves", "--from-capture", "c.csv")
+    rows = run_json(capsys, "waves", "--from-capture", RAW)
     assert [round(r["waves"], 2) for r in rows] == [15.52] * 4 + [0.97]
     code, out, _ = run(capsys, "waves", "--grid", "100", "--blocks-per-sm", "4", "--sms", "132")
     assert code == 0 and "get no block" in out
@@ -139,14 +132,14 @@ def test_roofline_prefers_measured_ceilings(capsys, empty_store):
     assert d["ceilings"]["source"] == "spec"
 
 
-def test_roofline_from_capture_and_plot(capsys, fake_loader, empty_store, tmp_path):
+def test_roofline_from_capture_and_plot(capsys, empty_store, tmp_path):
     plot = tmp_path / "roof.png"
-    d = run_json(capsys, "roofline", "--from-capture", "c.csv", "--plot", str(plot))
+    d = run_json(capsys, "roofline", "--from-capture", RAW, "--plot", str(plot))
     assert d["ceilings"]["source"] == "ncu" and len(d["points"]) == 5 and plot.exists()
     assert all(p["source"] == "ncu" for p in d["points"])
-    code, _, err = run(capsys, "roofline", "--from-capture", "c.csv", "--plot", str(plot))
+    code, _, err = run(capsys, "roofline", "--from-capture", RAW, "--plot", str(plot))
     assert code == 2 and "--force" in err
-    d = run_json(capsys, "roofline", "--from-capture", "c.csv", "--gemm", "2048", "--plot", str(plot), "--force")
+    d = run_json(capsys, "roofline", "--from-capture", RAW, "--gemm", "2048", "--plot", str(plot), "--force")
     assert all(p["source"] == "analytic" for p in d["points"])
     assert d["points"][0]["dram_bytes"] == 4 * 3 * 2048**2
 
@@ -171,10 +164,15 @@ def test_ceilings_measure_without_a_gpu(capsys, empty_store):
     assert not empty_store.exists()
 
 
-def test_capture_mode_refuses_manual_options(capsys, fake_loader):
-    code, _, err = run(capsys, "occupancy", "--from-capture", "c.csv", "--regs", "32")
+def test_missing_capture_is_one_line(capsys, tmp_path):
+    code, _, err = run(capsys, "occupancy", "--from-capture", str(tmp_path / "none.csv"))
+    assert code == 2 and err.count("\n") == 1 and "no such file" in err
+
+
+def test_capture_mode_refuses_manual_options(capsys):
+    code, _, err = run(capsys, "occupancy", "--from-capture", RAW, "--regs", "32")
     assert code == 2 and "drop" in err
-    code, _, err = run(capsys, "waves", "--from-capture", "c.csv", "--grid", "10")
+    code, _, err = run(capsys, "waves", "--from-capture", RAW, "--grid", "10")
     assert code == 2 and "drop" in err
 
 

@@ -273,3 +273,15 @@ def test_shared_memory_allocation_unit():
     # sm_70 allocates in 256 B and reserves nothing: 19600 → 19712 B; 98304 // 19712 = 4 (5 if unrounded).
     r = occupancy("sm_70", 64, 32, 19600)
     assert (r.inputs.smem_allocated, r.limits["shared_mem"]) == (19712, 4)
+
+
+def test_through_gemmlabs_own_loader_on_every_csv_export():
+    """The same agreement when the capture is read by gemmlab.profile.load (scaled units included)."""
+    from gemmlab.profile.load import load
+
+    files = [NCU_H100 / "gemm_ladder_raw.csv", NCU_H100 / "gemm_ladder_raw_base.csv"]
+    for path in files:
+        launches = load(path)
+        assert [k.name for k in launches] == FIXTURE_KERNELS
+        for launch in launches:
+            assert ncu_disagreements(occupancy_from_launch(launch), launch) == {}, (path.name, launch.name)
