@@ -33,13 +33,33 @@ class Group:
 
     @property
     def ncu_names(self) -> tuple[str, ...]:
-        # The first (preferred) name of each metric: the one the H100 capture holds under ncu 2025.x.
-        return tuple(definition(s).names[0] for s in self.shorts)
+        return tuple(request_name(s) for s in self.shorts)
 
     @property
     def free(self) -> bool:
         """True when every metric is read from the launch (no replay pass)."""
         return all(n.startswith(("launch__", "device__attribute_")) for n in self.ncu_names)
+
+
+# Where the table's preferred name is not collected by ncu 2025.3's --set full on sm_90, ask for the
+# table's fallback that is: it is proven to exist there (the H100 capture holds it) and the metric
+# table notes that it counts the same events (one LSU request per warp-level global ATOM/RED; every
+# L2 atomic sector of a one-GPU kernel comes from the SMs' L1/TEX).
+REQUEST_INSTEAD = {
+    "global_atom_inst": "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
+    "global_red_inst": "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum",
+    "l2_atom_sectors": "lts__t_sectors_srcunit_tex_op_atom.sum",
+    "l2_red_sectors": "lts__t_sectors_srcunit_tex_op_red.sum",
+}
+
+
+def request_name(short: str) -> str:
+    """The ncu name gemmlab asks for: the table's first name unless ``REQUEST_INSTEAD`` says otherwise."""
+    d = definition(short)
+    name = REQUEST_INSTEAD.get(short, d.names[0])
+    if name not in d.names:
+        raise ValueError(f"{short}: {name} is not one of the metric table's names {d.names}")
+    return name
 
 
 def _g(name: str, shorts: Iterable[str], why: str) -> Group:
@@ -48,7 +68,8 @@ def _g(name: str, shorts: Iterable[str], why: str) -> Group:
 
 GROUPS: tuple[Group, ...] = (
     _g("speed_of_light",
-       ("duration", "sm_pct", "mem_pct", "dram_pct", "l1tex_pct", "l2_pct", "sm_cycles_elapsed", "sm_clock"),
+       ("duration", "sm_pct", "mem_pct", "dram_pct", "l1tex_pct", "l2_pct", "sm_cycles_elapsed", "sm_clock",
+        "dram_clock", "elapsed_cycles", "sm_active_cycles"),
        "NVIDIA's SOLBottleneck logic: compute vs memory throughput and the busiest memory unit; the time"),
     _g("launch",
        ("block_size", "grid_size", "registers", "smem_static", "smem_dynamic", "smem_driver", "smem_config",
@@ -64,15 +85,17 @@ GROUPS: tuple[Group, ...] = (
         "smem_ld_inst", "smem_st_inst", "ldsm_inst"),
        "shared-memory conflicts / wavefronts and N-way = wavefronts / requests"),
     _g("warp_stalls",
-       ("issue_active", "warps_eligible", "warp_cpi", *[f"stall_{r}" for r in STALL_REASONS]),
+       ("issue_active", "warps_eligible", "warps_active", "warp_cpi", *[f"stall_{r}" for r in STALL_REASONS]),
        "CPIStall: which reason dominates the cycles between a warp's instructions; all reasons, so the "
        "top one is known and the shares add up to the CPI"),
     _g("local_memory", ("local_ld_sectors", "local_st_sectors", "local_ld_inst", "local_st_inst", "inst_executed"),
        "spills: local-memory traffic and its share of instructions (NVIDIA flags > 10%)"),
     _g("pipes",
        ("pipe_fma_pct", "pipe_alu_pct", "pipe_fp64_pct", "pipe_lsu_pct", "pipe_shared_pct", "pipe_tensor_pct",
-        "ipc_active", "thread_inst_per_inst"),
-       "which pipe is busy when the SM is the bottleneck; divergence (< 24 of 32 active threads)"),
+        "ipc_active", "thread_inst_per_inst", "branch_uniform_pct"),
+       "which pipe is busy when the SM is the bottleneck; divergence (< 24 of 32 active threads, branch efficiency)"),
+    _g("memory_hierarchy", ("l1_hit_pct", "l2_hit_pct", "dram_bytes_per_s"),
+       "cache hit rates and achieved DRAM bandwidth: where the traffic the SOL units carry ends up"),
     _g("roofline", ("ffma_thread_inst", "fadd_thread_inst", "fmul_thread_inst", "dram_bytes_read", "dram_bytes_write"),
        "achieved FP32 FLOP/s and arithmetic intensity for the roofline"),
     _g("atomics", ("global_atom_inst", "global_red_inst", "l2_atom_sectors", "l2_red_sectors"),
