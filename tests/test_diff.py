@@ -81,3 +81,49 @@ def test_stored_runs():
     rows = diff_runs({"coalesced": 2.5e-3, "tiled16": 2.87e-3}, {"tiled16": 2.09e-3, "blocktile2d": 0.68e-3})
     assert [(r.kernel, r.speedup) for r in rows] == [
         ("coalesced", None), ("tiled16", pytest.approx(2.87 / 2.09)), ("blocktile2d", None)]
+
+
+# --------------------------------------------------------------------------- the command
+
+def _fake_diagnose(monkeypatch):
+    from types import SimpleNamespace
+
+    from gemmlab.profile import session
+
+    def diagnose(launches):
+        return [SimpleNamespace(primary=SimpleNamespace(category=f"cat-{k.name}")) for k in launches]
+
+    monkeypatch.setattr(session, "diagnose", diagnose)
+
+
+def test_cli_diff_json_on_two_exports(monkeypatch, capsys):
+    import json
+
+    from gemmlab.cli import main
+
+    _fake_diagnose(monkeypatch)
+    main(["diff", str(H100 / "gemm_ladder_raw.csv"), str(H100 / "gemm_ladder_raw_base.csv"), "--kernel", "tiled16$",
+          "--json"])
+    out = json.loads(capsys.readouterr().out)
+    k, = out["kernels"]
+    assert k["kernel"] == "gemm_tiled16" and k["speedup"] == pytest.approx(1.0) and k["moves"] == []
+    assert k["diagnosis_a"] == k["diagnosis_b"] == "cat-gemm_tiled16"
+
+
+def test_cli_diff_table(monkeypatch, capsys):
+    from gemmlab.cli import main
+
+    monkeypatch.setenv("COLUMNS", "250")  # rich wraps cells at the terminal width
+    _fake_diagnose(monkeypatch)
+    main(["diff", str(H100 / "gemm_ladder_raw.csv"), str(H100 / "gemm_ladder_raw_base.csv")])
+    out = capsys.readouterr().out
+    assert "gemm_blocktile2d" in out and "1.00x" in out
+
+
+def test_cli_diff_mixed_inputs_is_one_line(capsys):
+    from gemmlab.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["diff", str(H100 / "gemm_ladder_raw.csv"), "12"])
+    assert e.value.code == 2
+    assert capsys.readouterr().err.startswith("gemmlab: error: diff ")

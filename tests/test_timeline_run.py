@@ -133,7 +133,7 @@ def test_cli_timeline_import_json(capsys):
 
 
 def test_cli_timeline_import_table(capsys):
-    main(["timeline", "--import", str(FIX / "nsys" / "cuda_gpu_kern_sum.csv")])
+    main(["timeline", "--import", str(FIX / "nsys" / "cuda_gpu_kern_sum.csv")])  # noqa
     out = capsys.readouterr().out
     assert out.lstrip().startswith("cuda_gpu_kern_sum") and "Time" in out and "55.2" in out
 
