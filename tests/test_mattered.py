@@ -89,8 +89,8 @@ def test_ladder_report_from_harness_rows_and_profiles(tmp_path):
 
     launches = {k.name: k for k in load(H100 / "gemm_ladder_raw.csv")}
 
-    def prof(rung, kernel, title):
-        diag = SimpleNamespace(primary=SimpleNamespace(title=title, category="x"))
+    def prof(rung, kernel, category):
+        diag = SimpleNamespace(primary=SimpleNamespace(category=category))
         res = session.ProfileResult(Target(("p",), rung), collect.default_collection(), ["ncu"], tmp_path / "r",
                                     1.0, [], [launches[kernel]], [diag])
         return ladder_profile.RungProfile(rung, res)
@@ -99,11 +99,11 @@ def test_ladder_report_from_harness_rows_and_profiles(tmp_path):
              "q3_s": 2.51e-3},
             {"kernel": "smem_tiled", "median_s": 2.8698e-3, "gflops": FLOP / 2.8698e-3 / 1e9},
             {"kernel": "cublas", "median_s": 0.2e-3, "gflops": FLOP / 0.2e-3 / 1e9, "is_reference": True}]
-    profiles = [prof("coalesced", "gemm_coalesced", "L1/TEX throughput"),
+    profiles = [prof("coalesced", "gemm_coalesced", "l1_lsu_bound"),
                 ladder_profile.RungProfile("smem_tiled", error="ncu failed: boom")]
     rep = ladder_profile.build_report(rows, profiles)
     assert [r.version for r in rep["table"]] == ["coalesced", "smem_tiled"]  # the reference is not a rung
-    assert rep["table"][0].signal == "82.1% L1/TEX" and rep["table"][0].bottleneck == "L1/TEX throughput"
+    assert rep["table"][0].signal == "82.1% L1/TEX" and rep["table"][0].bottleneck == "l1 lsu bound"
     assert rep["table"][1].bottleneck is None and round(rep["table"][1].speedup_vs_previous, 2) == 0.87
     c, = rep["mattered"]
     assert c.slower and c.why == "not profiled"

@@ -12,6 +12,7 @@ command to run (write it after ``--``). ``--dry-run`` prints the exact ncu comma
 
 from __future__ import annotations
 
+import re
 import shlex
 import statistics
 import sys
@@ -36,6 +37,8 @@ def register(app: typer.Typer) -> None:
 # ----------------------------------------------------------------------------- profile
 
 def _is_rung(name: str) -> bool:
+    if not re.fullmatch(r"[A-Za-z0-9_]+", name):  # ./app, /usr/bin/x, a.out: a program, not a rung
+        return False
     from gemmlab.kernels import registry
 
     return name in registry.names()
@@ -111,13 +114,9 @@ def show_profile(result: session.ProfileResult) -> None:
                 title=f"Profiled launches ({result.collection.name} collection)")
     console.print(f"wall time: {result.wall_s:.1f} s (ncu and the program together)   report: {result.report}",
                   highlight=False)
-    _print_diagnoses(result.diagnoses)
-
-
-def _print_diagnoses(diagnoses: Sequence[Any]) -> None:
     from gemmlab.report.diagnosis_text import render
 
-    console.print(render(diagnoses), highlight=False)
+    render(result.diagnoses, str(result.report), console)
 
 
 # ----------------------------------------------------------------------------- timeline

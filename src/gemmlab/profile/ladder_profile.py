@@ -50,10 +50,9 @@ class RungProfile:
 
 
 def primary_label(diagnosis: Any) -> Optional[str]:
-    """The analyzer's primary bottleneck in words: its title where it has one, else its category."""
-    primary = getattr(diagnosis, "primary", None)
-    title = getattr(primary, "title", None) if primary is not None else None
-    return str(title) if title else session.primary_category(diagnosis)
+    """The analyzer's primary category in words: ``uncoalesced_global_loads`` → ``uncoalesced global loads``."""
+    cat = session.primary_category(diagnosis)
+    return None if cat is None else cat.replace("_", " ")
 
 
 def fresh_dir(base: Path = targets.DEFAULT_DIR, now: Callable[[], float] = time.time) -> Path:

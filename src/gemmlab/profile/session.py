@@ -55,9 +55,9 @@ class ProfileResult:
 
 def diagnose(launches: list[KernelLaunch]) -> list[Any]:
     """The analyzer's diagnoses, one per launch."""
-    from gemmlab.analysis import diagnose as _diagnose
+    from gemmlab.analysis.diagnose import diagnose_all
 
-    return list(_diagnose(launches))
+    return list(diagnose_all(launches))
 
 
 def primary_category(diagnosis: Any) -> Optional[str]:

@@ -178,21 +178,21 @@ def may_overwrite(path: Path, force: bool, isatty: bool, confirm: Callable[[str]
 # ----------------------------------------------------------------------------- the ncu command
 
 def build_argv(ncu: str, target: Target, collection, output: Path, overwrite: bool) -> list[str]:
-    """The exact ncu argument list (through the analyzer's command builder)."""
+    """The exact ncu argument list, through the analyzer's command builder (gemmlab.profile.command)."""
     from gemmlab.profile.command import ncu_command
 
-    argv = ncu_command(
-        app_argv=list(target.app_argv),
+    return ncu_command(
+        list(target.app_argv),
         kernel_regex=target.kernel_regex,
         sections=list(collection.sections),
         metrics=list(collection.metrics),
-        launch_skip=target.launch_skip,
+        set_name=collection.set_name,
+        nvtx_include=(target.nvtx_include,) if target.nvtx_include else (),
+        launch_skip=target.launch_skip or None,
         launch_count=target.launch_count,
         output=str(output),
         clock_control="none",
-        nvtx_include=target.nvtx_include,
-        set_name=collection.set_name,
-        force=overwrite,
         target_processes="all",
+        force_overwrite=overwrite,
+        ncu=ncu,
     )
-    return [ncu, *argv[1:]] if argv and argv[0] == "ncu" else argv
