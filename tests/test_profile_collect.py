@@ -88,3 +88,25 @@ def test_requested_names_are_table_names():
 def test_base_name_for_query_metrics():
     assert collect.base_name("sm__throughput.avg.pct_of_peak_sustained_elapsed") == "sm__throughput"
     assert collect.base_name("sm__maximum_warps_per_active_cycle_pct") == "sm__maximum_warps_per_active_cycle_pct"
+
+
+# --------------------------------------------------------------------------- same diagnosis as --set full
+# The H100 capture is --set full. Keeping only the metrics the default collection asks for (and none
+# of ncu's rule results, which only sections produce) must leave the analyzer's primary diagnosis of
+# every kernel unchanged: the CPU-side check of the "same primary diagnosis as --set full".
+
+@pytest.mark.xfail(raises=ModuleNotFoundError, strict=False, reason="needs gemmlab.analysis.diagnose (analyzer branch)")
+def test_default_collection_keeps_every_primary_diagnosis_of_the_full_capture():
+    import dataclasses
+
+    from gemmlab.analysis.diagnose import diagnose_all
+    from gemmlab.profile.load import load
+
+    full = load(RAW)
+    keep = set(collect.default_collection().metrics)
+    projected = [dataclasses.replace(k, metrics={n: m for n, m in k.metrics.items() if n in keep}, rules=[])
+                 for k in full]
+    assert all(len(p.metrics) < len(k.metrics) for p, k in zip(projected, full))
+    got = [(d.name, d.primary.category.value) for d in diagnose_all(projected)]
+    want = [(d.name, d.primary.category.value) for d in diagnose_all(full)]
+    assert got == want
