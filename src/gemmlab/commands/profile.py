@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import shutil
 import statistics
 import sys
 from pathlib import Path
@@ -49,6 +50,12 @@ def build_target(args: Sequence[str], size: str, warmup: int, script: Optional[s
     """The target from the command line: a rung, a script, or a command."""
     if script is not None:
         return targets.script_target(script, args, range_, kernel, launch_skip or 0, launch_count)
+    if len(args) == 1 and re.fullmatch(r"[A-Za-z0-9_]+", args[0]) and not _is_rung(args[0]) \
+            and shutil.which(args[0]) is None:
+        from gemmlab.kernels import registry
+
+        raise InputError(f"{args[0]!r} is neither a ladder rung ({', '.join(r.name for r in registry.LADDER)}, ...) "
+                         f"nor a program on PATH; to profile a command write it after --")
     if len(args) == 1 and _is_rung(args[0]):
         if kernel or range_ or launch_skip is not None:
             raise InputError(f"profile {args[0]}: --kernel/--range/--launch-skip are for scripts and commands; a "
@@ -84,8 +91,8 @@ def profile_cmd(
     if dry_run:
         try:
             ncu_path = find_ncu(ncu)
-        except ToolMissing as e:
-            warn(f"{e.message}; showing the command with plain 'ncu'")
+        except ToolMissing:
+            warn("ncu not found; showing the command with plain 'ncu' (a real run says where it looked)")
             ncu_path = "ncu"
         if out.exists() and not force:
             warn(f"{out} exists: the real run will ask before overwriting it (or pass --force)")
