@@ -144,3 +144,27 @@ def test_cli_timeline_errors_are_one_line(capsys):
     assert e.value.code == 2
     err = capsys.readouterr().err
     assert err == "gemmlab: error: nothing to time: give -- CMD ARGS, --script FILE.py, or --import FILE.csv\n"
+
+
+def test_wrapper_runs_the_program_as_main_with_its_argv(tmp_path, monkeypatch):
+    out = tmp_path / "seen.json"
+    script = tmp_path / "prog.py"
+    script.write_text("import json, sys\n"
+                      f"json.dump({{'argv': sys.argv, 'name': __name__}}, open({str(out)!r}, 'w'))\n"
+                      "sys.exit(3)\n")
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    assert cupti_timeline._run_program([str(script), "--n", "2"]) == 3
+    assert json.loads(out.read_text()) == {"argv": [str(script), "--n", "2"], "name": "__main__"}
+
+
+def test_wrapper_without_pytorch_says_so(tmp_path):
+    try:
+        import torch  # noqa: F401
+        pytest.skip("PyTorch is installed here; the no-torch path cannot be exercised")
+    except ImportError:
+        pass
+    script = tmp_path / "p.py"
+    script.write_text("print('hi')\n")
+    with pytest.raises(ToolMissing, match="neither nsys nor PyTorch"):
+        cupti_timeline.cupti_events([sys.executable, str(script)], timeout_s=120)
