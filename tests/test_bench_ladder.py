@@ -98,3 +98,30 @@ def test_row_dict_keeps_raw_samples():
     assert row["samples_s"] == [v * 1e-3 for v in ARTICLE_MS["tiled16_unroll"]]
     assert row["clocks"] == {"source": "fake", "sm_mhz_before": 1755, "sm_mhz_after": 1980}
     assert row["spec"]["M"] == 2048 and row["info"]["summary"] == "tiled16_unroll kernel"
+
+
+def test_what_was_launched_is_recorded():
+    class Prepared:
+        class rung:
+            name = "double_buffered_128x128"
+            params = {"BM": 128, "BN": 128}
+
+        grid, block, smem = (16, 16, 1), (256, 1, 1), 32768
+
+        def __call__(self, a, b, c, alpha, beta):
+            pass
+
+    from gemmlab.bench.ladder import Target
+    from gemmlab.bench.spec import BenchSpec
+
+    t = Target(BenchSpec("autotuned", 2048, 2048, 2048), Prepared)
+    rows, _ = run_targets([t], None, FakeBench({"autotuned": [1.0]}))
+    assert rows[0].to_dict()["launched"] == {
+        "rung": "double_buffered_128x128",
+        "params": {"BM": 128, "BN": 128},
+        "grid": [16, 16, 1],
+        "block": [256, 1, 1],
+        "smem": 32768,
+    }
+    rows, _ = run_targets([target("plain")], None, FakeBench({"plain": [1.0]}))
+    assert rows[0].launched == {}

@@ -39,6 +39,7 @@ class FakeGPU:
         self.synced_upto = 0
         self.log: list[str] = []
         self.run_ns: list[int] = []  # duration of every kernel run, in order
+        self.holds: list[float] = []
 
     # the kernel
     def fn(self) -> None:
@@ -54,6 +55,11 @@ class FakeGPU:
     def flush_l2(self) -> None:
         self.t_ns += self.FLUSH_NS
         self.log.append("flush")
+
+    def hold(self, seconds: float) -> None:
+        self.t_ns += round(seconds * 1e9)
+        self.holds.append(seconds)
+        self.log.append("hold")
 
     def synchronize(self) -> None:
         self.synced_upto = self.n_recorded
@@ -91,18 +97,46 @@ def test_each_measured_run_is_flush_then_start_run_end():
     gpu = FakeGPU(seed=3)
     res = time_fn(gpu.fn, gpu, TimingOptions(warmup_ms=2, rep_ms=4))
     log = gpu.log
-    # first run then sync; estimate: 5 x (flush, record, run, record), sync
+    # first run then sync; estimate: hold, 5 x (flush, record, run, record), sync
     assert log[:2] == ["run", "sync"]
-    assert log[2:22] == ["flush", "record", "run", "record"] * 5
-    assert log[22] == "sync"
+    assert log[2] == "hold"
+    assert log[3:23] == ["flush", "record", "run", "record"] * 5
+    assert log[23] == "sync"
     # warm-up: flush + run each (2 ms / ~1 ms -> 2 or 3), then sync
     w = 2 * res.n_warmup
-    assert log[23 : 23 + w] == ["flush", "run"] * res.n_warmup
-    assert log[23 + w] == "sync"
-    # measured runs (min_repeats = 10 > the 4 ms budget), then exactly one sync at the end
+    assert log[24 : 24 + w] == ["flush", "run"] * res.n_warmup
+    assert log[24 + w] == "sync"
+    # measured runs (min_repeats = 10 > the 4 ms budget) after a hold, then exactly one sync at the end
     assert res.n_repeat == 10
-    assert log[24 + w : -1] == ["flush", "record", "run", "record"] * 10
+    assert log[25 + w] == "hold"
+    assert log[26 + w : -1] == ["flush", "record", "run", "record"] * 10
     assert log[-1] == "sync"
+
+
+def test_the_gpu_is_held_while_the_runs_are_queued():
+    """50 µs per run, at most 50 ms: the host queues every run before the GPU reaches the first."""
+    gpu = FakeGPU(seed=9)
+    res = time_fn(gpu.fn, gpu, TimingOptions(warmup_ms=1, rep_ms=30))
+    assert gpu.holds[0] == pytest.approx(5 * 50e-6)  # the estimate runs
+    assert gpu.holds[1] == pytest.approx(res.n_repeat * 50e-6)
+    gpu = FakeGPU(seed=9, mean_ns=10_000, spread_ns=100)  # 10 µs kernel: 1000 runs
+    res = time_fn(gpu.fn, gpu, TimingOptions(warmup_ms=1, rep_ms=100))
+    assert res.n_repeat == 1000 and len(gpu.holds) == 1 + 10  # 10 batches of 100
+    gpu = FakeGPU(seed=9, mean_ns=10_000, spread_ns=100)
+    res = time_fn(gpu.fn, gpu, TimingOptions(warmup_ms=1, repeats=2000, batch_size=2000))
+    assert gpu.holds[1] == 0.05  # capped
+    assert max(res.samples_s) < 10.2e-6  # the hold is never inside a sample
+
+
+def test_long_measurements_are_queued_in_held_batches():
+    gpu = FakeGPU(seed=10, mean_ns=10_000, spread_ns=100)
+    res = time_fn(gpu.fn, gpu, TimingOptions(warmup_ms=0, repeats=250, batch_size=100))
+    assert res.samples_s == tuple(d / 1e9 for d in gpu.run_ns[-250:])
+    second_hold = [i for i, e in enumerate(gpu.log) if e == "hold"][1]  # the first is the estimate's
+    measured = gpu.log[second_hold:]
+    run = ["flush", "record", "run", "record"]
+    assert measured == ["hold", *run * 100, "sync", "hold", *run * 100, "sync", "hold", *run * 50, "sync"]
+    assert gpu.holds[1:] == [pytest.approx(100 * 50e-6), pytest.approx(100 * 50e-6), pytest.approx(50 * 50e-6)]
 
 
 def test_budget_converts_to_counts_for_slow_and_fast_kernels():

@@ -92,12 +92,14 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, line):
     assert out == ""
 
 
-def test_unknown_rung_names_the_known_ones(capsys, fake_registry):
-    code, _, err = run_cli(capsys, "ladder", "--rungs", "coalesced,warptile")
+def test_unknown_rung_suggests_close_names(capsys, fake_registry):
+    code, _, err = run_cli(capsys, "ladder", "--rungs", "coalesced,coalesce")
     assert code == 2
     assert err.strip() == (
-        "gemmlab: error: --rungs: unknown rung 'warptile'; known: naive, coalesced, tiled_t8 (see `gemmlab kernels`)"
+        "gemmlab: error: --rungs: unknown rung 'coalesce'; did you mean coalesced? `gemmlab kernels --sweep` lists all 3 names"
     )
+    code, _, err = run_cli(capsys, "bench", "zzz")
+    assert err.strip() == "gemmlab: error: RUNG: unknown rung 'zzz'; `gemmlab kernels --sweep` lists all 3 names"
 
 
 def test_out_refuses_to_overwrite_before_any_gpu_work(capsys, tmp_path, fake_registry):

@@ -220,19 +220,68 @@ def test_gpu_bench_end_to_end():
     )
 
 
+READ_SRC = r"""
+extern "C" __global__ void harness_read(const float4* __restrict__ x, unsigned long long n, float* sink) {
+    float acc = 0.0f;
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+         i += (unsigned long long)gridDim.x * blockDim.x) {
+        float4 v = x[i];
+        acc += v.x + v.y + v.z + v.w;
+    }
+    if (acc == -1.0f) sink[0] = acc;
+}
+"""
+
+
 def test_l2_flush_changes_what_is_measured():
-    """Evidence that the flush works: a kernel that reads an L2-sized input runs slower when L2 is
-    flushed before each run than when the input stays in L2 from the previous run."""
+    """Evidence that the flush works: one launch that reads a quarter of L2 runs slower when L2 is
+    flushed before each run (its input comes from DRAM) than when the input stays in L2."""
     import cupy as cp
+    import numpy as np
 
     from gemmlab.bench.timer import CupyBackend, TimingOptions, time_fn
 
     backend = CupyBackend()
-    x = cp.ones(backend.l2_bytes // 4 // 2, dtype=cp.float32)  # half of L2: fits when not flushed
-    out = cp.empty(1, dtype=cp.float32)
-    fn = lambda: cp.sum(x, out=out)  # noqa: E731
-    cold = time_fn(fn, backend, TimingOptions(warmup_ms=5, rep_ms=30))
-    warm = time_fn(fn, backend, TimingOptions(warmup_ms=5, rep_ms=30, flush_l2=False))
+    n_vec = backend.l2_bytes // 4 // 16  # a quarter of L2, in float4s
+    x = cp.ones(n_vec * 4, dtype=cp.float32)
+    sink = cp.zeros(1, dtype=cp.float32)
+    k = cp.RawKernel(READ_SRC, "harness_read")
+    fn = lambda: k((backend.sm_count * 4,), (256,), (x, np.uint64(n_vec), sink))  # noqa: E731
+    cold = time_fn(fn, backend, TimingOptions(warmup_ms=5, rep_ms=20))
+    warm = time_fn(fn, backend, TimingOptions(warmup_ms=5, rep_ms=20, flush_l2=False))
     cold_s, warm_s = statistics.median(cold.samples_s), statistics.median(warm.samples_s)
-    _record("l2_flush", {"flushed_median_s": cold_s, "unflushed_median_s": warm_s, "bytes": x.nbytes})
+    _record("l2_flush", {"flushed_median_s": cold_s, "unflushed_median_s": warm_s, "bytes": x.nbytes,
+                         "flushed_GBps": x.nbytes / cold_s / 1e9, "unflushed_GBps": x.nbytes / warm_s / 1e9})
     assert cold_s > warm_s
+
+
+def test_hold_keeps_launch_gaps_out_of_short_kernels():
+    """A ~3 µs kernel without a flush: without the hold the host's enqueue time (Python, CuPy, two
+    event records) lands inside the event pairs; with it the samples are the kernel alone."""
+    import time
+
+    import cupy as cp
+    import numpy as np
+
+    from gemmlab.bench.timer import CupyBackend, TimingOptions, time_fn
+
+    backend = CupyBackend()
+    x = cp.ones(4096 * 4, dtype=cp.float32)
+    sink = cp.zeros(1, dtype=cp.float32)
+    k = cp.RawKernel(READ_SRC, "harness_read")
+    fn = lambda: k((16,), (256,), (x, np.uint64(4096), sink))  # noqa: E731
+    held = time_fn(fn, backend, TimingOptions(warmup_ms=2, repeats=500, flush_l2=False))
+    bare = time_fn(fn, backend, TimingOptions(warmup_ms=2, repeats=500, flush_l2=False, hold_per_run_s=0))
+    t0 = time.perf_counter()
+    for _ in range(500):  # what the host spends queueing one measured run
+        s, e = cp.cuda.Event(), cp.cuda.Event()
+        backend.flush_l2()
+        s.record()
+        fn()
+        e.record()
+    enqueue_s = (time.perf_counter() - t0) / 500
+    backend.synchronize()
+    h, b = statistics.median(held.samples_s), statistics.median(bare.samples_s)
+    _record("hold", {"held_median_s": h, "unheld_median_s": b, "host_enqueue_per_run_s": enqueue_s})
+    assert h < b
+    assert enqueue_s < TimingOptions().hold_per_run_s  # the stated 50 µs per run covers the host

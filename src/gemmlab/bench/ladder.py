@@ -67,6 +67,9 @@ class Row:
     pct_of_cublas: Optional[float] = None
     pct_of_peak: Optional[float] = None
     is_reference: bool = False
+    # What was actually launched, when the prepared callable says (the autotuned rung resolves to
+    # one of its candidates; a vectorized rung falls back to its scalar twin on unaligned shapes).
+    launched: dict = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -85,6 +88,7 @@ class Row:
             "speedup_vs_previous": self.speedup_vs_previous,
             "pct_of_cublas": self.pct_of_cublas,
             "pct_of_peak": self.pct_of_peak,
+            "launched": dict(self.launched),
         }
 
 
@@ -134,6 +138,19 @@ def derive(rows: Sequence[Row], reference: Optional[Row], peak_flops: Optional[f
         reference.pct_of_peak = 100.0 * reference.measurement.gflops * 1e9 / peak_flops if peak_flops else None
 
 
+def launched_by(run: Any) -> dict:
+    """The rung and geometry a prepared launcher reports (``gemmlab.runtime.launch.PreparedGemm``)."""
+    rung = getattr(run, "rung", None)
+    if rung is None:
+        return {}
+    out = {"rung": rung.name, "params": dict(rung.params)}
+    for key in ("grid", "block", "smem"):
+        value = getattr(run, key, None)
+        if value is not None:
+            out[key] = list(value) if isinstance(value, tuple) else value
+    return out
+
+
 def run_targets(
     targets: Sequence[Target],
     reference: Optional[Target],
@@ -158,7 +175,8 @@ def run_targets(
         if not verdict.ok:
             log.warning("%s failed the correctness check: %s", target.name, verdict.reason)
         measurement, clocks = bench.time(target, run, say)
-        measured.append(Row(target, measurement, verdict, clocks, is_reference=target is reference))
+        row = Row(target, measurement, verdict, clocks, is_reference=target is reference, launched=launched_by(run))
+        measured.append(row)
         say("done")
     ref_row = measured.pop() if reference is not None else None
     derive(measured, ref_row, peak_flops)

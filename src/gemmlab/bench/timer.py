@@ -8,9 +8,13 @@ It follows the rules of Triton's ``do_bench`` (``python/triton/testing.py``):
    budgets (milliseconds) into repeat counts: a 35 ms naive kernel and a 0.3 ms cuBLAS call both
    get about the same wall time, and enough runs for quartiles (at least ``min_repeats``).
 3. Warm up (clocks ramp, instruction caches fill).
-4. For each measured run: flush L2, record the start event, run, record the end event. Only the
-   kernel lies between the two events, never the flush. All runs are queued back to back and the
-   stream is synchronized once at the end before any event is read.
+4. Measure in batches of at most ``batch_size`` runs. Each batch starts with a spin kernel that
+   holds the GPU while the host queues the batch (nvbench's "blocking kernel" idea): otherwise a
+   kernel shorter than the host's enqueue cost (CuPy launch, two event records, the flush: about
+   20 µs of Python) finishes before its end event is even queued, and the gap lands inside the
+   event pair. Then, for each run: flush L2, record the start event, run, record the end event.
+   Only the kernel lies between the two events, never the flush or the hold. Each batch ends with
+   one synchronize, before any of its events is read.
 
 L2 is flushed rather than the inputs rotated. At M=N=K=2048 the three FP32 operands (48 MB) fit in
 the H100's 50 MB L2, so without a flush every run after the first would read its inputs from L2
@@ -57,6 +61,10 @@ class TimerBackend(Protocol):
 
     def flush_l2(self) -> None: ...
 
+    def hold(self, seconds: float) -> None:
+        """Queue GPU work that keeps the stream busy for about ``seconds``."""
+        ...
+
     def synchronize(self) -> None: ...
 
 
@@ -75,15 +83,25 @@ class TimingOptions:
     # Runs used to estimate one run's time before the budgets are converted to counts.
     estimate_runs: int = 5
     flush_l2: bool = True
+    # Hold the GPU this long per measured run while the host queues the runs (see step 4). CuPy
+    # enqueues a flush, two event records and a launch in about 20-40 µs of Python; 50 µs per run
+    # keeps the host ahead. Capped so that 1000 runs hold for at most 50 ms.
+    hold_per_run_s: float = 50e-6
+    hold_max_s: float = 0.05
+    # Runs queued behind one hold. The host can only queue so much work ahead of the GPU before a
+    # launch call blocks (a few thousand stream operations); once the GPU drains a longer queue, a
+    # kernel shorter than the host's enqueue time again waits for the host. 100 runs = 300 stream
+    # operations (flush, launch, two events... per run) stays well inside that.
+    batch_size: int = 100
 
     def __post_init__(self) -> None:
-        for name in ("warmup_ms", "rep_ms"):
+        for name in ("warmup_ms", "rep_ms", "hold_per_run_s", "hold_max_s"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
                 raise InputError(f"--{name.replace('_', '-')} must be a finite number >= 0, got {v!r}")
         if self.rep_ms == 0 and self.repeats is None:
             raise InputError("--rep-ms must be > 0 when --repeats is not given, got 0")
-        for name in ("min_repeats", "max_repeats", "estimate_runs"):
+        for name in ("min_repeats", "max_repeats", "estimate_runs", "batch_size"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise InputError(f"{name} must be an integer >= 1, got {v!r}")
@@ -133,17 +151,23 @@ def repeat_counts(estimate_s: float, options: TimingOptions) -> tuple[int, int]:
     return n_warmup, n_repeat
 
 
-def _timed_runs(fn: Callable[[], Any], backend: TimerBackend, n: int, flush: bool) -> list[float]:
-    """n runs, each between its own event pair, flushed before; one synchronize at the end."""
-    pairs = [(backend.event(), backend.event()) for _ in range(n)]
-    for start, end in pairs:
-        if flush:
-            backend.flush_l2()
-        start.record()
-        fn()
-        end.record()
-    backend.synchronize()
-    return [backend.elapsed_s(start, end) for start, end in pairs]
+def _timed_runs(fn: Callable[[], Any], backend: TimerBackend, n: int, flush: bool, options: TimingOptions) -> list[float]:
+    """n runs, each between its own event pair and flushed before, in batches: hold the GPU, queue
+    the batch, synchronize. Events are read only after the synchronize that follows them."""
+    samples: list[float] = []
+    for first in range(0, n, options.batch_size):
+        count = min(options.batch_size, n - first)
+        pairs = [(backend.event(), backend.event()) for _ in range(count)]
+        backend.hold(min(options.hold_max_s, count * options.hold_per_run_s))
+        for start, end in pairs:
+            if flush:
+                backend.flush_l2()
+            start.record()
+            fn()
+            end.record()
+        backend.synchronize()
+        samples.extend(backend.elapsed_s(start, end) for start, end in pairs)
+    return samples
 
 
 def time_fn(
@@ -164,7 +188,7 @@ def time_fn(
     backend.synchronize()
 
     phase("estimate")
-    estimate_s = statistics.median(_timed_runs(fn, backend, options.estimate_runs, flush))
+    estimate_s = statistics.median(_timed_runs(fn, backend, options.estimate_runs, flush, options))
     n_warmup, n_repeat = repeat_counts(estimate_s, options)
 
     phase("warm-up")
@@ -175,7 +199,7 @@ def time_fn(
     backend.synchronize()
 
     phase("measure")
-    samples = _timed_runs(fn, backend, n_repeat, flush)
+    samples = _timed_runs(fn, backend, n_repeat, flush, options)
     return TimingResult(
         samples_s=tuple(samples),
         estimate_s=estimate_s,
@@ -189,7 +213,7 @@ def time_fn(
 # --------------------------------------------------------------------------------------------
 # The real backend (CuPy). Imported lazily so this module loads on machines without a GPU.
 
-_FLUSH_SOURCE = r"""
+_SOURCE = r"""
 extern "C" __global__ void gemmlab_l2_flush(const float4* __restrict__ buf, unsigned long long n,
                                             float* __restrict__ sink) {
     float acc = 0.0f;
@@ -200,6 +224,15 @@ extern "C" __global__ void gemmlab_l2_flush(const float4* __restrict__ buf, unsi
     }
     // The buffer is zero, so this store never happens; the compiler cannot know that, so the loads stay.
     if (acc != 0.0f) sink[0] = acc;
+}
+
+// One thread spins on the global nanosecond timer: the stream is busy while the host queues work.
+extern "C" __global__ void gemmlab_hold(unsigned long long ns) {
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < ns);
 }
 """
 
@@ -216,12 +249,14 @@ class CupyBackend:
         self.l2_bytes = int(rt.deviceGetAttribute(rt.cudaDevAttrL2CacheSize, dev.id))
         self.sm_count = int(rt.deviceGetAttribute(rt.cudaDevAttrMultiProcessorCount, dev.id))
         self.l2_flush_bytes = 0
+        self._module = cupy.RawModule(code=_SOURCE)
+        self._hold = self._module.get_function("gemmlab_hold")
         if flush_l2 and self.l2_bytes > 0:
             n_vec = (2 * self.l2_bytes + 15) // 16  # float4 elements: twice the L2 size
             self._buf = cupy.zeros(n_vec * 4, dtype=cupy.float32)
             self._sink = cupy.zeros(1, dtype=cupy.float32)
             self._n_vec = n_vec
-            self._kernel = cupy.RawKernel(_FLUSH_SOURCE, "gemmlab_l2_flush")
+            self._kernel = self._module.get_function("gemmlab_l2_flush")
             self.l2_flush_bytes = n_vec * 16
 
     def event(self) -> Any:
@@ -237,6 +272,12 @@ class CupyBackend:
         import numpy as np
 
         self._kernel((self.sm_count * 4,), (256,), (self._buf, np.uint64(self._n_vec), self._sink))
+
+    def hold(self, seconds: float) -> None:
+        import numpy as np
+
+        if seconds > 0:
+            self._hold((1,), (1,), (np.uint64(int(seconds * 1e9)),))
 
     def synchronize(self) -> None:
         self._cupy.cuda.get_current_stream().synchronize()

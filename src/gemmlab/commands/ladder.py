@@ -7,6 +7,7 @@ commands say so in one line and exit 3. Every measured run is appended to the SQ
 
 from __future__ import annotations
 
+import difflib
 import os
 import tempfile
 from pathlib import Path
@@ -61,7 +62,7 @@ def _registry() -> Any:
     return registry
 
 
-def select_rungs(names: Optional[str], default: Sequence[Any]) -> list[Any]:
+def select_rungs(names: Optional[str], default: Sequence[Any], flag: str = "--rungs") -> list[Any]:
     """Rungs named in ``--rungs a,b,c`` (any registered rung or sweep variant), else ``default``."""
     if names is None:
         return list(default)
@@ -69,10 +70,14 @@ def select_rungs(names: Optional[str], default: Sequence[Any]) -> list[Any]:
     known = {r.name: r for r in reg.all_rungs()}
     wanted = [n.strip() for n in names.split(",") if n.strip()]
     if not wanted:
-        raise InputError(f"--rungs expects comma-separated rung names, got {names!r}")
+        raise InputError(f"{flag} expects comma-separated rung names, got {names!r}")
     unknown = [n for n in wanted if n not in known]
     if unknown:
-        raise InputError(f"--rungs: unknown rung {unknown[0]!r}; known: {', '.join(known)} (see `gemmlab kernels`)")
+        close = difflib.get_close_matches(unknown[0], list(known), n=3)
+        hint = f"did you mean {', '.join(close)}? " if close else ""
+        raise InputError(
+            f"{flag}: unknown rung {unknown[0]!r}; {hint}`gemmlab kernels --sweep` lists all {len(known)} names"
+        )
     return [known[n] for n in wanted]
 
 
@@ -252,7 +257,7 @@ def bench(
     options = _options(warmup_ms, rep_ms, repeats, no_l2_flush)
     check_out(out, force)
     check_db(db, no_store)
-    selected = select_rungs(",".join(names), ())
+    selected = select_rungs(",".join(names), (), flag="RUNG")
     _require_gpu()
     result = _measure("bench", selected, dims, options, alpha=alpha, beta=beta, seed=seed, with_cublas=not no_cublas)
     _finish(result, json_out=json_out, out=out, force=force, db=db, no_store=no_store)
