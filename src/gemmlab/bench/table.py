@@ -49,7 +49,7 @@ def _common(row: Mapping[str, Any]) -> dict:
         "gflops": f"{row['gflops']:.1f}",
         "cublas": _f(row.get("pct_of_cublas"), ".1f"),
         "peak": _f(row.get("pct_of_peak"), ".1f"),
-        "err": _f(rel, ".1e"),
+        "err": _f(rel, ".2e"),
         "check": _check_cell(row),
     }
 
