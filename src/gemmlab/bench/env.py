@@ -22,10 +22,15 @@ import gemmlab
 log = logging.getLogger(__name__)
 
 # FP32 lanes (CUDA cores) per SM by compute capability, from NVIDIA's architecture whitepapers:
-# GP100, GV100, TU10x and GA100 have 64; GA10x, AD10x, GH100, GB100/GB20x have 128.
+# GP100, GV100/Xavier, TU10x and GA100 have 64; GP10x, GA10x, AD10x, GH100, GB100/GB20x have 128.
+# (gemmlab.hardware has per-product spec sheets; this is per architecture, so that any GPU of a
+# known architecture gets a clock-derived peak from its own SM count and NVML max clock.)
 FP32_LANES_PER_SM = {
     (6, 0): 64,
+    (6, 1): 128,
+    (6, 2): 128,
     (7, 0): 64,
+    (7, 2): 64,
     (7, 5): 64,
     (8, 0): 64,
     (8, 6): 128,
