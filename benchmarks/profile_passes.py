@@ -2,7 +2,7 @@
 
 Run on a GPU machine with Nsight Compute (from the repository root):
 
-    PYTHONPATH=src python3 benchmarks/profile_passes.py --size 2048 --out profile_passes.json \
+    PYTHONPATH=src python3 benchmarks/profile_passes.py --shape 2048,2048,2048 --out profile_passes.json \
         --md profile_passes.md [--rungs coalesced,smem_tiled] [--per-group coalesced]
 
 For every ladder rung (or those in --rungs) it runs ``gemmlab profile RUNG`` twice — the default
@@ -108,7 +108,7 @@ def table(rows: list[dict]) -> str:
 
 def main(argv: Optional[list[str]] = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--size", default="2048", help="N or M,N,K")
+    p.add_argument("--shape", default="2048,2048,2048", help="M,N,K")
     p.add_argument("--rungs", default=None, help="comma list (default: every ladder rung)")
     p.add_argument("--per-group", default=None, metavar="RUNG", help="also profile RUNG once per metric group")
     p.add_argument("--no-full", action="store_true", help="skip the --set full runs")
@@ -120,7 +120,9 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     from gemmlab.kernels import registry
 
-    shape = targets.parse_shape(args.size)
+    from gemmlab.bench.spec import parse_shape
+
+    shape = parse_shape(args.shape)
     rungs = args.rungs.split(",") if args.rungs else [r.name for r in registry.LADDER]
     ncu = find_ncu(None)
     out_dir = ladder_profile.fresh_dir(Path(args.reports))

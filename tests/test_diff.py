@@ -127,3 +127,48 @@ def test_cli_diff_mixed_inputs_is_one_line(capsys):
         main(["diff", str(H100 / "gemm_ladder_raw.csv"), "12"])
     assert e.value.code == 2
     assert capsys.readouterr().err.startswith("gemmlab: error: diff ")
+
+
+def _row(kernel, samples, M=2048):
+    spec = {"kernel": kernel, "M": M, "N": M, "K": M, "alpha": 1.0, "beta": 0.0, "dtype": "float32", "params": {}}
+    s = sorted(samples)
+    return {"kernel": kernel, "spec": spec, "samples_s": samples, "median_s": s[len(s) // 2], "q1_s": s[0],
+            "q3_s": s[-1], "min_s": s[0], "mean_s": sum(s) / len(s), "gflops": None, "noisy": False,
+            "correct": True, "check": {"ok": True}}
+
+
+def test_cli_diff_two_stored_runs(tmp_path, capsys):
+    import json
+
+    from gemmlab.cli import main
+    from gemmlab.store import Store
+
+    db = tmp_path / "runs.sqlite"
+    with Store(db) as st:
+        a = st.add_run("ladder", {}, [_row("coalesced", [2.6e-3, 2.5e-3, 2.4e-3]), _row("smem_tiled", [2.9e-3])])
+        b = st.add_run("ladder", {}, [_row("smem_tiled", [2.1e-3, 2.0e-3]), _row("blocktile_2d", [0.7e-3])])
+    main(["diff", str(a), str(b), "--db", str(db), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert [(k["kernel"], k["a_s"], k["b_s"]) for k in out["kernels"]] == [
+        ("coalesced", 2.5e-3, None), ("smem_tiled", 2.9e-3, pytest.approx(2.05e-3)), ("blocktile_2d", None, 0.7e-3)]
+    assert out["kernels"][1]["speedup"] == pytest.approx(2.9 / 2.05)
+
+
+def test_run_medians_keeps_shapes_apart():
+    from gemmlab.commands.profile import run_medians
+
+    run = {"rows": [_row("coalesced", [1.0], M=1024), _row("coalesced", [8.0], M=2048), _row("x", [3.0, 5.0])]}
+    assert run_medians(run) == {"coalesced 1024x1024x1024": 1.0, "coalesced 2048x2048x2048": 8.0, "x": 4.0}
+
+
+def test_cli_diff_unknown_run(tmp_path, capsys):
+    from gemmlab.cli import main
+    from gemmlab.store import Store
+
+    db = tmp_path / "runs.sqlite"
+    with Store(db) as st:
+        st.add_run("ladder", {}, [_row("coalesced", [1.0])])
+    with pytest.raises(SystemExit) as e:
+        main(["diff", "1", "7", "--db", str(db)])
+    assert e.value.code == 2
+    assert capsys.readouterr().err.startswith("gemmlab: error: run 7: no such run in ")

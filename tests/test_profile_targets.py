@@ -75,18 +75,6 @@ def test_empty_command():
         targets.command_target([])
 
 
-@pytest.mark.parametrize("text, shape", [("2048", (2048,) * 3), ("4096,4096,1024", (4096, 4096, 1024)),
-                                         ("1000x999x17", (1000, 999, 17))])
-def test_parse_shape(text, shape):
-    assert targets.parse_shape(text) == shape
-
-
-@pytest.mark.parametrize("text", ["0", "a", "1,2", "-4", "1,2,3,4"])
-def test_parse_shape_rejects(text):
-    with pytest.raises(InputError, match=r"^--size .*: expected N or M,N,K with positive integers"):
-        targets.parse_shape(text)
-
-
 def test_report_path():
     assert targets.report_path(None, "coalesced_2048x2048x2048", False) == Path(
         "gemmlab-profiles/coalesced_2048x2048x2048.ncu-rep")
@@ -194,3 +182,17 @@ def test_launched_kernel_follows_the_registry():
     assert targets.launched_kernel("vectorized", 2048, 2048, 2048) == "gemmlab_vectorized"
     assert targets.launched_kernel("vectorized", 2047, 2047, 2047) == "gemmlab_vectorized_scalar"  # K % 4 != 0
     assert targets.launched_kernel("autotuned", 2048, 2048, 2048) is None  # chosen at run time
+
+
+def test_rung_shape_like_the_ladder_command():
+    from gemmlab.commands.profile import rung_shape
+
+    assert rung_shape(None, None) == (2048, 2048, 2048)
+    assert rung_shape(1000, None) == (1000, 1000, 1000)
+    assert rung_shape(None, "4096,4096,1024") == (4096, 4096, 1024)
+    with pytest.raises(InputError, match="give either --size or --shape, not both"):
+        rung_shape(1, "1,1,1")
+    with pytest.raises(InputError, match="--size must be a positive integer, got 0"):
+        rung_shape(0, None)
+    with pytest.raises(InputError, match="--shape expects three positive integers"):
+        rung_shape(None, "1,2")

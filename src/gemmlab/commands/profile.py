@@ -1,6 +1,6 @@
 """gemmlab commands: profile, timeline, diff.
 
-    gemmlab profile RUNG [--size 2048] [--full] [--dry-run]      a ladder rung under ncu
+    gemmlab profile RUNG [--size 2048 | --shape M,N,K] [--full] [--dry-run]   a ladder rung under ncu
     gemmlab profile --script run.py --range step [-- ARGS]        kernels in an NVTX range of a script
     gemmlab profile --kernel 'regex' -- ./app ARGS                 any program
     gemmlab timeline -- python run.py        |  gemmlab timeline --import stats.csv
@@ -45,7 +45,21 @@ def _is_rung(name: str) -> bool:
     return name in registry.names()
 
 
-def build_target(args: Sequence[str], size: str, warmup: int, script: Optional[str], range_: Optional[str],
+def rung_shape(size: Optional[int], shape: Optional[str]) -> tuple[int, int, int]:
+    """--size N (square) or --shape M,N,K, as the ladder command takes them; 2048 cubed by default."""
+    from gemmlab.bench.spec import parse_shape
+
+    if size is not None and shape is not None:
+        raise InputError(f"give either --size or --shape, not both (got --size {size} and --shape {shape})")
+    if shape is not None:
+        return parse_shape(shape)
+    n = targets.DEFAULT_SIZE if size is None else size
+    if n < 1:
+        raise InputError(f"--size must be a positive integer, got {n}")
+    return n, n, n
+
+
+def build_target(args: Sequence[str], shape: tuple[int, int, int], warmup: int, script: Optional[str], range_: Optional[str],
                  kernel: Optional[str], launch_skip: Optional[int], launch_count: int) -> targets.Target:
     """The target from the command line: a rung, a script, or a command."""
     if script is not None:
@@ -60,13 +74,14 @@ def build_target(args: Sequence[str], size: str, warmup: int, script: Optional[s
         if kernel or range_ or launch_skip is not None:
             raise InputError(f"profile {args[0]}: --kernel/--range/--launch-skip are for scripts and commands; a "
                              f"rung profiles its own kernel after --warmup launches")
-        return targets.rung_target(args[0], targets.parse_shape(size), warmup)
+        return targets.rung_target(args[0], shape, warmup)
     return targets.command_target(args, range_, kernel, launch_skip or 0, launch_count)
 
 
 def profile_cmd(
     args: Optional[List[str]] = typer.Argument(None, help="A ladder rung, or (after --) the command to profile."),
-    size: str = typer.Option("2048", "--size", help="Rung problem size: N or M,N,K."),
+    size: Optional[int] = typer.Option(None, "--size", help="Rung problem size M=N=K (default 2048)."),
+    shape: Optional[str] = typer.Option(None, "--shape", help="Rung problem shape M,N,K."),
     warmup: int = typer.Option(targets.DEFAULT_WARMUP, "--warmup", help="Rung launches before the profiled one."),
     script: Optional[str] = typer.Option(None, "--script", help="A Python script to run (arguments after --)."),
     range_: Optional[str] = typer.Option(None, "--range", help="Profile kernels inside this NVTX push/pop range."),
@@ -85,7 +100,7 @@ def profile_cmd(
     """Profile a rung, a script or a command with Nsight Compute and print the diagnosis."""
     if full and groups:
         raise InputError("--full and --groups: choose one (--full collects every section)")
-    target = build_target(args or [], size, warmup, script, range_, kernel, launch_skip, launch_count)
+    target = build_target(args or [], rung_shape(size, shape), warmup, script, range_, kernel, launch_skip, launch_count)
     collection = collect.full_collection() if full else collect.default_collection(collect.parse_groups(groups))
     out = targets.report_path(output, target.label, full)
     if dry_run:

@@ -17,7 +17,8 @@ import sys
 from typing import Iterator, Optional
 
 from gemmlab.errors import UserError
-from gemmlab.profile.targets import NVTX_RANGE, parse_shape
+from gemmlab.bench.spec import parse_shape
+from gemmlab.profile.targets import NVTX_RANGE
 
 
 @contextlib.contextmanager
@@ -72,7 +73,7 @@ def run(rung: str, shape: tuple[int, int, int], warmup: int, range_name: str = N
 def main(argv: Optional[list[str]] = None) -> int:
     p = argparse.ArgumentParser(prog="python -m gemmlab.profile.target", description=__doc__.splitlines()[0])
     p.add_argument("--rung", required=True)
-    p.add_argument("--shape", required=True, help="N or M,N,K")
+    p.add_argument("--shape", required=True, help="M,N,K")
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--range", default=NVTX_RANGE, dest="range_name")
     args = p.parse_args(argv)

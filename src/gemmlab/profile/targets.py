@@ -29,6 +29,7 @@ from gemmlab.errors import InputError, UserError
 
 NVTX_RANGE = "gemmlab"  # the range gemmlab.profile.target pushes around the profiled launch
 TARGET_MODULE = "gemmlab.profile.target"
+DEFAULT_SIZE = 2048  # M = N = K of the first seed article
 DEFAULT_WARMUP = 5  # launches before the profiled one: compile/JIT, first-touch and clock ramp-up are out
 DEFAULT_DIR = Path("gemmlab-profiles")
 REPORT_SUFFIX = ".ncu-rep"
@@ -78,20 +79,6 @@ class Target:
     @property
     def filtered(self) -> bool:
         return self.kernel_regex is not None or self.nvtx_range is not None
-
-
-def parse_shape(text: str) -> tuple[int, int, int]:
-    """``"2048"`` → (2048, 2048, 2048); ``"4096,4096,1024"`` → (4096, 4096, 1024)."""
-    parts = [p.strip() for p in text.replace("x", ",").split(",")]
-    try:
-        nums = [int(p) for p in parts]
-    except ValueError:
-        nums = []
-    if len(nums) == 1:
-        nums *= 3
-    if len(nums) != 3 or min(nums) < 1:
-        raise InputError(f"--size {text!r}: expected N or M,N,K with positive integers, e.g. 2048 or 4096,4096,1024")
-    return nums[0], nums[1], nums[2]
 
 
 def launched_kernel(rung_name: str, M: int, N: int, K: int) -> Optional[str]:
