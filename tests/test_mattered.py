@@ -118,3 +118,42 @@ def test_fresh_dir_never_reuses_a_folder(tmp_path):
     d1.mkdir()
     d2 = ladder_profile.fresh_dir(tmp_path, now=lambda: 0.0)
     assert d1 != d2 and d2.name == d1.name + "-2"
+
+
+def test_profile_ladder_result_with_a_fake_profiler(monkeypatch, tmp_path, capsys):
+    import json
+    from types import SimpleNamespace
+
+    from gemmlab.commands import profile as cmd
+    from gemmlab.profile import collect, ladder_profile, session
+    from gemmlab.profile.targets import Target
+
+    launches = {k.name: k for k in load(H100 / "gemm_ladder_raw.csv")}
+    kernel_of = {"naive_uncoalesced": "gemm_uncoalesced", "coalesced": "gemm_coalesced"}
+    seen = []
+
+    def fake_profile_rungs(rungs, shape, *, ncu, full, on_rung):
+        out = []
+        for i, r in enumerate(rungs):
+            on_rung(i, r)
+            seen.append((r, shape, ncu, full))
+            diag = SimpleNamespace(primary=SimpleNamespace(category="uncoalesced_global_loads"))
+            res = session.ProfileResult(Target(("p",), r), collect.default_collection(), ["ncu"], tmp_path / r, 1.0,
+                                        [], [launches[kernel_of[r]]], [diag])
+            out.append(ladder_profile.RungProfile(r, res))
+        return out
+
+    monkeypatch.setattr(ladder_profile, "profile_rungs", fake_profile_rungs)
+    monkeypatch.setattr(cmd, "find_ncu", lambda explicit: "/opt/ncu")
+    result = {"shape": {"M": 2048, "N": 2048, "K": 2048},
+              "rows": [{"kernel": "naive_uncoalesced", "median_s": 34.3e-3, "gflops": FLOP / 34.3e-3 / 1e9},
+                       {"kernel": "coalesced", "median_s": 2.51e-3, "gflops": FLOP / 2.51e-3 / 1e9},
+                       {"kernel": "cublas", "median_s": 0.2e-3, "gflops": 1.0, "is_reference": True}]}
+    rep = cmd.profile_ladder_result(result)
+    assert seen == [("naive_uncoalesced", (2048, 2048, 2048), "/opt/ncu", False),
+                    ("coalesced", (2048, 2048, 2048), "/opt/ncu", False)]
+    cmd.show_ladder_profile(rep, as_json=True)
+    out = json.loads(capsys.readouterr().out)
+    assert out["table"][0]["signal"] == "98.8% L1/TEX, 16.5 ld sectors/req, 32.0 st sectors/req"
+    assert out["table"][0]["bottleneck"] == "uncoalesced global loads"
+    assert out["mattered"][0]["optimization"] == "naive_uncoalesced -> coalesced" and not out["mattered"][0]["slower"]

@@ -290,10 +290,34 @@ def _change(a: float, b: float) -> str:
 
 # ----------------------------------------------------------------------------- ladder --profile
 
+def profile_ladder_result(result: dict, ncu: Optional[str] = None, full: bool = False) -> dict:
+    """Profile every rung of a ``gemmlab ladder`` result (its ``to_dict()``), with a progress bar on
+    stderr, and build the two tables. The ladder command calls this for ``--profile``."""
+    from rich.progress import Progress
+
+    from gemmlab.profile import ladder_profile
+
+    rows = [r for r in result["rows"] if not r.get("is_reference")]
+    shape = result["shape"]
+    ncu_path = find_ncu(ncu)
+    with Progress(console=err_console, transient=True) as bar:
+        task = bar.add_task("ncu", total=len(rows))
+
+        def on_rung(i: int, rung: str) -> None:
+            bar.update(task, completed=i, description=f"ncu: {rung}")
+
+        profiles = ladder_profile.profile_rungs([r["kernel"] for r in rows], (shape["M"], shape["N"], shape["K"]),
+                                                ncu=ncu_path, full=full, on_rung=on_rung)
+        bar.update(task, completed=len(rows))
+    return ladder_profile.build_report(result["rows"], profiles)
+
+
 def show_ladder_profile(report: dict, as_json: bool) -> None:
     """Print what ``ladder_profile.build_report`` made: the ladder table, then what mattered."""
     if as_json:
-        print_json({k: report[k] for k in ("table", "mattered", "profiles")})
+        from gemmlab.profile.ladder_profile import report_dict
+
+        print_json(report_dict(report))
         return
     print_table(["Version", "Time (ms)", "GFLOP/s", "Speedup vs previous", "Profiler signal", "Main bottleneck"],
                 [[r.version, f"{r.time_s * 1e3:.4f}", f"{r.gflops:.1f}",
