@@ -77,7 +77,8 @@ def diagnose(launch: KernelLaunch, options: AnalyzeOptions = AnalyzeOptions()) -
 
     primary = _choose_primary(tri, findings, diff, unevaluated)
     rest = [f for f in findings if f is not primary]
-    rest = [f for f in rest if f.impact >= MIN_SECONDARY_IMPACT or f.category in WASTE or f.at_limit]
+    rest = [f for f in rest
+            if f.impact >= MIN_SECONDARY_IMPACT or f.category in WASTE or f.category in UNIT_BOUND or f.at_limit]
     rest.sort(key=lambda f: (-f.impact, f.category.value))
 
     missing = _missing(ctx, tri, outcomes, diff)
@@ -104,7 +105,9 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
 
 def _choose_primary(tri: sol.Triage, findings: list[Finding], diff: list[Category],
                     unevaluated: list[Category]) -> Finding:
-    cands = sorted((f for f in findings if f.category in diff), key=lambda f: -f.impact)
+    # a low-confidence finding is a guess: it is named among the candidates, never the verdict
+    cands = sorted((f for f in findings if f.category in diff and f.confidence != Confidence.LOW),
+                   key=lambda f: -f.impact)
     best = cands[0] if cands and cands[0].impact >= MIN_PRIMARY_IMPACT else None
     if best is None:
         limits = [f for f in cands if f.category in UNIT_BOUND]
@@ -135,7 +138,10 @@ def _choose_primary(tri: sol.Triage, findings: list[Finding], diff: list[Categor
 
 def _inconclusive(tri: sol.Triage, diff: list[Category], unevaluated: list[Category],
                   findings: list[Finding]) -> Finding:
-    cands = [c for c in diff if c in unevaluated] or list(diff)
+    guesses = sorted((f for f in findings if f.category in diff), key=lambda f: -f.impact)
+    cands = [f.category for f in guesses]
+    cands += [c for c in diff if c in unevaluated and c not in cands]
+    cands = cands or list(diff)
     if tri.regime == "throughput":
         where = f"{tri.summary()}; the metrics that tell its possible causes apart are missing"
     elif tri.regime == "latency":
@@ -144,6 +150,9 @@ def _inconclusive(tri: sol.Triage, diff: list[Category], unevaluated: list[Categ
         where = "no Speed of Light metrics, and not enough other counters to name a cause"
     if not unevaluated:
         where = f"{tri.summary()}; no rule found a cause above {fmt(100 * MIN_PRIMARY_IMPACT)}% of the run"
+    if guesses:
+        g = guesses[0]
+        where += f"; best guess {g.category.value} ({g.confidence.value} confidence: {g.summary.rstrip('.')})"
     return Finding(
         Category.INCONCLUSIVE, f"Inconclusive: {where}. Candidates: " + ", ".join(c.value for c in cands) + ".",
         Confidence.LOW, 0.0, "not estimated: the cause is not identified", list(tri.evidence),
@@ -171,7 +180,7 @@ def app_argv(launch: KernelLaunch, options: AnalyzeOptions) -> tuple[list[str], 
     """The program to put at the end of the ncu command, and a note on how it was chosen."""
     if options.app_argv:
         return list(options.app_argv), ""
-    program = getattr(launch, "program", "") or ""
+    program = launch.program
     if program:
         return [program], f"{program} is the program named in the export; append its own arguments."
     if launch.process:

@@ -55,6 +55,7 @@ class KernelLaunch:
     source: str = ""  # the file it came from
     format: str = ""  # raw-csv | details-csv | live-csv | metrics-csv | ncu-rep
     process: str = ""  # process name, where exported
+    program: str = ""  # executable path, where the export names it ("==PROF== Connected to process N (/path)")
 
     def number(self, ncu_name: str) -> Optional[float]:
         """The numeric value of a raw ncu metric, or None if absent or not a number."""

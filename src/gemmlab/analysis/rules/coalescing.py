@@ -69,12 +69,17 @@ def _impact(ctx: Context, tri: Triage, w: D.Waste, store: bool) -> tuple[float, 
                 best, basis = v, (f"L2 busy {pct(l2)} × excess sectors reaching L2 "
                                   f"{fmt(w.excess * reach)} / L2 sectors {fmt(l2_total)}")
     if not basis:
-        # no absolute counts: NVIDIA's form, busiest memory unit × excess fraction
+        # no absolute counts: NVIDIA's form, busiest memory unit × excess fraction — bounded by ncu's
+        # count of excessive sectors over all global sectors when the rule text gives it
         units = [u for u in (l1, l2, tri.busy("dram"), tri.busy("memory")) if u is not None]
         busy = max(units) if units else 1.0
-        best = busy * w.fraction
-        basis = (f"busiest memory unit {pct(busy)} × excess fraction {pct(w.fraction)} "
-                 "(upper bound: assumes this traffic dominates that unit)")
+        frac = w.fraction
+        total = ctx.facts.global_excess_sectors
+        if total is not None and total.value < frac:
+            frac = total.value
+        best = busy * frac
+        basis = (f"busiest memory unit {pct(busy)} × excess fraction {pct(frac)} "
+                 "(upper bound: the export has no sector counts to weigh this traffic against the rest)")
     return best, basis
 
 

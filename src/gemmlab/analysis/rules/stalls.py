@@ -45,6 +45,11 @@ LATENCY_REASONS = {
     "sleeping": "nanosleep / blocked threads",
     "drain": "outstanding stores at warp exit",
     "imc_miss": "constant-cache misses",
+    # queue-full reasons with no busy unit: many long-latency operations in flight
+    "lg_throttle": "a full LSU queue for global/local memory (many outstanding memory instructions)",
+    "mio_throttle": "a full MIO queue (shared memory, special functions, dynamic branches)",
+    "tex_throttle": "a full texture queue",
+    "math_pipe_throttle": "a busy math pipe",
 }
 
 
@@ -147,7 +152,10 @@ def evaluate(ctx: Context, tri) -> Outcome:
             conf.cap(Confidence.MEDIUM) if bar.from_rule else conf, impact, basis,
             [bar.evidence, issue_ev] + ([cpi_ev] if cpi_ev else []), recs))
 
-    reasons = [s for s in (stall(ctx, r) for r in LATENCY_REASONS) if s is not None]
+    atomics = (ctx.v("gatom_requests") or 0.0) + (ctx.v("gred_requests") or 0.0)
+    # with atomics in flight a full LSU queue is the atomic-contention rule's evidence, not latency
+    names = [r for r in LATENCY_REASONS if not (r == "lg_throttle" and atomics > 0)]
+    reasons = [s for s in (stall(ctx, r) for r in names) if s is not None]
     reasons = [s for s in reasons if s.share > STALL_SHARE]
     if reasons and latency_regime:
         top = max(reasons, key=lambda s: s.share)
@@ -156,6 +164,9 @@ def evaluate(ctx: Context, tri) -> Outcome:
         recs = ["Give each warp more independent work (several outputs per thread, unrolled loops) so "
                 "loads are issued long before their results are needed.",
                 "Raise occupancy if it is limited (see occupancy findings) so more warps hide the latency."]
+        if top.reason == "lg_throttle":
+            recs.insert(0, "Issue fewer, wider memory instructions (float4 loads, fewer redundant reloads) and "
+                           "interleave them with math.")
         if top.reason == "long_scoreboard":
             recs.insert(0, "Prefetch the next tile while computing this one (double buffering, cp.async) "
                            "and keep reused data in shared memory or registers.")
