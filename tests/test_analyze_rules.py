@@ -70,7 +70,8 @@ def test_broadcast_loads_are_not_uncoalesced():
 
 def test_sol_only_record_is_inconclusive_with_missing_evidence_and_command():
     sol_only = dict(sm_pct=5.95, mem_pct=98.1, l1tex_pct=98.8, l2_pct=3.76, dram_pct=0.04, duration=3.4e7)
-    d = diagnose(make_launch("gemm_uncoalesced", process="ladder", **sol_only, **HEALTHY_LAUNCH))
+    d = diagnose(make_launch("gemm_uncoalesced", process="ladder", **sol_only,
+                             **dict(HEALTHY_LAUNCH, smem_static=2048)))
     assert d.primary.category == C.INCONCLUSIVE
     assert d.primary.confidence == Confidence.LOW
     assert all(f.confidence != Confidence.HIGH for f in [d.primary] + d.findings)
@@ -84,6 +85,11 @@ def test_sol_only_record_is_inconclusive_with_missing_evidence_and_command():
     assert "MemoryWorkloadAnalysis_Tables" in argv and "SourceCounters" in argv
     assert argv[-1] == "./ladder"
     assert d.ladder is None  # no rung is named from a guess
+    # a kernel that allocates no shared memory cannot have shared-memory problems: not asked for
+    d0 = diagnose(make_launch("k", **sol_only, **HEALTHY_LAUNCH))
+    assert d0.primary.category == C.INCONCLUSIVE
+    assert not {"smem_ld_wavefronts", "smem_ld_conflicts"} & {m.metric for m in d0.missing_evidence}
+    assert {"gld_sectors", "gld_requests"} <= {m.metric for m in d0.missing_evidence}
 
 
 def test_latency_bound_long_scoreboard():
@@ -262,11 +268,15 @@ def test_confidence_drops_when_a_competing_cause_cannot_be_evaluated():
     mem = {k: v for k, v in CLEAN_MEMORY.items() if not k.startswith(("smem", "l1_"))}
     mem.update(gld_sectors=32e8, gld_requests=1e8, gld_bytes_per_sector=4.0, gl_sectors_theoretical=32.04e8,
                gl_sectors_ideal=4.04e8)
-    d = diagnose(make_launch(**L1_HOT, **HEALTHY_LAUNCH, **mem))
+    # the kernel allocates shared memory, but the export has no shared-memory counters
+    d = diagnose(make_launch(**L1_HOT, **dict(HEALTHY_LAUNCH, smem_static=4096), **mem))
     assert d.primary.category == C.UNCOALESCED_GLOBAL_LOADS
     assert d.primary.confidence == Confidence.MEDIUM  # bank conflicts / shared throughput not ruled out
     assert "could not rule out" in d.primary.summary
     assert any(m.metric == "smem_ld_conflicts" for m in d.missing_evidence)
+    # the same record for a kernel without shared memory: nothing competes, high confidence
+    d2 = diagnose(make_launch(**L1_HOT, **HEALTHY_LAUNCH, **mem))
+    assert d2.primary.category == C.UNCOALESCED_GLOBAL_LOADS and d2.primary.confidence == Confidence.HIGH
 
 
 def test_rule_text_only_gives_medium_confidence():
@@ -298,8 +308,10 @@ def test_bytes_per_sector_rule_alone_is_only_a_guess():
     sol = dict(sm_pct=81.9, mem_pct=81.9, l1tex_pct=82.1, l2_pct=23.1, dram_pct=0.57)
     d = diagnose(make_launch("gemm_coalesced", rules=rules, **sol, **HEALTHY_LAUNCH))
     assert d.primary.category == C.INCONCLUSIVE
-    assert d.primary.candidates[0] == "uncoalesced_global_loads"
+    assert "uncoalesced_global_loads" in d.primary.candidates
     assert finding(d, C.UNCOALESCED_GLOBAL_LOADS).confidence == Confidence.LOW
+    assert all(f.confidence == Confidence.LOW for f in d.findings if f.category in (
+        C.UNCOALESCED_GLOBAL_LOADS, C.L1_LSU_BOUND))
 
 
 def test_no_sol_at_all_caps_confidence():

@@ -94,11 +94,14 @@ def l1_shares(ctx: Context) -> Optional[L1Shares]:
             parts = [ctx.v("smem_ld_wavefronts"), ctx.v("smem_st_wavefronts")]
             smem = None if None in parts else sum(parts)  # type: ignore[arg-type]
         if smem is None:
-            no_smem = ctx.v("smem_ld_inst") == 0 and ctx.v("smem_st_inst") == 0
-            if not no_smem:
+            if not no_shared_memory(ctx):
                 return None
             smem = 0.0
         if gld is None:
+            if smem == 0.0:  # no shared memory at all: L1 data-pipe work is global/local traffic
+                ev.append(ctx.derived("l1_shared_share", "no shared memory allocated or accessed", 0.0, "fraction",
+                                      "—", "all L1/TEX work is global or local traffic"))
+                return L1Shares(0.0, 1.0, 0.0, 0.0, ev, Confidence.MEDIUM)
             return None
         total = WAVEFRONT_SECTORS * smem + gld + (gst or 0.0) + loc
         if total <= 0:
@@ -116,6 +119,17 @@ def l1_shares(ctx: Context) -> Optional[L1Shares]:
     else:
         gl, gs, lo = 1.0, 0.0, 0.0
     return L1Shares(shared, rest * gl, rest * gs, rest * lo, ev, conf)
+
+
+def no_shared_memory(ctx: Context) -> bool:
+    """True when the record proves the kernel does not use shared memory."""
+    ld, st = ctx.v("smem_ld_inst"), ctx.v("smem_st_inst")
+    if ld is not None and st is not None:
+        return ld == 0 and st == 0
+    if (ld or 0) > 0 or (st or 0) > 0:
+        return False
+    static, dyn = ctx.v("smem_static"), ctx.v("smem_dynamic")
+    return static == 0 and dyn == 0  # nothing allocated: nothing to access
 
 
 @dataclass

@@ -130,7 +130,7 @@ def _choose_primary(tri: sol.Triage, findings: list[Finding], diff: list[Categor
     if tri.regime == "unknown":
         conf = conf.cap(Confidence.MEDIUM)
         reasons.append("Speed of Light metrics are missing, so the busiest unit is unknown")
-    if conf != best.confidence:
+    if reasons:
         best.summary = best.summary.rstrip(".") + f". Confidence {conf.value}: " + "; ".join(reasons) + "."
         best.confidence = conf
     return best

@@ -48,8 +48,7 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
     for k, why in NEEDS.items():
         if ctx.v(k) is None:
             out.needs[k] = why
-    uses_smem = not (ctx.v("smem_ld_inst") == 0 and ctx.v("smem_st_inst") == 0)
-    if not uses_smem:
+    if D.no_shared_memory(ctx):
         out.needs.clear()
         out.evaluated = True  # no shared-memory instructions: neither category can apply
         return out
@@ -62,12 +61,14 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
     share = shares.shared if shares is not None else 1.0
     busy = l1 if l1 is not None else (tri.busy("memory") or 1.0)
     share_ev = shares.evidence if shares is not None else []
-    share_conf = shares.confidence if shares is not None else Confidence.LOW
+    # without the L1 split the conflicts are still established; only the impact becomes an upper bound
+    share_conf = shares.confidence if shares is not None else Confidence.MEDIUM
 
     if waste.fraction >= CONFLICT_FLAG:
         impact = busy * share * waste.fraction
         basis = (f"L1/TEX busy {pct(busy)} × shared share of L1 {pct(share)} × excess wavefronts "
-                 f"{pct(waste.fraction)}")
+                 f"{pct(waste.fraction)}" + ("" if shares is not None else
+                                             " (upper bound: the shared share of L1 is unknown, taken as 100%)"))
         nway = None
         inst = ctx.v("smem_ld_inst")
         wf = ctx.v("smem_ld_wavefronts")
