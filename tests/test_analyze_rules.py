@@ -335,3 +335,47 @@ def test_gemm_override():
 def test_app_argv_in_command():
     d = diagnose(make_launch("k", **L1_HOT), AnalyzeOptions(app_argv=("./bench", "--n", "4096")))
     assert d.collect_argv[-3:] == ["./bench", "--n", "4096"]
+
+
+def test_random_metric_subsets_never_crash_and_stay_honest():
+    """Drop random metrics from the real capture: the analyzer must still answer, in strict JSON,
+    and never claim high confidence for 'inconclusive' or without Speed of Light."""
+    import json
+    import random
+
+    from conftest import NCU_H100
+
+    from gemmlab.analysis.evidence import report_dict
+    from gemmlab.output import dumps
+    from gemmlab.profile.load import load
+
+    rng = random.Random(20260607)
+    for base in load(NCU_H100 / "gemm_ladder_raw.csv"):
+        names = sorted(base.metrics)
+        for keep in (0.0, 0.02, 0.1, 0.3, 0.6, 0.9):
+            for _ in range(6):
+                k = make_launch(base.name)
+                k.metrics = {n: base.metrics[n] for n in names if rng.random() < keep}
+                d = diagnose(k)
+                json.loads(dumps(report_dict("x", [d])))
+                assert 0.0 <= d.primary.impact <= 1.0
+                if d.primary.category == C.INCONCLUSIVE:
+                    assert d.primary.confidence == Confidence.LOW and d.missing_evidence
+                if d.triage["regime"] == "unknown":
+                    assert d.primary.confidence != Confidence.HIGH
+                assert d.collect_argv[d.collect_argv.index("-k") + 1] == f"regex:^{base.name}$"
+                assert (d.collect_purpose == "missing-evidence") == bool(d.missing_evidence)
+
+
+def test_ffma_ratios_are_not_used_for_tensor_core_kernels():
+    # an HMMA kernel: few FP32 FMAs, heavy (ldmatrix) shared traffic, tensor pipe at 65%
+    sol = dict(sm_pct=70.0, mem_pct=85.0, l1tex_pct=85.0, l2_pct=30.0, dram_pct=20.0)
+    mem = dict(CLEAN_MEMORY, smem_ld_inst=2e7, smem_st_inst=1e6, smem_wavefronts_theoretical=8e7,
+               smem_wavefronts_ideal=8e7, l1_shared_wavefronts_pct=75.0, l1_wavefronts_pct=80.0)
+    k = make_launch("hgemm_tc", **sol, **HEALTHY_LAUNCH, **mem, pipe_tensor_pct=65.0, pipe_fma_pct=5.0,
+                    ffma_thread_inst=32 * 1e5, inst_executed=1e8, issue_active=0.85)
+    d = diagnose(k)
+    assert C.TENSOR_BOUND in cats(d)
+    assert C.INSTRUCTION_OVERHEAD not in cats(d)
+    for f in [d.primary] + d.findings:
+        assert "smem_wavefronts_per_ffma" not in [e.metric for e in f.evidence]

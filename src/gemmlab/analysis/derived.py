@@ -57,6 +57,28 @@ def ffma_warp_inst(ctx: Context) -> Optional[Quantity]:
     return Quantity(count, [ev])
 
 
+# FP32 FMA counts as "the kernel's math" only when it is at least 5% of the warp instructions and the
+# tensor pipe is nearly idle (< 10%); otherwise (tensor-core, FP16, integer kernels) ratios per FFMA
+# would measure the wrong work and are not used.
+MIN_FFMA_INST_SHARE = 0.05
+MAX_TENSOR_PCT_FOR_FP32 = 10.0
+
+
+def fp32_math(ctx: Context) -> Optional[Quantity]:
+    """The warp-level FFMA count when FP32 FMA is the kernel's math, else None."""
+    ffma = ffma_warp_inst(ctx)
+    if ffma is None or ffma.value <= 0:
+        return None
+    inst = ctx.v("inst_executed")
+    if inst is not None and inst > 0 and ffma.value / inst < MIN_FFMA_INST_SHARE:
+        return None
+    tensor = max([v for v in (ctx.v("pipe_tensor_pct"), ctx.v("pipe_tensor_gmma_pct")) if v is not None],
+                 default=None)
+    if tensor is not None and tensor >= MAX_TENSOR_PCT_FOR_FP32:
+        return None
+    return ffma
+
+
 def balance_ratio(ctx: Context) -> float:
     """Memory instructions (or L1 wavefronts) per warp-FFMA at which the FMA pipe becomes the limit."""
     peak = ctx.v("ffma_peak_per_sm") or DEFAULT_FFMA_PEAK_PER_SM

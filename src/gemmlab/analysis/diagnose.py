@@ -156,7 +156,7 @@ def _inconclusive(tri: sol.Triage, diff: list[Category], unevaluated: list[Categ
     return Finding(
         Category.INCONCLUSIVE, f"Inconclusive: {where}. Candidates: " + ", ".join(c.value for c in cands) + ".",
         Confidence.LOW, 0.0, "not estimated: the cause is not identified", list(tri.evidence),
-        ["Collect the missing evidence with the command below, then analyse that report."],
+        ["Collect the missing evidence with the ncu command given for this kernel, then analyse that report."],
         candidates=[c.value for c in cands])
 
 

@@ -34,7 +34,8 @@ def render_diagnosis(d: Diagnosis) -> str:
     p = d.primary
     lines = [f"## #{d.kernel_id} `{d.name}` — `{p.category.value}` ({p.confidence.value} confidence)", "",
              p.summary, "",
-             f"- **Impact:** ≈ {impact_text(p)} of run time ({p.impact_basis})",
+             (f"- **Impact:** ≈ {impact_text(p)} of run time ({p.impact_basis})" if impact_text(p) != "n/e"
+              else f"- **Impact:** {p.impact_basis}"),
              f"- **At limit:** {'yes' if p.at_limit else 'no'}",
              f"- **Speed of Light:** {d.triage.get('summary', '')}"]
     if p.ncu_estimate is not None:
@@ -64,5 +65,5 @@ def render(diagnoses: Sequence[Diagnosis], source: str, note: str = "") -> str:
     head = [f"# gemmlab analyze — `{source}`", ""]
     if note:
         head += [f"_{note}_", ""]
-    head += [f"{len(diagnoses)} kernel launch(es), each diagnosed on its own.", ""]
+    head += [f"{len(diagnoses)} kernel launch(es), each diagnosed on its own.", "", ""]
     return "\n".join(head) + "\n".join(render_diagnosis(d) for d in diagnoses)

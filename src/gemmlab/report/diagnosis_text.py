@@ -66,7 +66,9 @@ def render_diagnosis(d: Diagnosis, console: Console) -> None:
     head.append("  ")
     head.append(f"{p.confidence.value} confidence", style=CONF_STYLE[p.confidence.value])
     lines = [Text(p.summary)]
-    lines.append(Text(f"Impact ≈ {impact_text(p)} of run time ({p.impact_basis}). "
+    imp = f"Impact ≈ {impact_text(p)} of run time ({p.impact_basis})" if impact_text(p) != "n/e" \
+        else f"Impact: {p.impact_basis}"
+    lines.append(Text(f"{imp}. "
                       f"At limit: {'yes — the unit is near peak doing necessary work; access-pattern fixes will not help' if p.at_limit else 'no'}."))
     if p.ncu_estimate is not None:
         lines.append(Text(f"Nsight Compute's own estimate ({p.ncu_rule}): {fmt(p.ncu_estimate)}% speedup."))

@@ -61,7 +61,7 @@ def _l1_lsu(ctx: Context, tri: Triage, out: Outcome) -> None:
         ev.append(ctx.ev("pipe_lsu_pct", f"{HIGH_PCT:.0f}% (NVIDIA high-throughput threshold)",
                          "one memory instruction per cycle per SM: the LSU issue limit"))
     ev += shares.evidence
-    ffma = D.ffma_warp_inst(ctx)
+    ffma = D.fp32_math(ctx)
     req = ctx.v("gld_requests")
     conf = lowest(shares.confidence, ld.confidence if ld is not None else Confidence.LOW)
     balance = D.balance_ratio(ctx)

@@ -70,7 +70,7 @@ def _pipes(ctx: Context, tri: Triage, out: Outcome) -> None:
 
 def _overhead(ctx: Context, tri: Triage, out: Outcome) -> None:
     issue, inst = ctx.v("issue_active"), ctx.v("inst_executed")
-    ffma = D.ffma_warp_inst(ctx)
+    ffma = D.fp32_math(ctx)
     if issue is None or inst is None or ffma is None or inst <= 0:
         return
     if issue < ISSUE_BUSY:

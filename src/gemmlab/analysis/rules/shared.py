@@ -88,7 +88,7 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
             ncu_estimate=waste.ncu_estimate, ncu_rule=waste.ncu_rule))
 
     # conflict-free shared traffic vs the FMA pipe
-    ffma = D.ffma_warp_inst(ctx)
+    ffma = D.fp32_math(ctx)
     wf_total = ctx.v("smem_wavefronts_ideal")
     if wf_total is None:
         parts = [ctx.v("smem_ld_wavefronts"), ctx.v("smem_st_wavefronts")]
