@@ -213,8 +213,8 @@ def _collect(launch: KernelLaunch, primary: Finding, missing: list[MissingEviden
                            metrics=sorted(set(metrics)), launch_skip=options.launch_skip,
                            launch_count=options.launch_count, output=out_name)
     note = (note + " " if note else "") + (
-        f"--launch-skip {options.launch_skip} skips the kernel's warm-up launch. Then: gemmlab analyze "
-        f"{out_name}.ncu-rep")
+        f"--launch-skip {options.launch_skip} skips the kernel's warm-up launch (use 0 if the program launches "
+        f"it only once). Then: gemmlab analyze {out_name}.ncu-rep")
     return argv, purpose, note
 
 

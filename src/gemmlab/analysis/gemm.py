@@ -74,8 +74,9 @@ def _step_for(ctx: Context, f: Finding) -> Optional[LadderStep]:
         return LadderStep("blocktile_2d", "2D blocktiling: a TM×TN register tile per thread (outer product) "
                           f"needs (TM+TN)/(TM·TN) shared loads per FFMA; now {fmt(ratio)} wavefronts per FFMA", why)
     if c == C.SHARED_BANK_CONFLICTS:
-        return LadderStep("bank_conflict_free", "pad the shared tile (e.g. As[BK][BM + 4]) or swizzle / store A "
-                          "transposed so a warp's shared loads hit distinct banks", why)
+        return LadderStep("bank_conflict_free", "pad the shared tile's row stride by one element (e.g. float "
+                          "As[BM][BK + 1]), or swizzle / store A transposed, so a warp's shared loads hit distinct "
+                          "banks", why)
     if c == C.UNCOALESCED_GLOBAL_STORES:
         return LadderStep("vectorized", "vectorize: write C (and load A/B) with float4 so each thread's "
                           "contiguous outputs go out in one 16-byte access", why)

@@ -100,7 +100,13 @@ def render_diagnosis(d: Diagnosis, console: Console) -> None:
     console.print()
 
 
+# When the output is a file or a pipe, rich would wrap at 80 columns; the tables read better wider.
+PIPE_WIDTH = 120
+
+
 def render(diagnoses: Sequence[Diagnosis], source: str, console: Console, note: str = "") -> None:
+    if not console.is_terminal and console.width < PIPE_WIDTH:
+        console = Console(file=console.file, width=PIPE_WIDTH, no_color=True)
     title = f"gemmlab analyze — {source}"
     console.print(Text(title, style="bold underline"))
     if note:

@@ -28,7 +28,9 @@ NEEDS = {
 }
 
 TAIL_REPORT = 0.05  # idle slot-time share below which the tail is within noise
-PARTIAL_WAVE_REPORT = 0.2  # a single wave that leaves ≥ 20% of block slots empty
+# A single partial wave is reported when it leaves ≥ 20% of the block slots empty: the same 20% NVIDIA's
+# LaunchConfiguration rule uses as its reporting floor for the tail effect.
+PARTIAL_WAVE_REPORT = 0.2
 
 
 def evaluate(ctx: Context, tri: Triage) -> Outcome:

@@ -31,7 +31,9 @@ NEEDS = {
     "ffma_rate": "FP32 FMA count: the useful math",
 }
 
-OVERHEAD_FLAG = 0.5  # more than half the issued instructions are neither FP32 math nor memory
+# More than half of the issued instructions are neither FP32 math nor memory: with the issue slots
+# full, that overhead is then the largest share of what the schedulers spend their cycles on.
+OVERHEAD_FLAG = 0.5
 
 MATH_PIPES = (("pipe_fma_pct", "FMA"), ("pipe_alu_pct", "ALU"), ("pipe_fp64_pct", "FP64"),
               ("pipe_xu_pct", "XU (special functions)"))
