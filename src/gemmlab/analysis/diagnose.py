@@ -118,6 +118,13 @@ def _choose_primary(tri: sol.Triage, findings: list[Finding], diff: list[Categor
     conf = best.confidence
     reasons = []
     competing = [c for c in unevaluated if c != best.category]
+    if competing and tri.regime == "throughput":
+        # within a busy unit the causes' impacts are disjoint shares of its busy time: an unevaluated
+        # cause can claim at most what the primary leaves unexplained, and cannot overturn a primary
+        # larger than that (it stays listed as missing evidence)
+        busy = max((tri.busy(u) or 0.0) for u in tri.hot)
+        if busy - best.impact < best.impact:
+            competing = []
     if competing:
         conf = conf.cap(Confidence.MEDIUM)
         reasons.append("could not rule out " + ", ".join(c.value for c in competing[:4])
