@@ -61,6 +61,8 @@ def _l1_lsu(ctx: Context, tri: Triage, out: Outcome) -> None:
         ev.append(ctx.ev("pipe_lsu_pct", f"{HIGH_PCT:.0f}% (NVIDIA high-throughput threshold)",
                          "one memory instruction per cycle per SM: the LSU issue limit"))
     ev += shares.evidence
+    if ld is not None:  # what rules out (or measures) the coalescing alternative
+        ev += ld.evidence[:2]
     ffma = D.fp32_math(ctx)
     req = ctx.v("gld_requests")
     conf = lowest(shares.confidence, ld.confidence if ld is not None else Confidence.LOW)

@@ -98,7 +98,8 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
         return out
     useful = 1.0 - waste.fraction
     balance = D.balance_ratio(ctx)
-    ev = [e for e in tri.evidence if e.metric == "l1tex_pct"] + list(share_ev)
+    # the conflict measure comes first: it is what rules out (or sizes) the bank-conflict alternative
+    ev = [e for e in tri.evidence if e.metric == "l1tex_pct"] + list(share_ev) + waste.evidence[:1]
     if ffma is not None and ffma.value > 0 and wf_total is not None:
         per_ffma = wf_total / ffma.value
         ev += ffma.evidence + [ctx.derived(
