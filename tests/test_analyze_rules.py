@@ -21,7 +21,7 @@ IDLE_SOL = dict(sm_pct=15.0, mem_pct=20.0, l1tex_pct=20.0, l2_pct=10.0, dram_pct
 CLEAN_MEMORY = dict(gld_sectors=4e8, gld_requests=1e8, gst_sectors=4e6, gst_requests=1e6, gld_bytes_per_sector=32.0,
                     gst_bytes_per_sector=32.0, gl_sectors_theoretical=4.04e8, gl_sectors_ideal=4.04e8,
                     smem_ld_inst=0.0, smem_st_inst=0.0, local_ld_sectors=0.0, local_st_sectors=0.0,
-                    l1_wavefronts_pct=90.0, l1_shared_wavefronts_pct=0.0, gatom_requests=0.0, gred_requests=0.0)
+                    l1_wavefronts_pct=90.0, l1_shared_wavefronts_pct=0.0, global_atom_inst=0.0, global_red_inst=0.0)
 
 
 def cats(d):
@@ -188,7 +188,7 @@ def test_divergence_threshold(threads, expected):
 
 
 def test_atomic_contention():
-    k = make_launch(**IDLE_SOL, **HEALTHY_LAUNCH, **dict(CLEAN_MEMORY, gatom_requests=1e7),
+    k = make_launch(**IDLE_SOL, **HEALTHY_LAUNCH, **dict(CLEAN_MEMORY, global_atom_inst=1e7),
                     **stalls(cpi=50.0, issue=0.05, lg_throttle=40.0))
     d = diagnose(k)
     assert d.primary.category == C.ATOMIC_CONTENTION

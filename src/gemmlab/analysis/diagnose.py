@@ -15,6 +15,7 @@ How the primary is chosen (``docs/analyzer.md`` has the long form):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -183,11 +184,24 @@ def _missing(ctx: Context, tri: sol.Triage, outcomes: list[Outcome], diff: list[
     return out
 
 
+_CONNECTED = re.compile(r"==PROF== Connected to process \d+ \((.+)\)\s*$")
+
+
+def program_path(launch: KernelLaunch) -> str:
+    """The executable ncu attached to, from the ``==PROF== Connected to process N (/path)`` line of
+    live output ("" when the export does not carry it)."""
+    for note in launch.notes:
+        m = _CONNECTED.search(note.strip())
+        if m:
+            return m.group(1)
+    return ""
+
+
 def app_argv(launch: KernelLaunch, options: AnalyzeOptions) -> tuple[list[str], str]:
     """The program to put at the end of the ncu command, and a note on how it was chosen."""
     if options.app_argv:
         return list(options.app_argv), ""
-    program = launch.program
+    program = program_path(launch)
     if program:
         return [program], f"{program} is the program named in the export; append its own arguments."
     if launch.process:

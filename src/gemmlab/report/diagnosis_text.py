@@ -82,10 +82,10 @@ def render_diagnosis(d: Diagnosis, console: Console) -> None:
         console.print(findings_table(d.findings))
     if d.missing_evidence:
         t = Table(title="Missing evidence (would confirm or change the verdict)", title_justify="left", expand=True)
-        t.add_column("metric")
-        t.add_column("ncu name", overflow="fold")
-        t.add_column("section")
-        t.add_column("why", overflow="fold", ratio=3)
+        t.add_column("metric", overflow="fold", ratio=2)
+        t.add_column("ncu name", overflow="fold", ratio=4)
+        t.add_column("section", overflow="fold", ratio=2)
+        t.add_column("why", overflow="fold", ratio=4, min_width=20)
         for m in d.missing_evidence:
             t.add_row(m.metric, m.ncu_names[0], m.section or "(--metrics)", m.why)
         console.print(t)

@@ -18,17 +18,13 @@ from gemmlab.analysis.vocabulary import Category as C
 
 CATEGORIES = (C.ATOMIC_CONTENTION,)
 NEEDS = {
-    "gatom_requests": "global atomic requests",
-    "gred_requests": "global reduction requests",
+    "global_atom_inst": "global atomic requests",
+    "global_red_inst": "global reduction requests",
 }
 
 
 def evaluate(ctx: Context, tri: Triage) -> Outcome:
-    atom, red = ctx.v("gatom_requests"), ctx.v("gred_requests")
-    if atom is None:
-        atom = ctx.v("global_atom_inst")
-    if red is None:
-        red = ctx.v("global_red_inst")
+    atom, red = ctx.v("global_atom_inst"), ctx.v("global_red_inst")
     out = Outcome("atomics", CATEGORIES, evaluated=atom is not None or red is not None)
     if not out.evaluated:
         out.needs.update(NEEDS)
@@ -43,7 +39,7 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
     share = sum(s.share for s in stalls)
     impact, basis = latency_impact(share, issue_active(ctx), tri.headroom)
     ev = [ctx.ev(k, "—", "atomic / reduction operations executed in L2")
-          for k in ("gatom_requests", "gred_requests", "l2_atom_sectors_tex", "l2_red_sectors_tex")
+          for k in ("global_atom_inst", "global_red_inst", "l2_atom_sectors", "l2_red_sectors")
           if ctx.v(k) is not None] + [s.evidence for s in stalls]
     out.findings.append(Finding(
         C.ATOMIC_CONTENTION,

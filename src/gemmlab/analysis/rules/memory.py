@@ -112,7 +112,7 @@ def _unit_bound(ctx: Context, tri: Triage, out: Outcome, unit: str) -> None:
     known = ld is not None and st is not None
     ev = [e for e in tri.evidence if e.metric == ("l2_pct" if unit == "l2" else "dram_pct")]
     if unit == "l2":
-        for k, why in (("l2_hit_rate", "L2 hits: traffic served by L2 rather than DRAM"),
+        for k, why in (("l2_hit_pct", "L2 hits: traffic served by L2 rather than DRAM"),
                        ("gld_hit_rate", "low L1 hit rate sends loads on to L2")):
             if ctx.v(k) is not None:
                 ev.append(ctx.ev(k, "—", why))

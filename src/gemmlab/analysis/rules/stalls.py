@@ -152,7 +152,7 @@ def evaluate(ctx: Context, tri) -> Outcome:
             conf.cap(Confidence.MEDIUM) if bar.from_rule else conf, impact, basis,
             [bar.evidence, issue_ev] + ([cpi_ev] if cpi_ev else []), recs))
 
-    atomics = (ctx.v("gatom_requests") or 0.0) + (ctx.v("gred_requests") or 0.0)
+    atomics = (ctx.v("global_atom_inst") or 0.0) + (ctx.v("global_red_inst") or 0.0)
     # with atomics in flight a full LSU queue is the atomic-contention rule's evidence, not latency
     names = [r for r in LATENCY_REASONS if not (r == "lg_throttle" and atomics > 0)]
     reasons = [s for s in (stall(ctx, r) for r in names) if s is not None]
