@@ -54,18 +54,19 @@ def _l1_lsu(ctx: Context, tri: Triage, out: Outcome) -> None:
     if global_share < GLOBAL_DOMINANT:
         return
     ld = D.global_load_waste(ctx)
-    w = ld.fraction if ld is not None else 0.0
+    if ld is None:  # "bound by necessary traffic" needs the coalescing evidence that it is necessary
+        return
+    w = ld.fraction
     useful = 1.0 - w
     ev = [e for e in tri.evidence if e.metric == "l1tex_pct"]
     if ctx.v("pipe_lsu_pct") is not None:
         ev.append(ctx.ev("pipe_lsu_pct", f"{HIGH_PCT:.0f}% (NVIDIA high-throughput threshold)",
                          "one memory instruction per cycle per SM: the LSU issue limit"))
     ev += shares.evidence
-    if ld is not None:  # what rules out (or measures) the coalescing alternative
-        ev += ld.evidence[:2]
+    ev += ld.evidence[:2]  # what rules out (or measures) the coalescing alternative
     ffma = D.fp32_math(ctx)
     req = ctx.v("gld_requests")
-    conf = lowest(shares.confidence, ld.confidence if ld is not None else Confidence.LOW)
+    conf = lowest(shares.confidence, ld.confidence)
     balance = D.balance_ratio(ctx)
     if ffma is not None and ffma.value > 0 and req is not None:
         per_ffma = (req + (ctx.v("gst_requests") or 0.0)) / ffma.value
