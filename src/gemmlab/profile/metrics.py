@@ -251,14 +251,10 @@ _DEFS = [
     _d("pipe_tensor_gmma_pct",
        "sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active", "%",
        "ComputeWorkloadAnalysis", "tensor pipe utilisation by warpgroup MMA instructions (sm_90)"),
-    # --- Analyzer: branch efficiency and device limits ---
+    # --- Analyzer: divergence ---
     _d("thread_inst_pred_on_per_inst", "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio",
        "thread", "WarpStateStats",
        "threads not predicated off per executed instruction (32 = no divergence, no predication)"),
-    _d("regs_per_sm", "device__attribute_max_registers_per_multiprocessor", "register",
-       "LaunchStats", "registers per SM"),
-    _d("smem_per_sm", "device__attribute_max_shared_memory_per_multiprocessor", "byte",
-       "LaunchStats", "shared memory per SM"),
     # --- Profiler bookkeeping ---
     _d("replay_passes", "profiler__replayer_passes", "pass", "", "replay passes ncu needed"),
 ]

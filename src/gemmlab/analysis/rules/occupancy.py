@@ -7,20 +7,22 @@ slots); its AchievedOccupancy rule flags achieved more than 10 points below theo
 Fewer warps only cost time when warps stall and no unit is saturated, so the impact is
 (1 − theoretical occupancy) × min(idle issue slots, headroom of the busiest unit).
 
-Register allocation (sm_70 … sm_90): registers are allocated per warp in units of 256, 64K per SM.
+The concrete change (registers per thread, shared memory, block size) comes from gemmlab's
+occupancy calculator (``gemmlab.analysis.occupancy``, NVIDIA's cuda_occupancy.h rules).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Optional
 
 from gemmlab.analysis.context import Context, fmt, pct
+from gemmlab.analysis.occupancy import occupancy_from_launch
 from gemmlab.analysis.evidence import Confidence, Finding
 from gemmlab.analysis.rules import Outcome
 from gemmlab.analysis.rules.sol import Triage
 from gemmlab.analysis.rules.stalls import issue_active
 from gemmlab.analysis.vocabulary import Category as C
+from gemmlab.errors import UserError
 
 CATEGORIES = (C.OCCUPANCY_REGISTERS, C.OCCUPANCY_SHARED_MEMORY, C.OCCUPANCY_BLOCK_SIZE)
 NEEDS = {
@@ -33,8 +35,6 @@ NEEDS = {
 
 LOW_THEORETICAL_PCT = 80.0  # NVIDIA TheoreticalOccupancy
 ACHIEVED_GAP_POINTS = 10.0  # NVIDIA AchievedOccupancy
-REG_ALLOC_UNIT_PER_WARP = 256  # registers are allocated per warp in 256-register units (sm_70–sm_90)
-DEFAULT_REGS_PER_SM = 65536
 
 LIMITERS = (("registers", "occ_limit_registers", C.OCCUPANCY_REGISTERS),
             ("shared_mem", "occ_limit_shared_mem", C.OCCUPANCY_SHARED_MEMORY),
@@ -42,39 +42,30 @@ LIMITERS = (("registers", "occ_limit_registers", C.OCCUPANCY_REGISTERS),
             ("blocks", "occ_limit_blocks", C.OCCUPANCY_BLOCK_SIZE))
 
 
-def register_target(ctx: Context, blocks_now: float) -> Optional[int]:
-    """Registers per thread at which one more block of this size fits on an SM."""
-    block = ctx.v("block_size")
-    if block is None or block <= 0:
-        return None
-    warps = math.ceil(block / 32)
-    regs_sm = ctx.v("regs_per_sm") or DEFAULT_REGS_PER_SM
-    per_warp = (regs_sm / ((blocks_now + 1) * warps)) // REG_ALLOC_UNIT_PER_WARP * REG_ALLOC_UNIT_PER_WARP
-    per_thread = int(per_warp // 32) // 8 * 8
-    return per_thread if per_thread > 0 else None
+def calculator_advice(ctx: Context) -> list[str]:
+    """The occupancy calculator's concrete changes for this launch (``gemmlab occupancy``'s advice),
+    or nothing when the record lacks what it needs (launch metrics, compute capability)."""
+    try:
+        result = occupancy_from_launch(ctx.launch, advise=True)
+    except UserError:
+        return []
+    return [a.text[0].upper() + a.text[1:] + "." for a in result.advice]
 
 
 def _recommendations(ctx: Context, limiter: str, blocks: float) -> list[str]:
+    computed = calculator_advice(ctx)
     if limiter == "registers":
         regs = ctx.v("registers")
-        target = register_target(ctx, blocks)
-        rec = "Reduce registers per thread"
-        if regs is not None and target is not None:
-            rec += (f": {fmt(regs)} registers/thread allows {fmt(blocks)} blocks per SM; at ≤ {target} one more "
-                    "block fits")
-        return [rec + " (smaller per-thread tiles, __launch_bounds__(threads, minBlocks), or -maxrregcount; "
-                "check that spills do not appear)."]
+        rec = computed or [f"Reduce registers per thread ({fmt(regs)} now allow {fmt(blocks)} blocks per SM): "
+                           "smaller per-thread tiles, __launch_bounds__(threads, minBlocks) or -maxrregcount."]
+        return rec + ["Check with -Xptxas -v that the lower register count does not introduce spills."]
     if limiter == "shared_mem":
         per_block = sum(ctx.v(s) or 0.0 for s in ("smem_static", "smem_dynamic", "smem_driver"))
-        config, per_sm = ctx.v("smem_config"), ctx.v("smem_per_sm")
-        rec = [f"Use less shared memory per block ({fmt(per_block)} bytes incl. the driver's reserve allows "
-               f"{fmt(blocks)} blocks per SM), e.g. smaller or fewer buffered tiles."]
-        if config is not None and per_sm is not None and config < per_sm:
-            rec.append(f"The launch used a {fmt(config)}-byte shared-memory carve-out of {fmt(per_sm)} possible: "
-                       "raise it with cudaFuncSetAttribute(..., cudaFuncAttributePreferredSharedMemoryCarveout, 100).")
-        return rec
-    return ["Change the block size: blocks of this size hit the per-SM block or warp-slot limit before the "
-            "SM is full (e.g. use 128–256 threads per block, a multiple of 32)."]
+        return computed or [f"Use less shared memory per block ({fmt(per_block)} bytes incl. the driver's reserve "
+                            f"allow {fmt(blocks)} blocks per SM), or raise the carve-out with "
+                            "cudaFuncSetAttribute(..., cudaFuncAttributePreferredSharedMemoryCarveout, 100)."]
+    return computed or ["Change the block size: blocks of this size hit the per-SM block or warp-slot limit "
+                        "before the SM is full (e.g. 128–256 threads per block, a multiple of 32)."]
 
 
 def evaluate(ctx: Context, tri: Triage) -> Outcome:
