@@ -212,6 +212,49 @@ _DEFS = [
        "MemoryWorkloadAnalysis_Tables", "L2 atomic sectors"),
     _d("l2_red_sectors", ("lts__t_sectors_op_red.sum", "lts__t_sectors_srcunit_tex_op_red.sum"), "sector",
        "MemoryWorkloadAnalysis_Tables", "L2 reduction sectors"),
+    # --- Analyzer: SOL breakdown (SpeedOfLight collects the "breakdown:" sub-metrics) ---
+    _d("l1_wavefronts_pct", ("l1tex__data_pipe_lsu_wavefronts.sum.pct_of_peak_sustained_elapsed",
+                             "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed"),
+       "%", "SpeedOfLight", "L1 data-pipe wavefronts (global, local and shared), % of peak"),
+    _d("l1_shared_wavefronts_pct",
+       "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed", "%",
+       "SpeedOfLight", "L1 data-pipe wavefronts for shared memory, % of peak"),
+    _d("lsuin_requests_pct", ("l1tex__lsuin_requests.avg.pct_of_peak_sustained_elapsed",
+                              "l1tex__lsuin_requests.sum.pct_of_peak_sustained_elapsed"),
+       "%", "SpeedOfLight", "LSU instructions accepted by L1/TEX, % of peak (one per cycle per SM)"),
+    # --- Analyzer: exact per-instruction coalescing / conflict totals (SourceCounters) ---
+    _d("gl_sectors_theoretical", "memory_l2_theoretical_sectors_global", "sector", "SourceCounters",
+       "global sectors the access pattern requests (loads and stores)"),
+    _d("gl_sectors_ideal", "memory_l2_theoretical_sectors_global_ideal", "sector", "SourceCounters",
+       "global sectors a fully coalesced pattern would request for the same bytes"),
+    _d("smem_wavefronts_theoretical", "memory_l1_wavefronts_shared", "wavefront", "SourceCounters",
+       "shared-memory wavefronts the access pattern needs"),
+    _d("smem_wavefronts_ideal", "memory_l1_wavefronts_shared_ideal", "wavefront", "SourceCounters",
+       "shared-memory wavefronts a conflict-free pattern would need"),
+    # --- Analyzer: totals for shared memory (MemoryWorkloadAnalysis_Tables) ---
+    _d("smem_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "wavefront",
+       "MemoryWorkloadAnalysis_Tables", "shared-memory wavefronts (all operations)"),
+    _d("gld_hit_rate", "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct", "%",
+       "MemoryWorkloadAnalysis_Tables", "L1 hit rate of global load sectors"),
+    _d("l2_sectors_total", "lts__t_sectors.sum", "sector", "MemoryWorkloadAnalysis_Tables",
+       "all L2 sectors accessed"),
+    _d("local_spill_pct", "derived__local_spilling_requests_pct", "%", "MemoryWorkloadAnalysis",
+       "share of L1 requests that are register spills to local memory"),
+    # --- Analyzer: FP32 work (SpeedOfLight_RooflineChart) ---
+    _d("ffma_rate", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed",
+       "inst/cycle", "SpeedOfLight_RooflineChart",
+       "FP32 FMA thread instructions per elapsed cycle (summed over schedulers)"),
+    _d("ffma_peak_per_sm", "sm__sass_thread_inst_executed_op_ffma_pred_on.avg.peak_sustained",
+       "inst/cycle", "SpeedOfLight_RooflineChart", "FP32 FMA thread instructions per cycle per SM at peak"),
+    _d("pipe_xu_pct", "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active", "%",
+       "ComputeWorkloadAnalysis", "XU (special function) pipe utilisation"),
+    _d("pipe_tensor_gmma_pct",
+       "sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active", "%",
+       "ComputeWorkloadAnalysis", "tensor pipe utilisation by warpgroup MMA instructions (sm_90)"),
+    # --- Analyzer: divergence ---
+    _d("thread_inst_pred_on_per_inst", "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio",
+       "thread", "WarpStateStats",
+       "threads not predicated off per executed instruction (32 = no divergence, no predication)"),
     # --- Profiler bookkeeping ---
     _d("replay_passes", "profiler__replayer_passes", "pass", "", "replay passes ncu needed"),
 ]
@@ -366,7 +409,10 @@ LABELS: dict[tuple[str, str], str] = {(sec, label): name for sec, label, name in
 COMMAND_LINE_SECTION = "Command line profiler metrics"
 # ncu metric names: unit__counter[.rollup[.submetric]], optionally prefixed (breakdown:, group:)
 # or qualified by a triage unit (FBSP.TriageCompute.dramc__...).
-_METRIC_NAME = re.compile(r"^(?:[A-Za-z0-9_]+[.:])*[a-z0-9]+__[A-Za-z0-9_.]+$")
+# SourceCounters' per-instruction metrics have no unit prefix (memory_l2_theoretical_sectors_global,
+# inst_executed, thread_inst_executed_true).
+_METRIC_NAME = re.compile(r"^(?:(?:[A-Za-z0-9_]+[.:])*[a-z0-9]+__[A-Za-z0-9_.]+"
+                          r"|(?:memory|inst|thread_inst)_[a-z0-9_]+)$")
 
 
 def is_metric_name(text: str) -> bool:
