@@ -40,14 +40,17 @@ def test_every_table_metric_is_collected_or_excluded_with_a_reason():
     assert not in_groups & set(collect.NOT_COLLECTED)
 
 
-def test_no_metric_twice_and_no_section_or_set():
+def test_no_metric_twice_and_one_lean_section():
     c = collect.default_collection()
-    assert len(c.metrics) == len(set(c.metrics)) == len(METRICS) - len(collect.NOT_COLLECTED) == 87
-    assert c.sections == () and c.set_name is None and c.groups == collect.GROUP_NAMES
+    section_shorts = {s for g in collect.GROUPS if g.section for s in g.shorts}
+    assert len(c.metrics) == len(set(c.metrics)) == len(METRICS) - len(collect.NOT_COLLECTED) - len(section_shorts) == 99
+    assert c.sections == ("SourceCounters",) and c.set_name is None and c.groups == collect.GROUP_NAMES
+    assert collect.collected_names(c) >= {"memory_l2_theoretical_sectors_global", "memory_l1_wavefronts_shared_ideal"}
 
 
 def test_launch_group_costs_no_pass_and_is_the_only_free_one():
     assert [g.name for g in collect.GROUPS if g.free] == ["launch"]
+    assert [g.name for g in collect.GROUPS if g.section] == ["source_counters"]
 
 
 def test_chosen_groups_keep_whole_groups():
@@ -57,7 +60,7 @@ def test_chosen_groups_keep_whole_groups():
                              "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
                              "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
                              "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")
-    assert len(c.metrics) == 15 and c.name == "groups:coalescing,speed_of_light"
+    assert len(c.metrics) == 19 and c.sections == () and c.name == "groups:coalescing,speed_of_light"
 
 
 def test_full_is_the_full_set():
@@ -68,6 +71,9 @@ def test_full_is_the_full_set():
 def test_uncovered_names_what_a_collection_misses():
     c = collect.default_collection(["speed_of_light"])
     assert collect.uncovered(["sm_pct", "dram_pct", "stall_barrier"], c) == ["stall_barrier"]
+    c = collect.default_collection(["source_counters"])
+    assert c.metrics == () and c.sections == ("SourceCounters",)
+    assert collect.uncovered(["gl_sectors_ideal", "gld_sectors"], c) == ["gld_sectors"]
     assert collect.uncovered(["stall_barrier"], collect.full_collection()) == []
 
 
@@ -95,7 +101,6 @@ def test_base_name_for_query_metrics():
 # of ncu's rule results, which only sections produce) must leave the analyzer's primary diagnosis of
 # every kernel unchanged: the CPU-side check of the "same primary diagnosis as --set full".
 
-@pytest.mark.xfail(raises=ModuleNotFoundError, strict=False, reason="needs gemmlab.analysis.diagnose (analyzer branch)")
 def test_default_collection_keeps_every_primary_diagnosis_of_the_full_capture():
     import dataclasses
 
@@ -103,10 +108,20 @@ def test_default_collection_keeps_every_primary_diagnosis_of_the_full_capture():
     from gemmlab.profile.load import load
 
     full = load(RAW)
-    keep = set(collect.default_collection().metrics)
+    keep = collect.collected_names(collect.default_collection())
     projected = [dataclasses.replace(k, metrics={n: m for n, m in k.metrics.items() if n in keep}, rules=[])
                  for k in full]
     assert all(len(p.metrics) < len(k.metrics) for p, k in zip(projected, full))
-    got = [(d.name, d.primary.category.value) for d in diagnose_all(projected)]
-    want = [(d.name, d.primary.category.value) for d in diagnose_all(full)]
-    assert got == want
+    got = [(d.name, d.primary.category.value, d.primary.confidence.value) for d in diagnose_all(projected)]
+    want = [(d.name, d.primary.category.value, d.primary.confidence.value) for d in diagnose_all(full)]
+    assert got == want  # same primary, at the same confidence
+    assert all(d.missing_evidence == [] for d in diagnose_all(projected))  # and nothing asked for
+
+
+def test_default_collection_covers_everything_the_analyzer_declares_it_needs():
+    from gemmlab.analysis.diagnose import FAMILIES, SOL_NEEDS
+
+    needs = set(SOL_NEEDS)
+    for family in FAMILIES:
+        needs |= set(family.NEEDS)
+    assert collect.uncovered(sorted(needs), collect.default_collection()) == []

@@ -106,27 +106,23 @@ def test_rung_target_defaults_to_this_python():
 
 
 # --------------------------------------------------------------------------- exact ncu argument lists
-# Built through the analyzer's gemmlab.profile.command.ncu_command; xfail until that branch is merged.
-
-needs_builder = pytest.mark.xfail(raises=ModuleNotFoundError, strict=False,
-                                  reason="needs gemmlab.profile.command.ncu_command from the analyzer branch")
+# Built through the analyzer's gemmlab.profile.command.ncu_command.
 
 
-@needs_builder
 def test_argv_rung_default_collection():
     from gemmlab.profile import collect
 
     t = targets.rung_target("coalesced", (2048, 2048, 2048), warmup=5, python=PY, resolve=fixed("gemmlab_coalesced"))
     c = collect.default_collection()
     argv = targets.build_argv("/opt/ncu", t, c, Path("gemmlab-profiles/coalesced_2048x2048x2048.ncu-rep"), False)
-    assert argv == ["/opt/ncu", "--metrics", ",".join(c.metrics), "-k", "regex:^gemmlab_coalesced$",
+    assert argv == ["/opt/ncu", "--section", "SourceCounters", "--metrics", ",".join(c.metrics),
+                    "-k", "regex:^gemmlab_coalesced$",
                     "--launch-skip", "5", "--launch-count", "1", "--clock-control", "none",
                     "--target-processes", "all", "-o", "gemmlab-profiles/coalesced_2048x2048x2048.ncu-rep",
                     PY, "-m", "gemmlab.profile.target", "--rung", "coalesced", "--shape", "2048,2048,2048",
                     "--warmup", "5"]
 
 
-@needs_builder
 def test_argv_rung_full_over_an_agreed_file():
     from gemmlab.profile import collect
 
@@ -138,7 +134,6 @@ def test_argv_rung_full_over_an_agreed_file():
                     "--warmup", "3"]
 
 
-@needs_builder
 def test_argv_script_with_range(tmp_path):
     from gemmlab.profile import collect
 
@@ -151,7 +146,6 @@ def test_argv_script_with_range(tmp_path):
                     "--target-processes", "all", "-o", "o.ncu-rep", PY, str(s), "--batch", "8"]
 
 
-@needs_builder
 def test_argv_command_with_kernel_regex():
     from gemmlab.profile import collect
 
@@ -162,7 +156,6 @@ def test_argv_command_with_kernel_regex():
                     "--target-processes", "all", "-o", "s.ncu-rep", "./sgemm", "4096"]
 
 
-@needs_builder
 def test_dry_run_prints_the_exact_command(tmp_path, capsys, monkeypatch):
     from gemmlab.cli import main
 

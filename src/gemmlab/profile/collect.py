@@ -6,6 +6,8 @@ their ``breakdown:`` tables), and every hardware counter costs replay passes: ``
 for the analyzer's own metrics by name (``--metrics a,b,...``), taken from the one metric table
 (``gemmlab.profile.metrics``), grouped by the diagnosis they serve. A group is collected whole or
 not at all, so every diagnosis the analyzer makes from a default profile has all of its evidence.
+One group is a section: the per-instruction source metrics (theoretical vs ideal sectors and
+wavefronts) exist only through ``--section SourceCounters``, the lean section that defines them.
 
 ``launch__*`` and ``device__attribute_*`` metrics are read from the launch, not from counters:
 they cost no replay pass (the ``launch`` group is free). ``profiler__replayer_passes`` is not
@@ -30,15 +32,17 @@ class Group:
     name: str
     shorts: tuple[str, ...]  # short names in gemmlab.profile.metrics
     why: str
+    section: str = ""  # when set, the section collects these (they are not ``--metrics`` names)
 
     @property
     def ncu_names(self) -> tuple[str, ...]:
-        return tuple(request_name(s) for s in self.shorts)
+        """The names passed to ``--metrics`` (none for a section group)."""
+        return () if self.section else tuple(request_name(s) for s in self.shorts)
 
     @property
     def free(self) -> bool:
         """True when every metric is read from the launch (no replay pass)."""
-        return all(n.startswith(("launch__", "device__attribute_")) for n in self.ncu_names)
+        return not self.section and all(n.startswith(("launch__", "device__attribute_")) for n in self.ncu_names)
 
 
 # Where the table's preferred name is not collected by ncu 2025.3's --set full on sm_90, ask for the
@@ -62,8 +66,8 @@ def request_name(short: str) -> str:
     return name
 
 
-def _g(name: str, shorts: Iterable[str], why: str) -> Group:
-    return Group(name, tuple(shorts), why)
+def _g(name: str, shorts: Iterable[str], why: str, section: str = "") -> Group:
+    return Group(name, tuple(shorts), why, section)
 
 
 GROUPS: tuple[Group, ...] = (
@@ -78,12 +82,23 @@ GROUPS: tuple[Group, ...] = (
        "launch geometry, resources and occupancy limits: tail effect, small grid, what limits occupancy"),
     _g("occupancy", ("occ_theoretical", "occ_achieved"),
        "theoretical vs achieved occupancy (NVIDIA flags < 80% of max and a gap > 10 points)"),
-    _g("coalescing", ("gld_sectors", "gld_requests", "gst_sectors", "gst_requests"),
-       "sectors per request for global loads and stores (4 ideal for 4-byte accesses, 32 = one per thread)"),
-    _g("bank_conflicts",
-       ("smem_ld_conflicts", "smem_st_conflicts", "smem_ld_wavefronts", "smem_st_wavefronts",
-        "smem_ld_inst", "smem_st_inst", "ldsm_inst"),
-       "shared-memory conflicts / wavefronts and N-way = wavefronts / requests"),
+    _g("coalescing",
+       ("gld_sectors", "gld_requests", "gst_sectors", "gst_requests", "gld_bytes_per_sector",
+        "gst_bytes_per_sector", "gld_hit_rate", "l2_sectors_total"),
+       "sectors per request and bytes used per sector for global loads and stores; the excess sectors' "
+       "share of L1 and L2 traffic"),
+    _g("shared_memory",
+       ("smem_ld_conflicts", "smem_st_conflicts", "smem_ld_wavefronts", "smem_st_wavefronts", "smem_wavefronts",
+        "smem_ld_inst", "smem_st_inst", "ldsm_inst", "l1_wavefronts_pct", "l1_shared_wavefronts_pct", "ffma_rate"),
+       "bank conflicts (conflicts / wavefronts, N-way) vs conflict-free shared traffic saturating the L1 data "
+       "pipe (shared loads per FMA)"),
+    _g("source_counters",
+       ("gl_sectors_theoretical", "gl_sectors_ideal", "smem_wavefronts_theoretical", "smem_wavefronts_ideal",
+        "branch_uniform_pct"),
+       "per-instruction theoretical vs ideal sectors and shared wavefronts: the exact measure of uncoalesced "
+       "and conflicting accesses (NVIDIA's UncoalescedGlobalAccess/SharedAccess rules); only the section "
+       "collects these source-level metrics",
+       section="SourceCounters"),
     _g("warp_stalls",
        ("issue_active", "warps_eligible", "warps_active", "warp_cpi", *[f"stall_{r}" for r in STALL_REASONS]),
        "CPIStall: which reason dominates the cycles between a warp's instructions; all reasons, so the "
@@ -91,11 +106,13 @@ GROUPS: tuple[Group, ...] = (
     _g("local_memory", ("local_ld_sectors", "local_st_sectors", "local_ld_inst", "local_st_inst", "inst_executed"),
        "spills: local-memory traffic and its share of instructions (NVIDIA flags > 10%)"),
     _g("pipes",
-       ("pipe_fma_pct", "pipe_alu_pct", "pipe_fp64_pct", "pipe_lsu_pct", "pipe_shared_pct", "pipe_tensor_pct",
-        "ipc_active", "thread_inst_per_inst", "branch_uniform_pct"),
-       "which pipe is busy when the SM is the bottleneck; divergence (< 24 of 32 active threads, branch efficiency)"),
-    _g("memory_hierarchy", ("l1_hit_pct", "l2_hit_pct", "dram_bytes_per_s"),
-       "cache hit rates and achieved DRAM bandwidth: where the traffic the SOL units carry ends up"),
+       ("pipe_fma_pct", "pipe_alu_pct", "pipe_fp64_pct", "pipe_xu_pct", "pipe_lsu_pct", "pipe_shared_pct",
+        "pipe_tensor_pct", "pipe_tensor_gmma_pct", "ipc_active", "ffma_rate", "ffma_peak_per_sm",
+        "thread_inst_per_inst", "thread_inst_pred_on_per_inst"),
+       "which pipe is busy when the SM is the bottleneck, FMA rate vs peak; divergence (< 24 of 32 threads)"),
+    _g("memory_hierarchy", ("l1_hit_pct", "l2_hit_pct", "dram_bytes_per_s", "lsuin_requests_pct"),
+       "cache hit rates, achieved DRAM bandwidth and LSU request rate: where the traffic the SOL units carry "
+       "ends up"),
     _g("roofline", ("ffma_thread_inst", "fadd_thread_inst", "fmul_thread_inst", "dram_bytes_read", "dram_bytes_write"),
        "achieved FP32 FLOP/s and arithmetic intensity for the roofline"),
     _g("atomics", ("global_atom_inst", "global_red_inst", "l2_atom_sectors", "l2_red_sectors"),
@@ -106,8 +123,8 @@ DEFAULT_GROUPS = GROUP_NAMES
 
 # Metrics in the table that the default leaves out, and why (docs/profile.md repeats this).
 NOT_COLLECTED = {
-    "gld_bytes_per_sector": "SourceCounters instrumentation; sectors per request says the same from counters",
-    "gst_bytes_per_sector": "SourceCounters instrumentation; sectors per request says the same from counters",
+    "local_spill_pct": "a derived__ metric the MemoryWorkloadAnalysis section defines; local sectors and "
+                       "instructions (local_memory group) carry the same evidence",
     "replay_passes": "read from ncu's ==PROF== line instead",
 }
 
@@ -142,12 +159,25 @@ def default_collection(groups: Optional[Sequence[str]] = None) -> Collection:
     """The analyzer's metrics, for the named groups (all by default), each name once, in group order."""
     chosen = [group(n) for n in (DEFAULT_GROUPS if not groups else groups)]
     names: list[str] = []
+    sections: list[str] = []
     for g in chosen:
+        if g.section and g.section not in sections:
+            sections.append(g.section)
         for n in g.ncu_names:
             if n not in names:
                 names.append(n)
     label = "default" if not groups or tuple(groups) == DEFAULT_GROUPS else "groups:" + ",".join(g.name for g in chosen)
-    return Collection(name=label, metrics=tuple(names), groups=tuple(g.name for g in chosen))
+    return Collection(name=label, metrics=tuple(names), sections=tuple(sections), groups=tuple(g.name for g in chosen))
+
+
+def collected_names(collection: Collection) -> set[str]:
+    """Every ncu name the collection yields that gemmlab's table knows: its --metrics, plus the table's
+    names for the shorts of its section groups (what the analyzer will find in the report)."""
+    out = set(collection.metrics)
+    for g in GROUPS:
+        if g.section and g.section in collection.sections:
+            out |= {n for s in g.shorts for n in definition(s).names}
+    return out
 
 
 def full_collection() -> Collection:
@@ -168,7 +198,7 @@ def uncovered(shorts: Iterable[str], collection: Collection) -> list[str]:
     """Short names (e.g. the analyzer's needs) whose metric the collection would not collect."""
     if collection.set_name == "full":
         return []
-    have = set(collection.metrics)
+    have = collected_names(collection)
     return [s for s in shorts if not (set(METRICS[s].names) & have)]
 
 
