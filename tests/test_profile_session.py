@@ -101,3 +101,69 @@ def test_primary_category_unwraps_enums():
 
     assert session.primary_category(SimpleNamespace(primary=SimpleNamespace(category=Cat.MEM))) == "memory-bound"
     assert session.primary_category(SimpleNamespace(primary=None)) is None
+
+
+# --------------------------------------------------------------------------- the profile command's output
+
+def _fake_result(tmp_path, target, collection):
+    from gemmlab.profile.load import load
+    from gemmlab.profile.runner import ProfiledKernel
+
+    launches = [k for k in load(FIX / "ncu" / "h100" / "gemm_ladder_raw.csv") if k.name == "gemm_tiled16"]
+    res = session.ProfileResult(target, collection, ["/opt/ncu", "--metrics", "x", "./app"], tmp_path / "r.ncu-rep",
+                                12.5, [ProfiledKernel("gemm_tiled16", 5, 11)], launches)
+    res.diagnoses = session.diagnose(launches)
+    return res
+
+
+def test_profile_command_prints_command_passes_wall_time_and_diagnosis(tmp_path, monkeypatch, capsys):
+    from gemmlab.cli import main
+    from gemmlab.commands import profile as cmd
+
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cmd, "find_ncu", lambda explicit: "/opt/ncu")
+    calls = []
+
+    def fake_run_profile(target, collection, *, ncu, output, overwrite, timeout_s):
+        calls.append((target.app_argv, collection.name, ncu, output, overwrite))
+        return _fake_result(tmp_path, target, collection)
+
+    monkeypatch.setattr(session, "run_profile", fake_run_profile)
+    main(["profile", "--kernel", "gemm_tiled16", "--launch-skip", "5", "--", "./app"])
+    out = capsys.readouterr().out
+    assert calls == [(("./app",), "default", "/opt/ncu", Path("gemmlab-profiles/app.ncu-rep"), False)]
+    assert "command: /opt/ncu --metrics x ./app" in out
+    assert "gemm_tiled16" in out and "11" in out and "wall time: 12.5 s" in out
+    assert "shared_memory_throughput" in out or "shared memory throughput" in out.lower()
+
+
+def test_profile_command_json(tmp_path, monkeypatch, capsys):
+    import json
+
+    from gemmlab.cli import main
+    from gemmlab.commands import profile as cmd
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cmd, "find_ncu", lambda explicit: "/opt/ncu")
+    monkeypatch.setattr(session, "run_profile",
+                        lambda target, collection, **kw: _fake_result(tmp_path, target, collection))
+    main(["profile", "--kernel", "k", "--full", "--json", "--", "./app"])
+    out = json.loads(capsys.readouterr().out)
+    assert out["collection"]["set"] == "full" and out["kernels"] == [{"name": "gemm_tiled16", "launch": 5, "passes": 11}]
+    assert out["diagnoses"][0]["primary"]["category"] == "shared_memory_throughput"
+
+
+def test_profile_refuses_to_overwrite_without_a_terminal(tmp_path, monkeypatch, capsys):
+    from gemmlab.cli import main
+    from gemmlab.commands import profile as cmd
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cmd, "find_ncu", lambda explicit: "/opt/ncu")
+    (tmp_path / "old.ncu-rep").write_bytes(b"keep me")
+    with pytest.raises(SystemExit) as e:
+        main(["profile", "--kernel", "k", "-o", "old", "--", "./app"])
+    assert e.value.code == 2
+    assert capsys.readouterr().err == ("gemmlab: error: old.ncu-rep already exists; pass --force to overwrite it, "
+                                       "or -o PATH to write elsewhere\n")
+    assert (tmp_path / "old.ncu-rep").read_bytes() == b"keep me"
