@@ -35,6 +35,10 @@ def _parse(argv):
     p.add_argument("--candidates", action="store_true",
                    help="also time every autotune candidate")
     p.add_argument("--sweep", action="store_true", help="also time the smem_tiled sweep")
+    p.add_argument("--extra", action="append", default=[], metavar="FAMILY:P=V,...",
+                   help="also time an ad-hoc instantiation, e.g. "
+                        "'warptiling:BM=128,BN=128,BK=16,WM=64,WN=32,WNITER=2,TM=8,TN=4,NT=256,"
+                        "VEC=1,MINB=2' (repeatable)")
     p.add_argument("--repeats", type=int, default=20)
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--json", dest="json_path", default=None, help="write raw samples here")
@@ -42,6 +46,13 @@ def _parse(argv):
     if a.repeats < 1 or a.warmup < 0:
         p.error("--repeats must be >= 1 and --warmup >= 0")
     return a
+
+
+def _extra_rung(spec: str, i: int) -> registry.Rung:
+    family, _, assigns = spec.partition(":")
+    params = {k.strip(): int(v) for k, v in (a.split("=") for a in assigns.split(",") if a)}
+    tag = "_".join(f"{k.lower()}{v}" for k, v in params.items())
+    return registry._rung(f"x{i}_{family}_{tag}", 0, family, f"ad-hoc {spec}", **params)
 
 
 def main(argv=None) -> int:
@@ -63,6 +74,7 @@ def main(argv=None) -> int:
         rungs += list(registry.autotune_candidates())
     if args.sweep:
         rungs += list(registry.sweep_variants())
+    rungs += [_extra_rung(spec, i) for i, spec in enumerate(args.extra)]
     flops = 2.0 * M * N * K
     flush = 2 * info.l2_bytes
 

@@ -92,7 +92,7 @@ def test_double_buffered_dynamic_smem():
     # every other family uses static shared memory only
     assert all(x.dynamic_smem == 0 for x in LADDER if x.family not in
                ("double_buffered", "autotuned"))
-    big = get("autotuned_128x256x16_w64x64n4_t8x4_s3")
+    big = get("autotuned_128x256x16_w64x64n4_s3")
     assert big.dynamic_smem == 3 * 16 * (128 + 256) * 4 > 48 * 1024  # needs the opt-in
 
 

@@ -45,7 +45,7 @@ __device__ __forceinline__ void cp_async_wait() {
 }
 
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int NT, int STAGES,
-          int VEC>
+          int GROUP, int VEC>
 __device__ __forceinline__ void double_buffered(int M, int N, int K, float alpha,
                                                 const float* __restrict__ A,
                                                 const float* __restrict__ B, float beta,
@@ -70,7 +70,19 @@ __device__ __forceinline__ void double_buffered(int M, int N, int K, float alpha
 
     const WT wt;
     const int tid = threadIdx.x;
-    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+    // Which tile of C this block computes. GROUP = 0: blockIdx as is (x along N, y along M).
+    // GROUP > 0: consecutive blocks walk down a band of GROUP tile-rows before moving right, so
+    // the blocks resident at one time share fewer distinct rows of A and columns of B (L2 reuse).
+    int tile_m = blockIdx.y, tile_n = blockIdx.x;
+    if constexpr (GROUP > 0) {
+        const int id = blockIdx.y * gridDim.x + blockIdx.x;
+        const int per_band = GROUP * gridDim.x;
+        const int first_m = (id / per_band) * GROUP;
+        const int band_rows = min(int(gridDim.y) - first_m, GROUP);
+        tile_m = first_m + (id % per_band) % band_rows;
+        tile_n = (id % per_band) / band_rows;
+    }
+    const int row0 = tile_m * BM, col0 = tile_n * BN;
 
     // Element (m, k) of A's tile lives at As[m * BK + swz(m, k / 4) * 4 + k % 4].
     auto a_chunk = [](int m, int c) { return m * BK + ((c ^ ((m >> 3) & (KC - 1))) << 2); };

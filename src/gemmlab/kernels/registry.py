@@ -100,7 +100,7 @@ _FAMILIES: dict[str, _Family] = {
         _nt, _flat(_nt), _mn_tile),
 }
 _DB_TEMPLATE = ("gemmlab::double_buffered<{BM}, {BN}, {BK}, {WM}, {WN}, {WNITER}, {TM}, {TN}, "
-                "{NT}, {STAGES}, {VEC}>")
+                "{NT}, {STAGES}, {GROUP}, {VEC}>")
 
 
 def _db_smem(p: Mapping[str, int]) -> int:
@@ -254,11 +254,11 @@ LADDER: tuple[Rung, ...] = (
     _rung("double_buffered", 9, "double_buffered",
           "cp.async copies the next tiles into a 3-stage shared-memory ring while the current "
           "one is computed, hiding global-memory latency.",
-          **_WARPTILE, STAGES=3, VEC=1),
+          **_WARPTILE, STAGES=3, GROUP=0, VEC=1),
     _rung("autotuned", 10, "autotuned",
           "double_buffered with tile sizes and pipeline depth searched on the GPU at hand; the "
           "winner is remembered per GPU and size (these are the untuned defaults).",
-          **_WARPTILE, STAGES=3, VEC=1),
+          **_WARPTILE, STAGES=3, GROUP=0, VEC=1),
 )
 
 _BY_NAME: dict[str, Rung] = {}
@@ -289,27 +289,34 @@ _SWEEP = _make_sweep()
 
 
 def _make_candidates() -> tuple[Rung, ...]:
-    """Instantiations the autotuner times (double_buffered's template)."""
+    """Instantiations the autotuner times (double_buffered's template). MINB > 0 asks ptxas to
+    fit that many blocks per SM (a register cap); GROUP > 0 rasterizes blocks in bands of GROUP
+    tile-rows for L2 reuse."""
     configs = [
-        # BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES
-        (128, 128, 16, 64, 64, 4, 8, 4, 2),
-        (128, 128, 16, 64, 64, 4, 8, 4, 3),
-        (128, 128, 16, 64, 64, 4, 8, 4, 4),
-        (128, 128, 8, 64, 64, 4, 8, 4, 4),
-        (128, 128, 16, 64, 32, 2, 8, 4, 3),
-        (128, 256, 16, 64, 64, 4, 8, 4, 3),
-        (256, 128, 16, 64, 64, 4, 8, 4, 3),
-        (64, 128, 16, 32, 64, 2, 8, 4, 3),
+        # BM, BN, BK, WM, WN, WNITER, STAGES, MINB, GROUP (TM = 8, TN = 4 throughout)
+        (128, 128, 16, 64, 64, 4, 3, 0, 0),
+        (128, 128, 16, 64, 64, 4, 3, 0, 8),
+        (128, 256, 16, 64, 64, 4, 3, 0, 0),
+        (128, 128, 32, 64, 64, 4, 2, 0, 0),
+        (128, 128, 16, 64, 32, 2, 3, 0, 0),
+        (64, 128, 16, 32, 64, 2, 3, 0, 0),
+        (64, 128, 16, 32, 64, 2, 3, 3, 0),
+        (64, 128, 16, 32, 64, 2, 3, 3, 8),
+        (64, 128, 32, 32, 64, 2, 2, 3, 0),
+        (128, 64, 16, 64, 32, 2, 3, 3, 0),
     ]
     out = []
-    for bm, bn, bk, wm, wn, wni, tm, tn, st in configs:
+    for bm, bn, bk, wm, wn, wni, st, minb, group in configs:
         nt = (bm // wm) * (bn // wn) * 32
-        name = f"autotuned_{bm}x{bn}x{bk}_w{wm}x{wn}n{wni}_t{tm}x{tn}_s{st}"
+        name = (f"autotuned_{bm}x{bn}x{bk}_w{wm}x{wn}n{wni}_s{st}"
+                + (f"_b{minb}" if minb else "") + (f"_g{group}" if group else ""))
+        extra = (f", at least {minb} blocks/SM" if minb else "") + (
+            f", {group}-row rasterization" if group else "")
         out.append(_rung(name, 10, "autotuned",
                          f"Autotuner candidate: {bm}x{bn}x{bk} block tile, {wm}x{wn} warp tile, "
-                         f"{nt} threads, {st} stages.",
-                         BM=bm, BN=bn, BK=bk, WM=wm, WN=wn, WNITER=wni, TM=tm, TN=tn, NT=nt,
-                         STAGES=st, VEC=1))
+                         f"{nt} threads, {st} stages{extra}.",
+                         BM=bm, BN=bn, BK=bk, WM=wm, WN=wn, WNITER=wni, TM=8, TN=4, NT=nt,
+                         STAGES=st, GROUP=group, MINB=minb, VEC=1))
     return tuple(out)
 
 

@@ -53,9 +53,11 @@ def read_source(name: str) -> str:
 def wrapper(rung: "Rung") -> str:
     """The ``extern "C"`` kernel that instantiates ``rung``'s template (a plain symbol name keeps
     profiler output readable and needs no name mangling)."""
-    threads = rung.threads
+    bounds = str(rung.threads)
+    if rung.params.get("MINB", 0) > 0:  # ask ptxas to fit MINB blocks per SM (caps registers)
+        bounds += f", {rung.params['MINB']}"
     return (
-        f'extern "C" __global__ void __launch_bounds__({threads}) {rung.kernel}(\n'
+        f'extern "C" __global__ void __launch_bounds__({bounds}) {rung.kernel}(\n'
         "    int M, int N, int K, float alpha, const float* __restrict__ A,\n"
         "    const float* __restrict__ B, float beta, float* __restrict__ C) {\n"
         f"    {rung.template_call}(M, N, K, alpha, A, B, beta, C);\n"
