@@ -39,6 +39,8 @@ def _parse(argv):
                    help="also time an ad-hoc instantiation, e.g. "
                         "'warptiling:BM=128,BN=128,BK=16,WM=64,WN=32,WNITER=2,TM=8,TN=4,NT=256,"
                         "VEC=1,MINB=2' (repeatable)")
+    p.add_argument("--backend", choices=("nvrtc", "nvcc"), default="nvrtc",
+                   help="compiler for the rungs (default nvrtc, as gemmlab uses)")
     p.add_argument("--repeats", type=int, default=20)
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--json", dest="json_path", default=None, help="write raw samples here")
@@ -92,7 +94,7 @@ def main(argv=None) -> int:
     results = [{"rung": "cublas", "samples_ms": time_it(lambda: cublas.sgemm(a, b, ref))}]
     for r in rungs:
         t0 = time.perf_counter()
-        run = prepare(r, M, N, K)
+        run = prepare(r, M, N, K, backend=args.backend)
         setup_s = time.perf_counter() - t0
         c.fill(float("nan"))
         run(a, b, c)
@@ -120,7 +122,8 @@ def main(argv=None) -> int:
             "cupy": cupy.__version__, "driver": cupy.cuda.runtime.driverGetVersion(),
             "runtime": cupy.cuda.runtime.runtimeGetVersion(), "python": platform.python_version(),
             "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": " ".join(sys.argv),
-            "warmup": args.warmup, "repeats": args.repeats, "l2_flush_bytes": flush}
+            "warmup": args.warmup, "repeats": args.repeats, "l2_flush_bytes": flush,
+            "backend": args.backend}
     if args.json_path:
         with open(args.json_path, "w") as f:
             json.dump({"meta": meta, "results": results}, f, indent=1)

@@ -28,15 +28,17 @@ __device__ __forceinline__ unsigned smem_addr(const void* p) {
     return a;
 }
 
-// cp.async with zero-fill: copies 4 or 16 bytes when `pred`, else writes zeros and reads nothing
-// (src-size 0). Callers pass the matrix base as `src` when `pred` is false: a valid address.
-__device__ __forceinline__ void cp_async4(float* dst, const float* src, bool pred) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_addr(dst)),
-                 "l"(src), "r"(pred ? 4 : 0));
+// cp.async with zero-fill: copies 4 or 16 bytes to shared-window address `dst` when `pred`, else
+// writes zeros and reads nothing (src-size 0: `src` is not dereferenced, so it may point past
+// the matrix). Destinations are 32-bit shared addresses computed once from the buffer's base:
+// going through generic pointers costs 64-bit address math and a conversion per copy.
+__device__ __forceinline__ void cp_async4(unsigned dst, const float* src, bool pred) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(pred ? 4 : 0));
 }
-__device__ __forceinline__ void cp_async16(float* dst, const float* src, bool pred) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)),
-                 "l"(src), "r"(pred ? 16 : 0));
+__device__ __forceinline__ void cp_async16(unsigned dst, const float* src, bool pred) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(pred ? 16 : 0));
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N>
@@ -87,23 +89,44 @@ __device__ __forceinline__ void double_buffered(int M, int N, int K, float alpha
     // Element (m, k) of A's tile lives at As[m * BK + swz(m, k / 4) * 4 + k % 4].
     auto a_chunk = [](int m, int c) { return m * BK + ((c ^ ((m >> 3) & (KC - 1))) << 2); };
 
+    // 16-byte copies (VEC). Thread tid always copies chunk a_c of rows a_r + j * A_RS of A's tile
+    // and chunk b_c of rows b_r + j * B_RS of B's tile, so everything but k0 is computed once
+    // here: per tile a copy costs a pointer add, a predicate and the cp.async itself. (Left to the
+    // compiler, the index math was redone for every copy of every tile: ~25 instructions each.)
+    constexpr int A_J = BM * BK / 4 / NT, A_RS = NT / KC;
+    constexpr int B_J = BK * BN / 4 / NT, B_RS = NT / (BN / 4);
+    static_assert(NT % KC == 0 && NT % (BN / 4) == 0, "whole rows of chunks per pass");
+    const int a_c = tid % KC, a_r = tid / KC;
+    const int b_c = (tid % (BN / 4)) * 4, b_r = tid / (BN / 4);
+    const float* a_src = A + (long long)(row0 + a_r) * K + 4 * a_c;  // + k0, + j * A_RS * K
+    const float* b_src = B + b_r * N + col0 + b_c;                     // + k0 * N, + j * B_RS * N
+    const int a_soff = a_chunk(a_r, a_c);
+    const int a_step = A_RS * K, b_step = B_RS * N;
+    unsigned a_rows_ok = 0;  // bit j: row a_r + j * A_RS of the tile is inside A
+#pragma unroll
+    for (int j = 0; j < A_J; ++j) a_rows_ok |= unsigned(row0 + a_r + j * A_RS < M) << j;
+    const bool b_col_ok = col0 + b_c < N;
+
+    const unsigned smem_base = smem_addr(smem);
     auto load_tile = [&](int stage, int k0) {
-        float* As = smem + stage * STAGE_FLOATS;
-        float* Bs = As + A_FLOATS;
+        const unsigned As = smem_base + stage * (STAGE_FLOATS * 4);  // byte addresses
+        const unsigned Bs = As + A_FLOATS * 4;
         if constexpr (VEC) {
+            const bool a_k_ok = k0 + 4 * a_c < K;
+            const float* pa = a_src + k0;
 #pragma unroll
-            for (int j = 0; j < BM * BK / 4 / NT; ++j) {
-                const int i = tid + j * NT;
-                const int r = i / KC, c = i % KC;
-                const bool ok = (row0 + r < M) && (k0 + 4 * c < K);
-                cp_async16(&As[a_chunk(r, c)], ok ? A + (row0 + r) * K + k0 + 4 * c : A, ok);
+            for (int j = 0; j < A_J; ++j) {
+                // Rows A_RS apart share their swizzle when A_RS % (8 * KC) == 0: offsets fold
+                // to immediates.
+                const int soff = (A_RS % (8 * KC) == 0) ? a_soff + j * A_RS * BK
+                                                        : a_chunk(a_r + j * A_RS, a_c);
+                cp_async16(As + 4 * soff, pa + j * a_step, a_k_ok && ((a_rows_ok >> j) & 1u));
             }
+            const float* pb = b_src + k0 * N;
 #pragma unroll
-            for (int j = 0; j < BK * BN / 4 / NT; ++j) {
-                const int i = tid + j * NT;
-                const int r = i / (BN / 4), c = (i % (BN / 4)) * 4;
-                const bool ok = (k0 + r < K) && (col0 + c < N);
-                cp_async16(&Bs[r * BN + c], ok ? B + (k0 + r) * N + col0 + c : B, ok);
+            for (int j = 0; j < B_J; ++j) {
+                cp_async16(Bs + 4 * ((b_r + j * B_RS) * BN + b_c), pb + j * b_step,
+                           b_col_ok && (k0 + b_r + j * B_RS < K));
             }
         } else {
             // Rolled loops: 4-byte copies of the unaligned path would otherwise hold dozens of
@@ -113,15 +136,15 @@ __device__ __forceinline__ void double_buffered(int M, int N, int K, float alpha
                 const int i = tid + j * NT;
                 const int r = i / BK, k = i % BK;
                 const bool ok = (row0 + r < M) && (k0 + k < K);
-                cp_async4(&As[a_chunk(r, k / 4) + k % 4], ok ? A + (row0 + r) * K + k0 + k : A,
-                          ok);
+                cp_async4(As + 4 * (a_chunk(r, k / 4) + k % 4),
+                          ok ? A + (row0 + r) * K + k0 + k : A, ok);
             }
 #pragma unroll 1
             for (int j = 0; j < BK * BN / NT; ++j) {
                 const int i = tid + j * NT;
                 const int r = i / BN, c = i % BN;
                 const bool ok = (k0 + r < K) && (col0 + c < N);
-                cp_async4(&Bs[r * BN + c], ok ? B + (k0 + r) * N + col0 + c : B, ok);
+                cp_async4(Bs + 4 * (r * BN + c), ok ? B + (k0 + r) * N + col0 + c : B, ok);
             }
         }
     };
@@ -142,14 +165,17 @@ __device__ __forceinline__ void double_buffered(int M, int N, int K, float alpha
         if (s < nTiles) load_tile(s, s * BK);
         cp_async_commit();  // commit even when empty: group counting stays uniform
     }
+    int read_stage = 0, write_stage = STAGES - 1;  // t % STAGES and (t + STAGES - 1) % STAGES
     for (int t = 0; t < nTiles; ++t) {
         cp_async_wait<STAGES - 2>();  // tile t has landed (this thread's copies) ...
         __syncthreads();              // ... everyone's; and tile t - 1 is no longer being read
         const int tn = t + STAGES - 1;
-        if (tn < nTiles) load_tile(tn % STAGES, tn * BK);  // refill the stage tile t - 1 used
+        if (tn < nTiles) load_tile(write_stage, tn * BK);  // refill the stage tile t - 1 used
         cp_async_commit();
+        write_stage = (write_stage + 1 == STAGES) ? 0 : write_stage + 1;
 
-        const float* As = smem + (t % STAGES) * STAGE_FLOATS;
+        const float* As = smem + read_stage * STAGE_FLOATS;
+        read_stage = (read_stage + 1 == STAGES) ? 0 : read_stage + 1;
         const float* Bs = As + A_FLOATS;
 #pragma unroll
         for (int c = 0; c < KC; ++c) {
