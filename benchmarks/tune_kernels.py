@@ -101,6 +101,7 @@ def main(argv=None) -> int:
         err = float(cupy.linalg.norm(c - ref)) / ref_norm
         kernel = run._vec or run._scalar
         results.append({"rung": r.name, "instantiation": run.rung_for(a, b, c).name,
+                        "backend": run.backend,
                         "registers": int(kernel.num_regs), "rel_err_vs_cublas": err,
                         "setup_s": setup_s, "samples_ms": time_it(lambda: run(a, b, c))})
     results.append({"rung": "cublas (again)",
@@ -113,7 +114,8 @@ def main(argv=None) -> int:
         med = statistics.median(s)
         q1, q3 = s[len(s) // 4], s[(3 * len(s)) // 4]
         res.update(median_ms=med, tflops=flops / med / 1e9, pct_cublas=100 * cub / med)
-        rows.append([res["rung"], res.get("instantiation", ""), res.get("registers", ""),
+        rows.append([res["rung"], res.get("instantiation", ""), res.get("backend", ""),
+                     res.get("registers", ""),
                      f"{med:.3f}", f"{(q3 - q1) / med * 100:.1f}", f"{res['tflops']:.2f}",
                      f"{res['pct_cublas']:.1f}",
                      f"{res['rel_err_vs_cublas']:.1e}" if "rel_err_vs_cublas" in res else ""])
@@ -127,7 +129,7 @@ def main(argv=None) -> int:
     if args.json_path:
         with open(args.json_path, "w") as f:
             json.dump({"meta": meta, "results": results}, f, indent=1)
-    print_table(["rung", "instantiation", "regs", "median ms", "IQR %", "TFLOP/s",
+    print_table(["rung", "instantiation", "compiler", "regs", "median ms", "IQR %", "TFLOP/s",
                  "% cuBLAS", "rel err"], rows,
                 title=f"{info.name} ({info.arch}), M={M} N={N} K={K}",
                 caption=f"{meta['cublas_math']}; median of {args.repeats} after {args.warmup} "

@@ -82,16 +82,18 @@ class PreparedGemm:
         if rung.family == "autotuned" and rung.name == "autotuned":
             from gemmlab.runtime import autotune
 
-            rung = autotune.resolve(M, N, K, backend=backend)
+            # The tuned winner comes with the compiler it won with.
+            rung, backend = autotune.resolve(M, N, K)
         self.requested = rung
         self.M, self.N, self.K = M, N, K
         self.grid, self.block, self.smem = rung.launch_config(M, N, K)
-        self._backend = backend
+        self.backend = backend
         self._vec_rung = rung if rung.vectorized and rung.accepts(M, N, K) else None
         self._scalar_rung = scalar_twin(rung)
-        self._vec = _compile.compile_rung(self._vec_rung, backend=backend) if self._vec_rung else None
-        self._scalar = None if self._vec is not None else _compile.compile_rung(
-            self._scalar_rung, backend=backend)
+        self._vec = (_compile.compile_rung(self._vec_rung, backend=backend)
+                     if self._vec_rung else None)
+        self._scalar = (None if self._vec is not None
+                        else _compile.compile_rung(self._scalar_rung, backend=backend))
         self._args = (np.int32(M), np.int32(N), np.int32(K))
 
     @property
@@ -111,7 +113,7 @@ class PreparedGemm:
         if self._scalar is None:
             from gemmlab.runtime import compile as _compile
 
-            self._scalar = _compile.compile_rung(self._scalar_rung, backend=self._backend)
+            self._scalar = _compile.compile_rung(self._scalar_rung, backend=self.backend)
         return self._scalar
 
     def __call__(self, a: Any, b: Any, c: Any, alpha: float = 1.0, beta: float = 0.0) -> None:
@@ -128,7 +130,11 @@ class PreparedGemm:
 
 def prepare(rung: RungLike, M: int, N: int, K: int, backend: str = "nvrtc"
             ) -> Callable[..., None]:
-    """Compile (or load) ``rung`` for M x N x K once; the result launches it on call."""
+    """Compile (or load) ``rung`` for M x N x K once; the result launches it on call.
+
+    ``backend`` is the compiler ("nvrtc" or "nvcc"). The abstract ``autotuned`` rung resolves to
+    its remembered (or freshly tuned) winner and uses the compiler that winner was timed with.
+    """
     return PreparedGemm(_as_rung(rung), M, N, K, backend=backend)
 
 
