@@ -3,17 +3,23 @@ shows no spills (CPU only; skipped where nvcc is missing)."""
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
+from gemmlab.errors import ToolMissing
 from gemmlab.kernels.registry import all_rungs
 from gemmlab.runtime import nvcc
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("nvcc") is None and not any(
-        __import__("os").path.isfile(p) for p in ("/usr/local/cuda/bin/nvcc",)),
-    reason="nvcc (CUDA toolkit) not found: the resource report needs it")
+
+def _have_nvcc() -> bool:
+    try:
+        nvcc.find_nvcc()
+    except ToolMissing:
+        return False
+    return True
+
+
+pytestmark = pytest.mark.skipif(not _have_nvcc(),
+                                reason="nvcc (CUDA toolkit) not found: the resource report needs it")
 
 ARCHS = ("sm_80", "sm_90")
 # Hardware limits the report is checked against (same on sm_80 and sm_90):

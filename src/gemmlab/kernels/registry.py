@@ -256,8 +256,8 @@ LADDER: tuple[Rung, ...] = (
           "one is computed, hiding global-memory latency.",
           **_WARPTILE, STAGES=3, GROUP=0, VEC=1),
     _rung("autotuned", 10, "autotuned",
-          "double_buffered with tile sizes and pipeline depth searched on the GPU at hand; the "
-          "winner is remembered per GPU and size (these are the untuned defaults).",
+          "double_buffered with tile sizes, pipeline depth, register cap and compiler searched "
+          "on the GPU at hand; the winner is remembered per GPU and size (params: the defaults).",
           **_WARPTILE, STAGES=3, GROUP=0, VEC=1),
 )
 

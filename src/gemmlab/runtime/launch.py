@@ -139,6 +139,7 @@ def prepare(rung: RungLike, M: int, N: int, K: int, backend: str = "nvrtc"
 
 
 _PREPARED: dict[tuple[str, int, int, int, str], PreparedGemm] = {}
+_PREPARED_MAX = 256
 
 
 def gemm(rung: RungLike, a: Any, b: Any, c: Any, alpha: float = 1.0, beta: float = 0.0,
@@ -153,6 +154,8 @@ def gemm(rung: RungLike, a: Any, b: Any, c: Any, alpha: float = 1.0, beta: float
     key = (r.name, M, N, K, backend)
     prepared = _PREPARED.get(key)
     if prepared is None:
+        if len(_PREPARED) >= _PREPARED_MAX:  # many distinct shapes: keep memory bounded
+            _PREPARED.clear()
         prepared = _PREPARED[key] = PreparedGemm(r, M, N, K, backend=backend)
     if stream is None:
         prepared(a, b, c, alpha, beta)
