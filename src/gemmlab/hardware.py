@@ -52,6 +52,9 @@ class ArchSpec:
     regs_per_block: int = 65536  # [GUIDE][H100]
     max_regs_per_thread: int = 255  # [GUIDE][H100]
     reg_alloc_unit: int = 256  # registers, allocated per warp [OCC] cudaOccRegAllocationGranularity
+    # FP32 FMA lanes (CUDA cores) per SM [DS]: GP100, GV100, TU10x and GA100 have 64; GP10x, GA10x,
+    # AD10x, GH100 and Blackwell have 128. Gives any GPU a clock-derived FP32 peak.
+    fp32_lanes_per_sm: int = 128
     notes: str = ""
 
     @property
@@ -86,7 +89,7 @@ _HOPPER_STEPS = _kib(0, 8, 16, 32, 64, 100, 132, 164, 196, 228)  # sm_90, sm_100
 
 _ARCH_LIST = (
     ArchSpec(
-        name="sm_60", cc=(6, 0), family="Pascal (GP100)",
+        name="sm_60", fp32_lanes_per_sm=64, cc=(6, 0), family="Pascal (GP100)",
         max_threads_per_sm=2048, max_blocks_per_sm=32,
         smem_per_sm=64 * KiB, smem_per_block_optin=48 * KiB, smem_carveouts=_kib(64),
         sub_partitions=2,  # [OCC] cudaOccSubPartitionsPerMultiprocessor: GP100 has 2
@@ -99,17 +102,17 @@ _ARCH_LIST = (
         notes="no L1/shared carve-out",
     ),
     ArchSpec(
-        name="sm_70", cc=(7, 0), family="Volta",
+        name="sm_70", fp32_lanes_per_sm=64, cc=(7, 0), family="Volta",
         max_threads_per_sm=2048, max_blocks_per_sm=32,
         smem_per_sm=96 * KiB, smem_per_block_optin=96 * KiB, smem_carveouts=_VOLTA_STEPS,
     ),
     ArchSpec(
-        name="sm_75", cc=(7, 5), family="Turing",
+        name="sm_75", fp32_lanes_per_sm=64, cc=(7, 5), family="Turing",
         max_threads_per_sm=1024, max_blocks_per_sm=16,
         smem_per_sm=64 * KiB, smem_per_block_optin=64 * KiB, smem_carveouts=_TURING_STEPS,
     ),
     ArchSpec(
-        name="sm_80", cc=(8, 0), family="Ampere (GA100)",
+        name="sm_80", fp32_lanes_per_sm=64, cc=(8, 0), family="Ampere (GA100)",
         max_threads_per_sm=2048, max_blocks_per_sm=32,
         smem_per_sm=164 * KiB, smem_per_block_optin=163 * KiB, smem_carveouts=_GA100_STEPS,
         smem_reserved_per_block=1 * KiB, smem_alloc_unit=128,
@@ -178,6 +181,11 @@ def parse_arch_name(text: str) -> str | None:
     if m:
         return f"sm_{m.group(1)}{m.group(2)}"
     return None
+
+
+def arch_for_cc(cc: tuple[int, int]) -> ArchSpec | None:
+    """The ArchSpec of a compute capability such as (9, 0), None when not in the table."""
+    return ARCHS.get(f"sm_{cc[0]}{cc[1]}")
 
 
 def find_arch(text: str) -> ArchSpec | None:

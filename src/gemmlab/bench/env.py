@@ -18,29 +18,10 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 import gemmlab
+from gemmlab.hardware import arch_for_cc
 
 log = logging.getLogger(__name__)
 
-# FP32 lanes (CUDA cores) per SM by compute capability, from NVIDIA's architecture whitepapers:
-# GP100, GV100/Xavier, TU10x and GA100 have 64; GP10x, GA10x, AD10x, GH100, GB100/GB20x have 128.
-# (gemmlab.hardware has per-product spec sheets; this is per architecture, so that any GPU of a
-# known architecture gets a clock-derived peak from its own SM count and NVML max clock.)
-FP32_LANES_PER_SM = {
-    (6, 0): 64,
-    (6, 1): 128,
-    (6, 2): 128,
-    (7, 0): 64,
-    (7, 2): 64,
-    (7, 5): 64,
-    (8, 0): 64,
-    (8, 6): 128,
-    (8, 7): 128,
-    (8, 9): 128,
-    (9, 0): 128,
-    (10, 0): 128,
-    (10, 3): 128,
-    (12, 0): 128,
-}
 
 
 def utc_now() -> str:
@@ -179,7 +160,8 @@ def capture(math_mode: Optional[str] = None) -> tuple[dict, ClockReader]:
         mx = _smi_query("clocks.max.sm", pci)
         if mx and mx.isdigit():
             env["sm_clock_max_mhz"] = int(mx)
-    env["fp32_lanes_per_sm"] = FP32_LANES_PER_SM.get(cc)
+    spec = arch_for_cc(cc) if cc else None
+    env["fp32_lanes_per_sm"] = spec.fp32_lanes_per_sm if spec else None
     return env, reader
 
 
