@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import json
 
 import pytest
@@ -66,9 +68,19 @@ def test_occupancy_bad_input_is_one_line_exit_2(capsys, argv, fragment):
     assert err.startswith("gemmlab: error: ") and err.count("\n") == 1 and fragment in err
 
 
-def test_occupancy_rung_without_the_compiler_module_is_a_tool_error(capsys):
+def test_occupancy_rung_unknown_name_is_an_input_error(capsys):
     code, _, err = run(capsys, "occupancy", "--arch", "sm_90", "--rung", "naive")
-    assert code == 3 and err.startswith("gemmlab: error: --rung needs")
+    assert code == 2 and err.startswith("gemmlab: error:") and "naive_uncoalesced" in err
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc for the resource report")
+def test_occupancy_rung_from_the_resource_report(capsys):
+    d = run_json(capsys, "occupancy", "--arch", "sm_90", "--rung", "blocktile_2d")
+    # 256 threads and 8 KiB of static shared memory (two 128x8 fp32 tiles) are the rung's design;
+    # registers come from ptxas, so only sane bounds are fixed, and blocks/SM must be the least limit.
+    assert d["threads_per_block"] == 256 and d["smem_per_block"] == 2 * 128 * 8 * 4
+    assert 32 <= d["regs_per_thread"] <= 255
+    assert d["blocks_per_sm"] == min(d["limits"].values())
 
 
 def test_occupancy_from_capture_agrees_with_ncu(capsys):

@@ -58,21 +58,18 @@ def load_launches(path: str, kernel: Optional[str]) -> list:
 
 
 def rung_inputs(name: str, arch: str) -> tuple[int, int, int]:
-    """(threads per block, registers per thread, shared bytes per block) of a ladder rung, from the
-    compiler's resource report (gemmlab.runtime.nvcc.rung_resources)."""
-    try:
-        from gemmlab.runtime import nvcc
-    except ImportError as e:
-        raise ToolMissing(f"--rung needs the rung compiler gemmlab.runtime.nvcc ({e})") from None
-    fn = getattr(nvcc, "rung_resources", None)
-    if fn is None:
-        raise ToolMissing("--rung: gemmlab.runtime.nvcc has no rung_resources(name, arch)")
-    info = fn(name, arch)
-    wanted = ("threads_per_block", "registers", "smem_static", "smem_dynamic")
-    missing = [a for a in wanted if not hasattr(info, a)]
-    if missing:
-        raise ToolMissing(f"--rung: rung_resources() result lacks {', '.join(missing)}")
-    return int(info.threads_per_block), int(info.registers), int(info.smem_static) + int(info.smem_dynamic)
+    """(threads per block, registers per thread, shared bytes per block) of a ladder rung: threads
+    and dynamic shared memory from the registry, registers and static shared memory from ptxas's
+    resource report (``gemmlab.runtime.nvcc``; needs nvcc, not a GPU)."""
+    from gemmlab.kernels import registry
+    from gemmlab.runtime import nvcc
+
+    rung = registry.get(name)
+    reports = [r for r in nvcc.resources([rung], [arch]) if r.kernel.endswith(rung.name)]
+    if not reports:
+        raise ToolMissing(f"--rung {name}: nvcc gave no resource report for {arch}")
+    res = reports[0]
+    return rung.threads, res.registers, res.smem + rung.dynamic_smem
 
 
 def _manual_occupancy(
