@@ -34,6 +34,13 @@ def test_every_default_metric_exists_on_h100_or_is_a_known_extra():
     assert missing == NOT_IN_FULL_SET
 
 
+def test_metrics_list_holds_only_plain_counter_names():
+    # derived__ metrics are defined inside section files and memory_*/sass__* are source-level metrics:
+    # neither can be named in --metrics, so they must come through a section group.
+    for m in collect.default_collection().metrics:
+        assert not m.startswith(("derived__", "memory_", "sass__", "group:", "breakdown:", "regex:")), m
+
+
 def test_every_table_metric_is_collected_or_excluded_with_a_reason():
     in_groups = {s for g in collect.GROUPS for s in g.shorts}
     assert in_groups | set(collect.NOT_COLLECTED) == set(METRICS)
