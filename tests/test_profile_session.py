@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gemmlab.errors import UserError
-from gemmlab.profile import collect, session, targets
+from gemmlab.profile import collect, session
 from gemmlab.profile.targets import Target
 
 FIX = Path(__file__).parent / "fixtures"

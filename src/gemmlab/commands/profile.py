@@ -18,7 +18,7 @@ import shutil
 import statistics
 import sys
 from pathlib import Path
-from typing import Any, List, Optional, Sequence
+from typing import List, Optional, Sequence
 
 import typer
 

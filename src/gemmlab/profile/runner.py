@@ -23,7 +23,6 @@ import subprocess
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable, Mapping, Optional, Sequence
 
 from gemmlab.errors import ToolMissing, UserError

@@ -6,7 +6,6 @@ importers (``gemmlab.profile.load``) and the analyzer (``gemmlab.analysis``). No
 
 from __future__ import annotations
 
-import logging
 import re
 import subprocess
 from dataclasses import dataclass, field
@@ -20,7 +19,6 @@ from gemmlab.profile.records import KernelLaunch, bare_name
 from gemmlab.profile.runner import NcuRun, NoKernelsProfiled, ProfiledKernel
 from gemmlab.profile.targets import Target, build_argv
 
-log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT_S = 600.0  # --set full on a large GEMM replays ~40 times; a minute per kernel is common
 LIST_MAX_LAUNCHES = 1000  # the kernel-listing run stops after this many launches

@@ -11,7 +11,6 @@ execution on the GPU, serialised by nothing but the program itself.
 from __future__ import annotations
 
 import glob as _glob
-import logging
 import shutil
 import subprocess
 import tempfile
@@ -23,7 +22,6 @@ from gemmlab.analysis.timeline import SummaryRow, summarize
 from gemmlab.errors import InputError, ToolMissing, UserError
 from gemmlab.profile import cupti_timeline, nsys
 
-log = logging.getLogger(__name__)
 
 NSYS_GLOBS = ("/opt/nvidia/nsight-systems/*/bin/nsys", "/usr/local/cuda/bin/nsys")
 VIAS = ("auto", "nsys", "cupti")
