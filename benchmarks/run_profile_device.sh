@@ -43,15 +43,7 @@ if [[ $STAGE == cli || $STAGE == all ]]; then
     echo "== gemmlab timeline (CUPTI)"; $PY -m gemmlab timeline -- $PY -m gemmlab.profile.target --rung coalesced --shape 1024,1024,1024 --warmup 3
   } 2>&1 | tee "$OUT/cli.txt"
   {
-    $PY -m gemmlab ladder --size 2048 --json --no-store > "$R/ladder.json" && $PY - "$R/ladder.json" <<'PYEOF'
-import json, sys
-from gemmlab.commands.profile import profile_ladder_result, show_ladder_profile
-from gemmlab.profile.ladder_profile import report_dict
-result = json.load(open(sys.argv[1]))
-report = profile_ladder_result(result)
-show_ladder_profile(report, as_json=False)
-print(report["markdown"])
-json.dump({"ladder": result, "profile": report_dict(report)}, open(sys.argv[1] + ".profiled.json", "w"), default=str)
-PYEOF
+    $PY -m gemmlab ladder --size 2048 --profile --no-store --out "$OUT/ladder_profile.json" --force
+    echo "exit $?"
   } 2>&1 | tee "$OUT/ladder_profile.txt"
 fi

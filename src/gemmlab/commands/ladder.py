@@ -171,13 +171,14 @@ def _measure(
     return result.to_dict()
 
 
-def _finish(result: dict, *, json_out: bool, out: Optional[Path], force: bool, db: Optional[Path], no_store: bool, sweep: bool = False) -> None:
+def _finish(result: dict, *, json_out: bool, out: Optional[Path], force: bool, db: Optional[Path], no_store: bool,
+            sweep: bool = False, after_table=None) -> None:
     """Store, write, print; then exit 1 if any kernel failed its correctness check."""
     if not no_store:
         from gemmlab.store import Store
 
         with Store(db) as store:
-            meta = {k: result[k] for k in ("shape", "peak", "options")}
+            meta = {k: result[k] for k in ("shape", "peak", "options", "profile") if k in result}
             result["run_id"] = store.add_run(result["command"], result["env"], result["rows"], meta)
             result["db"] = str(store.path)
     if out is not None:
@@ -186,6 +187,8 @@ def _finish(result: dict, *, json_out: bool, out: Optional[Path], force: bool, d
         print_json(result)
     else:
         _print_result(result, sweep=sweep)
+        if after_table is not None:
+            after_table()
     failed = [r["kernel"] for r in result["rows"] if not r["correct"]]
     if failed:
         raise UserError(f"{len(failed)} kernel(s) failed the correctness check: {', '.join(failed)}", code=1)
@@ -221,6 +224,9 @@ def ladder(
     force: ForceOpt = False,
     db: DbOpt = None,
     no_store: NoStoreOpt = False,
+    profile: Annotated[bool, typer.Option("--profile", help="Then profile every rung with ncu: adds Profiler signal | Main bottleneck and the 'What actually mattered' ranking.")] = False,
+    profile_full: Annotated[bool, typer.Option("--profile-full", help="With --profile: ncu --set full instead of the analyzer's collection.")] = False,
+    ncu: Annotated[Optional[str], typer.Option("--ncu", help="Path of ncu for --profile (else $GEMMLAB_NCU, PATH, install folders).")] = None,
 ) -> None:
     """Check and time the SGEMM ladder, then cuBLAS, and print Version | Time | GFLOP/s | Speedup | % of cuBLAS."""
     dims = resolve_shape(size, shape)
@@ -229,8 +235,26 @@ def ladder(
     check_db(db, no_store)
     selected = select_rungs(rungs, _registry().LADDER)
     _require_gpu()
+    if profile or profile_full:
+        from gemmlab.profile.runner import find_ncu
+
+        find_ncu(ncu)  # fail before the timing work, not after it
     result = _measure("ladder", selected, dims, options, seed=seed)
-    _finish(result, json_out=json_out, out=out, force=force, db=db, no_store=no_store)
+    report = None
+    if profile or profile_full:
+        from gemmlab.commands.profile import profile_ladder_result
+        from gemmlab.profile.ladder_profile import report_dict
+
+        report = profile_ladder_result(result, ncu=ncu, full=profile_full)
+        result["profile"] = report_dict(report)
+    _finish(result, json_out=json_out, out=out, force=force, db=db, no_store=no_store,
+            after_table=None if report is None else (lambda: _show_profile(report)))
+
+
+def _show_profile(report: dict) -> None:
+    from gemmlab.commands.profile import show_ladder_profile
+
+    show_ladder_profile(report, as_json=False)
 
 
 def bench(
