@@ -50,7 +50,7 @@ def test_every_table_metric_is_collected_or_excluded_with_a_reason():
 def test_no_metric_twice_and_one_lean_section():
     c = collect.default_collection()
     section_shorts = {s for g in collect.GROUPS if g.section for s in g.shorts}
-    assert len(c.metrics) == len(set(c.metrics)) == len(METRICS) - len(collect.NOT_COLLECTED) - len(section_shorts) == 99
+    assert len(c.metrics) == len(set(c.metrics)) == len(METRICS) - len(collect.NOT_COLLECTED) - len(section_shorts) == 101
     assert c.sections == ("SourceCounters",) and c.set_name is None and c.groups == collect.GROUP_NAMES
     assert collect.collected_names(c) >= {"memory_l2_theoretical_sectors_global", "memory_l1_wavefronts_shared_ideal"}
 
@@ -67,7 +67,7 @@ def test_chosen_groups_keep_whole_groups():
                              "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
                              "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
                              "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")
-    assert len(c.metrics) == 19 and c.sections == () and c.name == "groups:coalescing,speed_of_light"
+    assert len(c.metrics) == 8 + 22 and c.sections == () and c.name == "groups:coalescing,speed_of_light"
 
 
 def test_full_is_the_full_set():
