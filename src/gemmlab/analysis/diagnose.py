@@ -104,12 +104,20 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
     return list(best.values())
 
 
+def _characterises_unit(f: Finding) -> bool:
+    """A finding that says how busy a math pipe is rather than why it is not busier (compute_bound at or
+    below peak, tensor_bound): it leads only when no specific cause (a stall, overhead, waste) reaches
+    the minimum impact — its impact is the pipe's whole gap to peak, which those causes divide."""
+    return f.category in (Category.COMPUTE_BOUND, Category.TENSOR_BOUND)
+
+
 def _choose_primary(tri: sol.Triage, findings: list[Finding], diff: list[Category],
                     unevaluated: list[Category]) -> Finding:
     # a low-confidence finding is a guess: it is named among the candidates, never the verdict
     cands = sorted((f for f in findings if f.category in diff and f.confidence != Confidence.LOW),
                    key=lambda f: -f.impact)
-    best = cands[0] if cands and cands[0].impact >= MIN_PRIMARY_IMPACT else None
+    causes = [f for f in cands if not _characterises_unit(f)]
+    best = causes[0] if causes and causes[0].impact >= MIN_PRIMARY_IMPACT else None
     if best is None:
         limits = [f for f in cands if f.category in UNIT_BOUND]
         limits.sort(key=lambda f: (not f.at_limit, -f.impact))
@@ -130,7 +138,7 @@ def _choose_primary(tri: sol.Triage, findings: list[Finding], diff: list[Categor
         conf = conf.cap(Confidence.MEDIUM)
         reasons.append("could not rule out " + ", ".join(c.value for c in competing[:4])
                        + (" …" if len(competing) > 4 else ""))
-    runner = next((f for f in cands if f is not best), None)
+    runner = next((f for f in cands if f is not best and not _characterises_unit(f)), None)
     if runner is not None and best.impact > 0 and runner.impact >= AMBIGUOUS_RATIO * best.impact:
         conf = conf.cap(Confidence.MEDIUM)
         reasons.append(f"{runner.category.value} is nearly as large ({fmt(100 * runner.impact)}% vs "
