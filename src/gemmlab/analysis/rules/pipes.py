@@ -189,9 +189,7 @@ def _below_peak(ctx: Context, tri: Triage, out: Outcome, short: str, v: float, l
                + ". What keeps it from peak: " + ("; ".join(parts) if parts else "unknown") + ".")
     if doubts:
         summary += " Confidence medium: " + "; ".join(doubts) + "."
-    out.findings.append(Finding(C.COMPUTE_BOUND, summary, conf, impact, basis, ev,
-                                recs + ["Past the FP32 pipe's peak only less math or tensor cores help (TF32/BF16 "
-                                        "MMA where the precision allows)."], at_limit=False))
+    out.findings.append(Finding(C.COMPUTE_BOUND, summary, conf, impact, basis, ev, recs, at_limit=False))
 
 
 # What to do about the stall that keeps warps ineligible (ncu's stall reason descriptions).
