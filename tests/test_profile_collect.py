@@ -108,13 +108,17 @@ def test_base_name_for_query_metrics():
 # of ncu's rule results, which only sections produce) must leave the analyzer's primary diagnosis of
 # every kernel unchanged: the CPU-side check of the "same primary diagnosis as --set full".
 
-def test_default_collection_keeps_every_primary_diagnosis_of_the_full_capture():
+LADDER_FULL = sorted((RAW.parent).glob("ladder_*_2048_full.ncu-rep"))
+
+
+@pytest.mark.parametrize("capture", [RAW] + LADDER_FULL, ids=lambda p: p.name)
+def test_default_collection_keeps_every_primary_diagnosis_of_the_full_capture(capture):
     import dataclasses
 
     from gemmlab.analysis.diagnose import diagnose_all
     from gemmlab.profile.load import load
 
-    full = load(RAW)
+    full = load(capture)
     keep = collect.collected_names(collect.default_collection())
     projected = [dataclasses.replace(k, metrics={n: m for n, m in k.metrics.items() if n in keep}, rules=[])
                  for k in full]
@@ -123,6 +127,11 @@ def test_default_collection_keeps_every_primary_diagnosis_of_the_full_capture():
     want = [(d.name, d.primary.category.value, d.primary.confidence.value) for d in diagnose_all(full)]
     assert got == want  # same primary, at the same confidence
     assert all(d.missing_evidence == [] for d in diagnose_all(projected))  # and nothing asked for
+
+
+def test_the_four_ladder_captures_are_there():
+    assert [p.name for p in LADDER_FULL] == [f"ladder_{r}_2048_full.ncu-rep" for r in
+                                             ("autotuned", "bank_conflict_free", "double_buffered", "warptiling")]
 
 
 def test_default_collection_covers_everything_the_analyzer_declares_it_needs():

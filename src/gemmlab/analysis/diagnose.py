@@ -28,6 +28,7 @@ from gemmlab.analysis.vocabulary import UNIT_BOUND, WASTE, Category
 from gemmlab.errors import UserError
 from gemmlab.profile import command as cmd
 from gemmlab.profile import metrics as M
+from gemmlab.profile.ncu_rep import split_ncu_command
 from gemmlab.profile.records import KernelLaunch
 
 FAMILIES = (coalescing, shared, memory, pipes, local, atomics, divergence, stalls, occupancy, launch)
@@ -36,6 +37,18 @@ FAMILY_OF = {c: fam for fam in FAMILIES for c in fam.CATEGORIES}
 MIN_PRIMARY_IMPACT = 0.05  # a cause must plausibly explain ≥ 5% of the run to lead the diagnosis
 AMBIGUOUS_RATIO = 0.8  # runner-up within 80% of the primary's impact: the ranking is not clear-cut
 MIN_SECONDARY_IMPACT = 0.01  # below 1% a finding that no rule flagged as waste is not reported
+# What to ask for when the unit-level counters are all present yet no rule names a cause: the
+# per-instruction view (SourceCounters: sampled stall reasons and memory counts per SASS line) shows which
+# instructions hold the warps. An inconclusive verdict always comes with something to collect.
+BEYOND_COUNTERS = (
+    MissingEvidence("source_counters", ("smsp__pcsamp_warps_issue_stalled_*", "memory_l1_wavefronts_shared",
+                                        "memory_l2_theoretical_sectors_global"), "SourceCounters",
+                    "the unit-level counters are complete but no rule found a cause above 5%: the per-instruction "
+                    "stall samples and access counts (ncu Source page, --import-source yes) show which "
+                    "instructions hold the warps"),
+    MissingEvidence("warp_state", ("smsp__average_warps_issue_stalled_*_per_issue_active.ratio",), "WarpStateStats",
+                    "every stall reason's share, re-measured with the source view"),
+)
 SOL_NEEDS = {
     "sm_pct": "Compute (SM) throughput: which side of the GPU limits the kernel",
     "mem_pct": "Memory throughput: the busiest memory unit",
@@ -83,6 +96,8 @@ def diagnose(launch: KernelLaunch, options: AnalyzeOptions = AnalyzeOptions()) -
     rest.sort(key=lambda f: (-f.impact, f.category.value))
 
     missing = _missing(ctx, tri, outcomes, diff)
+    if primary.category == Category.INCONCLUSIVE and not missing:
+        missing = list(BEYOND_COUNTERS)
     is_gemm = options.gemm if options.gemm is not None else gemm.looks_like_gemm(launch.name, launch.demangled)
     ladder = gemm.next_rung(ctx, primary, rest) if is_gemm and primary.category != Category.INCONCLUSIVE else None
     if ladder is not None:
@@ -104,12 +119,20 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
     return list(best.values())
 
 
+def _characterises_unit(f: Finding) -> bool:
+    """A finding that says how busy a math pipe is rather than why it is not busier (compute_bound at or
+    below peak, tensor_bound): it leads only when no specific cause (a stall, overhead, waste) reaches
+    the minimum impact — its impact is the pipe's whole gap to peak, which those causes divide."""
+    return f.category in (Category.COMPUTE_BOUND, Category.TENSOR_BOUND)
+
+
 def _choose_primary(tri: sol.Triage, findings: list[Finding], diff: list[Category],
                     unevaluated: list[Category]) -> Finding:
     # a low-confidence finding is a guess: it is named among the candidates, never the verdict
     cands = sorted((f for f in findings if f.category in diff and f.confidence != Confidence.LOW),
                    key=lambda f: -f.impact)
-    best = cands[0] if cands and cands[0].impact >= MIN_PRIMARY_IMPACT else None
+    causes = [f for f in cands if not _characterises_unit(f)]
+    best = causes[0] if causes and causes[0].impact >= MIN_PRIMARY_IMPACT else None
     if best is None:
         limits = [f for f in cands if f.category in UNIT_BOUND]
         limits.sort(key=lambda f: (not f.at_limit, -f.impact))
@@ -130,7 +153,7 @@ def _choose_primary(tri: sol.Triage, findings: list[Finding], diff: list[Categor
         conf = conf.cap(Confidence.MEDIUM)
         reasons.append("could not rule out " + ", ".join(c.value for c in competing[:4])
                        + (" …" if len(competing) > 4 else ""))
-    runner = next((f for f in cands if f is not best), None)
+    runner = next((f for f in cands if f is not best and not _characterises_unit(f)), None)
     if runner is not None and best.impact > 0 and runner.impact >= AMBIGUOUS_RATIO * best.impact:
         conf = conf.cap(Confidence.MEDIUM)
         reasons.append(f"{runner.category.value} is nearly as large ({fmt(100 * runner.impact)}% vs "
@@ -157,7 +180,8 @@ def _inconclusive(tri: sol.Triage, diff: list[Category], unevaluated: list[Categ
     else:
         where = "no Speed of Light metrics, and not enough other counters to name a cause"
     if not unevaluated:
-        where = f"{tri.summary()}; no rule found a cause above {fmt(100 * MIN_PRIMARY_IMPACT)}% of the run"
+        where = (f"{tri.summary()}; every rule for this unit could decide, and none found a cause above "
+                 f"{fmt(100 * MIN_PRIMARY_IMPACT)}% of the run or a pipe carrying the unit")
     if guesses:
         g = guesses[0]
         where += f"; best guess {g.category.value} ({g.confidence.value} confidence: {g.summary.rstrip('.')})"
@@ -201,6 +225,14 @@ def app_argv(launch: KernelLaunch, options: AnalyzeOptions) -> tuple[list[str], 
     """The program to put at the end of the ncu command, and a note on how it was chosen."""
     if options.app_argv:
         return list(options.app_argv), ""
+    ncu_argv, recorded = split_ncu_command(launch.command_line) if launch.command_line else ([], [])
+    if recorded:
+        note = "the program and arguments are those ncu recorded in the report"
+        for flag in ("--launch-skip", "-s"):
+            if flag in ncu_argv[:-1]:
+                note += f" (it was profiled with --launch-skip {ncu_argv[ncu_argv.index(flag) + 1]})"
+                break
+        return recorded, note + "."
     program = program_path(launch)
     if program:
         return [program], f"{program} is the program named in the export; append its own arguments."
@@ -244,6 +276,8 @@ def _recommendations(primary: Finding, rest: list[Finding], ladder) -> list[str]
     if ladder is not None:
         recs.append(f"Next rung: {ladder.rung} — {ladder.action}.")
     recs += primary.recommendations
+    if ladder is not None and primary.category == Category.COMPUTE_BOUND and gemm.LADDER_END not in ladder.action:
+        recs.append(gemm.LADDER_END[0].upper() + gemm.LADDER_END[1:] + ".")
     for f in rest:
         if f.recommendations and f.impact >= MIN_SECONDARY_IMPACT:
             recs.append(f"[{f.category.value}] {f.recommendations[0]}")

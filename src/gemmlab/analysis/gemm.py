@@ -14,6 +14,7 @@ from typing import Optional
 from gemmlab.analysis import derived as D
 from gemmlab.analysis.context import Context, fmt
 from gemmlab.analysis.evidence import Finding, LadderStep
+from gemmlab.analysis.rules.stalls import ineligible_stalls
 from gemmlab.analysis.vocabulary import Category as C
 
 RUNGS = ("naive_uncoalesced", "coalesced", "smem_tiled", "blocktile_1d", "blocktile_2d", "vectorized",
@@ -48,6 +49,40 @@ def next_rung(ctx: Context, primary: Finding, findings: list[Finding]) -> Option
         if step is not None:
             return step
     return None
+
+
+# Beyond the last rung: the FP32 CUDA cores' peak. The tensor-core figures are gemmlab's anchors on the
+# H100 it measures on (docs: cuBLAS SGEMM 51.4 vs TF32 384 TFLOP/s at 4096, BF16 743).
+LADDER_END = ("the FP32 ladder ends at autotuned: past the FMA pipe's peak the next step is tensor cores "
+              "(TF32 or BF16 via mma.sync / wgmma; cuBLAS TF32 runs ~7.5× cuBLAS FP32 on the H100) if the "
+              "precision allows")
+
+# The stall that keeps warps ineligible, mapped to the ladder step that removes it.
+_STALL_RUNG = {
+    "long_scoreboard": ("double_buffered", "prefetch the next k-tile with cp.async while this one is multiplied, "
+                        "so global-load latency (long_scoreboard) overlaps the FMAs"),
+    "barrier": ("double_buffered", "a multi-stage cp.async ring needs one barrier per stage instead of two per "
+                "tile, so warps wait less at __syncthreads()"),
+    "short_scoreboard": ("warptiling", "warp-level tiles: each warp loads its A/B fragments from shared memory "
+                         "into registers once and reuses them across its sub-tiles, so fewer shared loads wait"),
+    "mio_throttle": ("warptiling", "warp-level tiles with LDS.128 fragment loads: fewer shared-memory "
+                     "instructions per FMA keep the MIO queue from filling"),
+}
+
+
+def _compute_step(ctx: Context, f: Finding, why: str) -> LadderStep:
+    """compute_bound: at the pipe's peak the ladder has ended; below it, the step that removes the
+    stall keeping warps ineligible, else tuning the configuration (occupancy, ILP) at the last rung."""
+    if not f.at_limit:
+        top = ineligible_stalls(ctx)
+        if top and top[0].reason in _STALL_RUNG:
+            rung, action = _STALL_RUNG[top[0].reason]
+            return LadderStep(rung, f"{action} (top stall {top[0].reason}, {fmt(100 * top[0].share)}% of the CPI)",
+                              why)
+        return LadderStep("autotuned", "autotune block/warp tile sizes, pipeline stages and blocks per SM for "
+                          "more eligible warps and more FMAs per non-FMA instruction; " + LADDER_END, why)
+    return LadderStep("autotuned", "the FMA pipe runs at its peak: only fewer instructions per FMA are left at "
+                      "this precision; " + LADDER_END, why)
 
 
 def _step_for(ctx: Context, f: Finding) -> Optional[LadderStep]:
@@ -90,8 +125,7 @@ def _step_for(ctx: Context, f: Finding) -> Optional[LadderStep]:
         return LadderStep("autotuned", "unroll the inner k-loop and autotune tile sizes so loop and address "
                           "arithmetic stop competing with FFMA", why)
     if c == C.COMPUTE_BOUND:
-        return LadderStep("autotuned", "the FP32 pipes are the limit: autotune the last few percent, or move "
-                          "to tensor cores (TF32 MMA) for more", why)
+        return _compute_step(ctx, f, why)
     if c in (C.TAIL_EFFECT, C.GRID_TOO_SMALL, C.OCCUPANCY_SHARED_MEMORY, C.OCCUPANCY_BLOCK_SIZE):
         return LadderStep("autotuned", "autotune the tile sizes (block count vs waves, shared memory per "
                           "block) for this problem size", why)

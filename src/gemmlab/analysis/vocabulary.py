@@ -68,7 +68,8 @@ DESCRIPTIONS: dict[Category, str] = {
         "theoretical occupancy is below 80% because of the block size (block or warp slot limits), "
         "or the block size is not a multiple of 32",
     Category.LATENCY_BOUND:
-        "no unit is busy; warps wait on memory or instruction latency that too little parallelism hides",
+        "no unit is busy (or the SM is busy but below 80% with idle issue slots); warps wait on memory or "
+        "instruction latency that too little parallelism hides",
     Category.WARP_DIVERGENCE:
         "fewer than 24 of 32 threads are active per executed instruction",
     Category.BARRIER_STALLS:
@@ -78,7 +79,8 @@ DESCRIPTIONS: dict[Category, str] = {
     Category.L2_BOUND:
         "L2 bandwidth is the busiest unit",
     Category.COMPUTE_BOUND:
-        "an SM math pipe (FMA, ALU, FP64, XU) runs near its peak",
+        "an SM math pipe (FMA, ALU, FP64, XU) runs near its peak, or carries a busy SM below peak (the "
+        "finding then names what keeps it from peak: idle issue slots, non-math instructions)",
     Category.TENSOR_BOUND:
         "the tensor-core pipe runs near its peak",
     Category.INSTRUCTION_OVERHEAD:

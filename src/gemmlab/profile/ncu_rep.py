@@ -108,7 +108,71 @@ def read_rep(path: Path) -> list[KernelLaunch]:
             launches.append(_launch(mod, rng.action_by_idx(j), len(launches), source))
     if not launches:
         raise InputError(f"{source}: the report holds no profiled kernel launches")
+    command = session_command(path)
+    for k in launches:
+        k.command_line = command
     return launches
+
+
+# The report's session info keeps ncu's own command line ("/path/to/ncu --set full ... PROGRAM ARGS") as
+# a length-prefixed (protobuf) string; ncu_report's Python API does not expose the session, so it is
+# found in the bytes: printable text starting at an ncu executable, its length from the varint before it.
+_NCU_CMD = re.compile(rb"(?:/[\x21-\x7e]*/)?ncu(?:\.exe)? -[\x20-\x7e]+")
+_SCAN_BYTES = 64 << 20  # the session block sits after the results; reports above 64 MiB are not scanned
+
+
+# ncu options that take no value (ncu --help); every other option consumes the next word unless written
+# --option=value. The first word that is neither an option nor an option's value is the program.
+_NCU_FLAGS = frozenset({
+    "-f", "--force-overwrite", "--csv", "--quiet", "--nvtx", "--verbose", "--print-fp", "--print-rule-details",
+    "--print-metric-attribution", "--open-in-ui", "--disable-extra-suffixes", "--call-stack", "--null-stdin",
+    "--list-sets", "--list-sections", "--list-rules", "--list-chips", "--query-metrics", "--version", "-v",
+    "--help", "-h", "--no-summary",
+})
+
+
+def split_ncu_command(command: str) -> tuple[list[str], list[str]]:
+    """``ncu OPTIONS PROGRAM ARGS`` → (ncu's argv, the program's argv); ([], []) when it is not one."""
+    import shlex
+
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return [], []
+    if not words or os.path.basename(words[0]) not in ("ncu", "ncu.exe"):
+        return [], []
+    i = 1
+    while i < len(words):
+        w = words[i]
+        if w == "--":
+            i += 1
+            break
+        if not w.startswith("-"):
+            break
+        i += 1 if (w in _NCU_FLAGS or "=" in w) else 2
+    return words[:i], words[i:]
+
+
+def session_command(path: Path) -> str:
+    """The ``ncu ...`` command line recorded in an .ncu-rep, or "" when none is found."""
+    with open(path, "rb") as f:
+        data = f.read(_SCAN_BYTES)
+    for m in _NCU_CMD.finditer(data):
+        start = m.start()
+        # decode the varint length that precedes the string (its last byte < 0x80, earlier ones ≥ 0x80)
+        i = start - 1
+        if i < 0 or data[i] >= 0x80:
+            continue
+        j = i
+        while j - 1 >= 0 and data[j - 1] >= 0x80 and i - j < 4:
+            j -= 1
+        length = 0
+        for shift, b in enumerate(data[j:i + 1]):
+            length |= (b & 0x7F) << (7 * shift)
+        text = data[start:start + length]
+        if length <= len(m.group(0)) and len(text) == length:
+            return text.decode("ascii").strip()
+    return ""
 
 
 def _launch(mod: ModuleType, action, launch_id: int, source: str) -> KernelLaunch:

@@ -58,6 +58,9 @@ class KernelLaunch:
     # ncu's own messages from the run that produced this launch (==PROF==, ==WARNING==, ==ERROR==
     # lines of live output: permission errors, replay pass counts); empty for exported files.
     notes: list[str] = field(default_factory=list)
+    # the command line that produced the report (``ncu ... PROGRAM ARGS``), where the export records it
+    # (an .ncu-rep's session info); "" when unknown
+    command_line: str = ""
 
     def number(self, ncu_name: str) -> Optional[float]:
         """The numeric value of a raw ncu metric, or None if absent or not a number."""

@@ -1,5 +1,10 @@
 """Warp-state stalls: why warps are not issuing, when no unit is saturated.
 
+Two places where stalls name the cause: the latency regime (no unit above 60%), and an SM that is
+the busiest unit but below NVIDIA's high-throughput level (80%) while its schedulers leave issue
+slots idle — there a latency reason above 30% of the CPI explains the idle slots, so it, rather than
+"the pipe is below peak", is the thing to fix (``pipes.py`` names the pipe's level either way).
+
 ``smsp__average_warp_latency_per_inst_issued`` (CPI) is the sum over stall reasons of the cycles a
 warp spends in each per issued instruction. NVIDIA's CPIStall rule reports a reason when the
 schedulers issue on fewer than 0.8 of their cycles and the reason accounts for more than 30% of the
@@ -17,7 +22,9 @@ from typing import Iterable, Optional
 from gemmlab.analysis.context import Context, fmt, pct
 from gemmlab.analysis.evidence import Confidence, Evidence, Finding
 from gemmlab.analysis.rules import Outcome
+from gemmlab.analysis.rules.sol import HIGH_PCT
 from gemmlab.analysis.vocabulary import Category as C
+from gemmlab.profile import metrics as M
 
 CATEGORIES = (C.LATENCY_BOUND, C.BARRIER_STALLS)
 NEEDS = {
@@ -29,6 +36,10 @@ NEEDS = {
     "stall_short_scoreboard": "waiting on shared memory / MIO results",
     "stall_lg_throttle": "LSU queue for global/local full: too many memory instructions (atomics, spills)",
 }
+
+# ``selected`` (the cycle a warp issues) and ``not_selected`` (eligible, but another warp issued) are
+# not stalls: in them the warp was ready. The other reasons are the cycles it was not eligible.
+ELIGIBLE_REASONS = ("selected", "not_selected")
 
 ISSUE_BUSY = 0.8  # NVIDIA CPIStall: stalls matter when fewer than 0.8 instructions issue per cycle
 STALL_SHARE = 0.3  # NVIDIA CPIStall: a reason is reported above 30% of the CPI
@@ -80,6 +91,21 @@ def stall(ctx: Context, reason: str) -> Optional[Stall]:
                            "ncu's CPIStall rule reported this reason")
         return Stall(reason, num.value, num.value / total, ev, True)
     return None
+
+
+def ineligible_stalls(ctx: Context) -> list[Stall]:
+    """Every stall reason present except ``selected``/``not_selected``, largest first: the cycles a
+    warp was not eligible to issue."""
+    reasons = [r for r in M.STALL_REASONS if r not in ELIGIBLE_REASONS]
+    found = [s for s in (stall(ctx, r) for r in reasons) if s is not None]
+    return sorted(found, key=lambda s: -s.cycles)
+
+
+def sm_below_high(tri) -> bool:
+    """The SM is a hot unit of a throughput-limited kernel but below NVIDIA's high-throughput level:
+    the regime where idle issue slots (stalls) can still explain the gap to peak."""
+    sm = tri.busy("sm")
+    return tri.regime == "throughput" and "sm" in tri.hot and sm is not None and sm < HIGH_PCT / 100.0
 
 
 def stall_evidence(ctx: Context, reasons: Iterable[str], why: str) -> list[Evidence]:
@@ -136,6 +162,7 @@ def evaluate(ctx: Context, tri) -> Outcome:
               if ctx.v("warp_cpi") is not None else None)
     headroom = tri.headroom
     latency_regime = tri.regime in ("latency", "unknown")
+    sm_regime = sm_below_high(tri)
 
     bar = stall(ctx, "barrier")
     if bar is not None and bar.share > STALL_SHARE:
@@ -157,7 +184,10 @@ def evaluate(ctx: Context, tri) -> Outcome:
     names = [r for r in LATENCY_REASONS if not (r == "lg_throttle" and atomics > 0)]
     reasons = [s for s in (stall(ctx, r) for r in names) if s is not None]
     reasons = [s for s in reasons if s.share > STALL_SHARE]
-    if reasons and latency_regime:
+    if sm_regime:
+        # a busy math pipe throttling its own warps is the compute side's limit, not a latency
+        reasons = [s for s in reasons if s.reason != "math_pipe_throttle"]
+    if reasons and (latency_regime or sm_regime):
         top = max(reasons, key=lambda s: s.share)
         impact, basis = latency_impact(sum(s.share for s in reasons), issue, headroom)
         what = ", ".join(f"{LATENCY_REASONS[s.reason]} {pct(s.share)}" for s in reasons)
@@ -170,8 +200,17 @@ def evaluate(ctx: Context, tri) -> Outcome:
         if top.reason == "long_scoreboard":
             recs.insert(0, "Prefetch the next tile while computing this one (double buffering, cp.async) "
                            "and keep reused data in shared memory or registers.")
+        if top.reason in ("short_scoreboard", "mio_throttle"):
+            recs.insert(0, "Load the next shared-memory fragments into registers while the FMAs on the current "
+                           "ones run (register double buffering), with wide LDS.128 loads.")
+        if latency_regime:
+            summary = f"No unit is busy; warps wait on {what} of the cycles between instructions."
+        else:
+            summary = (f"Latency bound on a partly busy SM ({tri.summary()}): the schedulers find no eligible "
+                       f"warp in {pct(1 - issue)} of cycles, and warps wait on {what} of the cycles between "
+                       "instructions (NVIDIA CPIStall: above 30%), which explains the idle issue slots.")
         out.findings.append(Finding(
-            C.LATENCY_BOUND, f"No unit is busy; warps wait on {what} of the cycles between instructions.",
+            C.LATENCY_BOUND, summary,
             conf if not top.from_rule else conf.cap(Confidence.MEDIUM), impact, basis,
             [s.evidence for s in reasons] + [issue_ev] + ([cpi_ev] if cpi_ev else []) + tri.evidence[:2],
             recs))
