@@ -1,0 +1,413 @@
+"""What a report is drawn from: one run's results, its sweep, and the analyzer's diagnoses.
+
+The report layer reads only these dataclasses; adapters turn a stored run (``from_store``) or a run
+JSON file (``from_json``) into a ``RunView``. Times are seconds and never rounded here; the median,
+quartiles and GFLOP/s are computed from the raw samples when they are there.
+
+Shapes:
+
+- ``KernelResult``: one kernel at one problem size (M, N, K): raw samples (seconds) and/or the
+  median, GFLOP/s, % of cuBLAS, the correctness check. ``order`` is the kernel's rung on the
+  ladder (the report's "speedup vs previous" follows it); ``family == "reference"`` marks the
+  library reference (cuBLAS) that "% of cuBLAS" is measured against.
+- ``SweepPoint``: one configuration of a parameter sweep (tile size, block shape, unroll, ...).
+- ``RunView``: the run: GPU, environment (driver, CUDA, ...), creation time, command, results,
+  optional sweep, optional diagnoses (``Diagnosis.to_dict()`` JSON from the analyzer), and where the
+  data came from (``source``; ``data_note`` is shown as a banner, e.g. for sample data).
+
+The run JSON this module reads and writes (``RunView.to_dict``) has ``"schema": RUN_SCHEMA``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from gemmlab.errors import InputError
+
+RUN_SCHEMA = "gemmlab.run/1"
+
+# family of the library reference kernel that "% of cuBLAS" is measured against
+REFERENCE = "reference"
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _check_shape(what: str, M: Any, N: Any, K: Any) -> None:
+    for name, v in (("M", M), ("N", N), ("K", K)):
+        if not _is_int(v) or v < 1:
+            raise InputError(f"{what}: {name} must be a positive integer, got {v!r}")
+
+
+def _opt_positive(what: str, name: str, v: Any) -> float | None:
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+        raise InputError(f"{what}: {name} must be a finite positive number or null, got {v!r}")
+    return float(v)
+
+
+def _opt_finite(what: str, name: str, v: Any) -> float | None:
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise InputError(f"{what}: {name} must be a number or null, got {v!r}")
+    return float(v)  # NaN is kept: a NaN relative error is a failed check, not missing data
+
+
+def _samples(what: str, samples: Iterable[Any]) -> tuple[float, ...]:
+    out = []
+    for s in samples:
+        if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s) or s <= 0:
+            raise InputError(f"{what}: samples_s must be finite positive seconds, got {s!r}")
+        out.append(float(s))
+    return tuple(out)
+
+
+def gemm_flops(M: int, N: int, K: int) -> int:
+    """2·M·N·K: one multiply and one add per term."""
+    return 2 * M * N * K
+
+
+@dataclass(frozen=True)
+class KernelResult:
+    """One kernel at one problem size; times in seconds."""
+
+    name: str
+    M: int
+    N: int
+    K: int
+    samples_s: tuple[float, ...] = ()
+    median_s: float | None = None  # computed from samples_s when not given
+    order: int = 0  # rung on the ladder; "speedup vs previous" follows it
+    family: str = "ladder"  # "ladder", or REFERENCE for cuBLAS
+    gflops: float | None = None  # computed from the median when not given
+    pct_of_cublas: float | None = None  # computed against the run's reference when not given
+    correct: bool | None = None  # None: not checked
+    rel_err: float | None = None
+    config: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise InputError(f"kernel result: name must be a non-empty string, got {self.name!r}")
+        what = f"kernel result {self.name!r}"
+        _check_shape(what, self.M, self.N, self.K)
+        object.__setattr__(self, "samples_s", _samples(what, self.samples_s))
+        median = _opt_positive(what, "median_s", self.median_s)
+        if median is None:
+            if not self.samples_s:
+                raise InputError(f"{what}: needs samples_s or median_s")
+            median = float(np.median(np.asarray(self.samples_s, dtype=np.float64)))
+        object.__setattr__(self, "median_s", median)
+        gf = _opt_positive(what, "gflops", self.gflops)
+        object.__setattr__(self, "gflops", gf if gf is not None else self.flops / median / 1e9)
+        object.__setattr__(self, "pct_of_cublas", _opt_positive(what, "pct_of_cublas", self.pct_of_cublas))
+        object.__setattr__(self, "rel_err", _opt_finite(what, "rel_err", self.rel_err))
+        if not _is_int(self.order):
+            raise InputError(f"{what}: order must be an integer, got {self.order!r}")
+        if self.correct is not None and not isinstance(self.correct, bool):
+            raise InputError(f"{what}: correct must be true, false or null, got {self.correct!r}")
+        if not isinstance(self.config, Mapping):
+            raise InputError(f"{what}: config must be a mapping, got {type(self.config).__name__}")
+        object.__setattr__(self, "config", dict(self.config))
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return (self.M, self.N, self.K)
+
+    @property
+    def flops(self) -> int:
+        return gemm_flops(self.M, self.N, self.K)
+
+    @property
+    def is_reference(self) -> bool:
+        return self.family == REFERENCE
+
+    def quantile(self, q: float) -> float | None:
+        """The q-quantile of the raw samples (None without samples)."""
+        if not self.samples_s:
+            return None
+        return float(np.quantile(np.asarray(self.samples_s, dtype=np.float64), q))
+
+    @property
+    def iqr_s(self) -> float | None:
+        if not self.samples_s:
+            return None
+        return self.quantile(0.75) - self.quantile(0.25)
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "order": self.order,
+            "family": self.family,
+            "M": self.M,
+            "N": self.N,
+            "K": self.K,
+            "samples_s": list(self.samples_s),
+            "median_s": self.median_s,
+            "gflops": self.gflops,
+            "pct_of_cublas": self.pct_of_cublas,
+            "correct": self.correct,
+            "rel_err": self.rel_err,
+            "config": dict(self.config),
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "KernelResult":
+        if not isinstance(d, Mapping):
+            raise InputError(f"kernel result: expected an object, got {type(d).__name__}")
+        missing = [k for k in ("name", "M", "N", "K") if k not in d]
+        if missing:
+            raise InputError(f"kernel result {d.get('name', '?')!r}: missing {', '.join(missing)}")
+        return cls(
+            name=d["name"],
+            M=d["M"],
+            N=d["N"],
+            K=d["K"],
+            samples_s=tuple(d.get("samples_s") or ()),
+            median_s=d.get("median_s"),
+            order=d.get("order", 0),
+            family=d.get("family") or "ladder",
+            gflops=d.get("gflops"),
+            pct_of_cublas=d.get("pct_of_cublas"),
+            correct=d.get("correct"),
+            rel_err=d.get("rel_err"),
+            config=d.get("config") or {},
+        )
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """One configuration of a parameter sweep: params (e.g. tile=16, unroll=1) → time."""
+
+    kernel: str
+    params: Mapping[str, Any]
+    M: int
+    N: int
+    K: int
+    samples_s: tuple[float, ...] = ()
+    median_s: float | None = None
+
+    def __post_init__(self) -> None:
+        what = f"sweep point {self.kernel!r}"
+        if not isinstance(self.kernel, str) or not self.kernel.strip():
+            raise InputError(f"sweep point: kernel must be a non-empty string, got {self.kernel!r}")
+        _check_shape(what, self.M, self.N, self.K)
+        if not isinstance(self.params, Mapping) or not self.params:
+            raise InputError(f"{what}: params must be a non-empty mapping, got {self.params!r}")
+        for k, v in self.params.items():
+            if not isinstance(k, str) or not (isinstance(v, (int, str)) or v is None):
+                raise InputError(f"{what}: params must map names to integers or strings, got {k!r}: {v!r}")
+        object.__setattr__(self, "params", dict(self.params))
+        object.__setattr__(self, "samples_s", _samples(what, self.samples_s))
+        median = _opt_positive(what, "median_s", self.median_s)
+        if median is None:
+            if not self.samples_s:
+                raise InputError(f"{what}: needs samples_s or median_s")
+            median = float(np.median(np.asarray(self.samples_s, dtype=np.float64)))
+        object.__setattr__(self, "median_s", median)
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return (self.M, self.N, self.K)
+
+    @property
+    def gflops(self) -> float:
+        return gemm_flops(self.M, self.N, self.K) / self.median_s / 1e9
+
+    def to_dict(self) -> dict:
+        return {
+            "kernel": self.kernel,
+            "params": dict(self.params),
+            "M": self.M,
+            "N": self.N,
+            "K": self.K,
+            "samples_s": list(self.samples_s),
+            "median_s": self.median_s,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "SweepPoint":
+        if not isinstance(d, Mapping):
+            raise InputError(f"sweep point: expected an object, got {type(d).__name__}")
+        missing = [k for k in ("kernel", "params", "M", "N", "K") if k not in d]
+        if missing:
+            raise InputError(f"sweep point {d.get('kernel', '?')!r}: missing {', '.join(missing)}")
+        return cls(
+            kernel=d["kernel"],
+            params=d["params"],
+            M=d["M"],
+            N=d["N"],
+            K=d["K"],
+            samples_s=tuple(d.get("samples_s") or ()),
+            median_s=d.get("median_s"),
+        )
+
+
+@dataclass(frozen=True)
+class RunView:
+    """One run as the report sees it."""
+
+    gpu: str
+    results: tuple[KernelResult, ...]
+    created_utc: str = ""
+    command: str = ""
+    env: Mapping[str, Any] = field(default_factory=dict)
+    run_id: str | None = None
+    sweep: tuple[SweepPoint, ...] = ()
+    diagnoses: Mapping[str, Any] | None = None  # Diagnosis.to_dict() JSON
+    source: str = ""  # where the data was read from (a path, "runs.db#7")
+    data_note: str = ""  # shown as a banner on the report (e.g. "sample data, not a measurement")
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.gpu, str) or not self.gpu.strip():
+            raise InputError(f"run: gpu must be a non-empty string, got {self.gpu!r}")
+        results = tuple(self.results)
+        if not results:
+            raise InputError(f"run {self.run_id or self.source or '?'}: has no kernel results")
+        seen = set()
+        for r in results:
+            if not isinstance(r, KernelResult):
+                raise InputError(f"run: results must be KernelResult objects, got {type(r).__name__}")
+            key = (r.name, r.shape)
+            if key in seen:
+                raise InputError(f"run: kernel {r.name!r} appears twice at M,N,K={r.M},{r.N},{r.K}")
+            seen.add(key)
+        object.__setattr__(self, "results", results)
+        object.__setattr__(self, "sweep", tuple(self.sweep))
+        object.__setattr__(self, "env", dict(self.env or {}))
+        if self.diagnoses is not None:
+            if not isinstance(self.diagnoses, Mapping) or not isinstance(self.diagnoses.get("kernels"), list):
+                raise InputError("run: diagnoses must be a Diagnosis JSON object with a 'kernels' list")
+
+    # --- views the report uses ------------------------------------------------------------
+    @property
+    def shapes(self) -> list[tuple[int, int, int]]:
+        """The problem sizes in this run, in first-seen order."""
+        out: list[tuple[int, int, int]] = []
+        for r in self.results:
+            if r.shape not in out:
+                out.append(r.shape)
+        return out
+
+    def ladder(self, shape: tuple[int, int, int]) -> list[KernelResult]:
+        """The non-reference kernels at ``shape``, in rung order (stable for equal orders)."""
+        return sorted((r for r in self.results if r.shape == shape and not r.is_reference), key=lambda r: r.order)
+
+    def reference(self, shape: tuple[int, int, int]) -> KernelResult | None:
+        """The reference (cuBLAS) result at ``shape``, if the run has one."""
+        refs = [r for r in self.results if r.shape == shape and r.is_reference]
+        return refs[0] if refs else None
+
+    def pct_of_reference(self, r: KernelResult) -> float | None:
+        """% of cuBLAS: the stored value, else computed from the reference's GFLOP/s at the same shape."""
+        if r.pct_of_cublas is not None:
+            return r.pct_of_cublas
+        ref = self.reference(r.shape)
+        if ref is None:
+            return None
+        return 100.0 * r.gflops / ref.gflops
+
+    def diagnosis_for(self, name: str) -> Mapping[str, Any] | None:
+        """The analyzer's entry for kernel ``name``: matched on id, name, or the name before '('."""
+        if not self.diagnoses:
+            return None
+        for k in self.diagnoses.get("kernels", []):
+            for key in ("id", "name"):
+                v = str(k.get(key) or "")
+                if v == name or v.split("(", 1)[0].strip() == name:
+                    return k
+        return None
+
+    @property
+    def label(self) -> str:
+        """Short name for this run in comparisons: the GPU, plus the run id when known."""
+        return f"{self.gpu} (run {self.run_id})" if self.run_id else self.gpu
+
+    def to_dict(self) -> dict:
+        return {
+            "schema": RUN_SCHEMA,
+            "run_id": self.run_id,
+            "gpu": self.gpu,
+            "created_utc": self.created_utc,
+            "command": self.command,
+            "env": dict(self.env),
+            "results": [r.to_dict() for r in self.results],
+            "sweep": [p.to_dict() for p in self.sweep],
+            "diagnoses": self.diagnoses,
+            "data_note": self.data_note,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], source: str = "") -> "RunView":
+        if not isinstance(d, Mapping):
+            raise InputError(f"{source or 'run'}: expected a JSON object, got {type(d).__name__}")
+        if d.get("schema") != RUN_SCHEMA:
+            raise InputError(f"{source or 'run'}: not a gemmlab run (schema {d.get('schema')!r}, expected {RUN_SCHEMA!r})")
+        if not isinstance(d.get("results"), list):
+            raise InputError(f"{source or 'run'}: 'results' must be a list of kernel results")
+        try:
+            return cls(
+                gpu=d.get("gpu") or "",
+                results=tuple(KernelResult.from_dict(r) for r in d["results"]),
+                created_utc=d.get("created_utc") or "",
+                command=d.get("command") or "",
+                env=d.get("env") or {},
+                run_id=None if d.get("run_id") is None else str(d["run_id"]),
+                sweep=tuple(SweepPoint.from_dict(p) for p in d.get("sweep") or ()),
+                diagnoses=d.get("diagnoses"),
+                source=source,
+                data_note=d.get("data_note") or "",
+            )
+        except InputError as e:
+            raise InputError(f"{source}: {e.message}" if source else e.message) from None
+
+
+def with_diagnoses(view: RunView, diagnoses: Mapping[str, Any]) -> RunView:
+    """The same run with the analyzer's ``Diagnosis.to_dict()`` JSON attached."""
+    from dataclasses import replace
+
+    return replace(view, diagnoses=diagnoses)
+
+
+def load_diagnoses(path: str | Path) -> dict:
+    """Read an analyzer JSON file (``gemmlab analyze --json``); one-line errors for bad files."""
+    p = Path(path)
+    data = _read_json(p, "an analyzer JSON file (gemmlab analyze --json)")
+    if not isinstance(data, dict) or not isinstance(data.get("kernels"), list):
+        raise InputError(f"{p}: not an analyzer diagnosis (expected a JSON object with a 'kernels' list)")
+    return data
+
+
+def _read_json(p: Path, expected: str) -> Any:
+    if not p.exists():
+        raise InputError(f"{p}: no such file; expected {expected}")
+    if p.is_dir():
+        raise InputError(f"{p}: is a directory; expected {expected}")
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(f"{p}: binary data, not JSON; expected {expected}") from None
+    except json.JSONDecodeError as e:
+        raise InputError(f"{p}: not valid JSON (line {e.lineno}: {e.msg}); expected {expected}") from None
+
+
+def from_json(path: str | Path) -> RunView:
+    """A run JSON file (``RunView.to_dict()``, schema ``gemmlab.run/1``) → RunView."""
+    p = Path(path)
+    return RunView.from_dict(_read_json(p, f"a gemmlab run JSON file ({RUN_SCHEMA})"), source=str(p))
+
+
+def speedups(results: Sequence[KernelResult]) -> list[float | None]:
+    """Speedup of each result over the one before it (previous median / this median); None first."""
+    out: list[float | None] = [None]
+    for prev, cur in zip(results, results[1:]):
+        out.append(prev.median_s / cur.median_s)
+    return out
