@@ -47,12 +47,24 @@ def main(argv: list[str] | None = None) -> None:
     except SystemExit:
         raise
     except Exception as e:  # click usage errors etc. come through here in non-standalone mode
-        import click
-
-        if isinstance(e, click.exceptions.ClickException):
+        click_exception, abort = _click_errors()
+        if isinstance(e, click_exception):
             e.show()
             sys.exit(e.exit_code)
-        if isinstance(e, click.exceptions.Abort):
+        if isinstance(e, abort):
             print("gemmlab: aborted", file=sys.stderr)
             sys.exit(1)
         raise
+
+
+def _click_errors() -> tuple[type, type]:
+    """Click's usage-error and abort classes (typer ≥ 0.2x vendors click as typer._click)."""
+    try:
+        import click
+
+        return click.exceptions.ClickException, click.exceptions.Abort
+    except ImportError:
+        from typer import Abort
+        from typer._click.exceptions import ClickException
+
+        return ClickException, Abort

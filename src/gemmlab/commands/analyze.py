@@ -1,7 +1,78 @@
-"""gemmlab commands: analyze (placeholder until its issue lands)."""
+"""gemmlab analyze: an honest per-kernel diagnosis of an Nsight Compute export."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.resources
+import shlex
+import sys
+from pathlib import Path
+from typing import Iterator, Optional
 
 import typer
+
+from gemmlab.analysis.diagnose import AnalyzeOptions, diagnose_all
+from gemmlab.analysis.evidence import report_dict
+from gemmlab.errors import UserError
+from gemmlab.output import console, print_json
+from gemmlab.profile.load import load
+
+EXAMPLE = "h100_gemm_ladder_raw.csv"
+EXAMPLE_NOTE = ("Bundled example: a real H100 Nsight Compute capture (--set full, --page raw) of five SGEMM "
+                "kernels, M = N = K = 2048. Pass a FILE to analyse your own export.")
+
+
+@contextlib.contextmanager
+def example_path() -> Iterator[Path]:
+    """The capture shipped in the package (works from a wheel or a source tree)."""
+    ref = importlib.resources.files("gemmlab") / "data" / EXAMPLE
+    with importlib.resources.as_file(ref) as p:
+        yield Path(p)
+
+
+def analyze(
+    file: Optional[Path] = typer.Argument(None, help="Nsight Compute export: raw/details CSV, ncu --csv output, or .ncu-rep. Omit to analyse the bundled example."),
+    kernel: Optional[str] = typer.Option(None, "--kernel", "-k", help="Only kernels whose name matches this regular expression."),
+    as_json: bool = typer.Option(False, "--json", help="Print the documented JSON (schema_version 1)."),
+    markdown: bool = typer.Option(False, "--markdown", help="Print Markdown instead of tables."),
+    gemm: Optional[bool] = typer.Option(None, "--gemm/--no-gemm", help="Treat kernels as GEMMs (ladder advice) or not; default: from the kernel name."),
+    example: bool = typer.Option(False, "--example", help="Analyse the H100 capture bundled with gemmlab."),
+    app: Optional[str] = typer.Option(None, "--app", help="Program and arguments to put in the printed ncu command, e.g. \"./ladder --size 2048\"."),
+) -> None:
+    """Name each kernel's bottleneck, with evidence, honest confidence, what is missing, and what to do next."""
+    if as_json and markdown:
+        raise UserError("--json and --markdown: choose one output format")
+    if file is not None and example:
+        raise UserError(f"{file}: --example analyses the bundled capture; give a FILE or --example, not both")
+    app_argv = None
+    if app is not None:
+        try:
+            app_argv = tuple(shlex.split(app))
+        except ValueError as e:
+            raise UserError(f"--app {app!r}: not a valid command line ({e})") from None
+        if not app_argv:
+            raise UserError("--app '': expected the program to profile and its arguments")
+    options = AnalyzeOptions(gemm=gemm, app_argv=app_argv)
+    if file is None:
+        with example_path() as p:
+            launches = load(p, kernel)
+        source, note = f"gemmlab/data/{EXAMPLE} (bundled example)", EXAMPLE_NOTE
+    else:
+        launches = load(file, kernel)
+        source, note = str(file), ""
+    diagnoses = diagnose_all(launches, options)
+    if as_json:
+        print_json(report_dict(source, diagnoses, note))
+    elif markdown:
+        from gemmlab.report import diagnosis_markdown
+
+        sys.stdout.write(diagnosis_markdown.render(diagnoses, source, note) + "\n")
+    else:
+        from gemmlab.report import diagnosis_text
+
+        diagnosis_text.render(diagnoses, source, console, note)
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
+    app.command("analyze")(analyze)

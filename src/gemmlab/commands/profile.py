@@ -1,7 +1,332 @@
-"""gemmlab commands: profile (placeholder until its issue lands)."""
+"""gemmlab commands: profile, timeline, diff.
+
+    gemmlab profile RUNG [--size 2048 | --shape M,N,K] [--full] [--dry-run]   a ladder rung under ncu
+    gemmlab profile --script run.py --range step [-- ARGS]        kernels in an NVTX range of a script
+    gemmlab profile --kernel 'regex' -- ./app ARGS                 any program
+    gemmlab timeline -- python run.py        |  gemmlab timeline --import stats.csv
+    gemmlab diff before.ncu-rep after.ncu-rep  |  gemmlab diff 12 13   (stored run ids)
+
+A single positional word that names a ladder rung profiles that rung; anything else is the
+command to run (write it after ``--``). ``--dry-run`` prints the exact ncu command.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import statistics
+import sys
+from pathlib import Path
+from typing import List, Optional, Sequence
 
 import typer
+
+from gemmlab.errors import InputError, ToolMissing
+from gemmlab.output import console, err_console, print_json, print_table, warn
+from gemmlab.profile import collect, session, targets
+from gemmlab.profile.runner import find_ncu
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
+    app.command("profile")(profile_cmd)
+    app.command("timeline")(timeline_cmd)
+    app.command("diff")(diff_cmd)
+
+
+# ----------------------------------------------------------------------------- profile
+
+def _is_rung(name: str) -> bool:
+    if not re.fullmatch(r"[A-Za-z0-9_]+", name):  # ./app, /usr/bin/x, a.out: a program, not a rung
+        return False
+    from gemmlab.kernels import registry
+
+    return name in registry.names()
+
+
+def rung_shape(size: Optional[int], shape: Optional[str]) -> tuple[int, int, int]:
+    """--size N (square) or --shape M,N,K, as the ladder command takes them; 2048 cubed by default."""
+    from gemmlab.bench.spec import parse_shape
+
+    if size is not None and shape is not None:
+        raise InputError(f"give either --size or --shape, not both (got --size {size} and --shape {shape})")
+    if shape is not None:
+        return parse_shape(shape)
+    n = targets.DEFAULT_SIZE if size is None else size
+    if n < 1:
+        raise InputError(f"--size must be a positive integer, got {n}")
+    return n, n, n
+
+
+def build_target(args: Sequence[str], shape: tuple[int, int, int], warmup: int, script: Optional[str], range_: Optional[str],
+                 kernel: Optional[str], launch_skip: Optional[int], launch_count: int) -> targets.Target:
+    """The target from the command line: a rung, a script, or a command."""
+    if script is not None:
+        return targets.script_target(script, args, range_, kernel, launch_skip or 0, launch_count)
+    if len(args) == 1 and re.fullmatch(r"[A-Za-z0-9_]+", args[0]) and not _is_rung(args[0]) \
+            and shutil.which(args[0]) is None:
+        from gemmlab.kernels import registry
+
+        raise InputError(f"{args[0]!r} is neither a ladder rung ({', '.join(r.name for r in registry.LADDER)}, ...) "
+                         f"nor a program on PATH; to profile a command write it after --")
+    if len(args) == 1 and _is_rung(args[0]):
+        if kernel or range_ or launch_skip is not None:
+            raise InputError(f"profile {args[0]}: --kernel/--range/--launch-skip are for scripts and commands; a "
+                             f"rung profiles its own kernel after --warmup launches")
+        return targets.rung_target(args[0], shape, warmup)
+    return targets.command_target(args, range_, kernel, launch_skip or 0, launch_count)
+
+
+def profile_cmd(
+    args: Optional[List[str]] = typer.Argument(None, help="A ladder rung, or (after --) the command to profile."),
+    size: Optional[int] = typer.Option(None, "--size", help="Rung problem size M=N=K (default 2048)."),
+    shape: Optional[str] = typer.Option(None, "--shape", help="Rung problem shape M,N,K."),
+    warmup: int = typer.Option(targets.DEFAULT_WARMUP, "--warmup", help="Rung launches before the profiled one."),
+    script: Optional[str] = typer.Option(None, "--script", help="A Python script to run (arguments after --)."),
+    range_: Optional[str] = typer.Option(None, "--range", help="Profile kernels inside this NVTX push/pop range."),
+    kernel: Optional[str] = typer.Option(None, "--kernel", "-k", help="Profile kernels whose name matches this regex."),
+    launch_skip: Optional[int] = typer.Option(None, "--launch-skip", help="Matching launches to skip first."),
+    launch_count: int = typer.Option(1, "--launch-count", help="Matching launches to profile."),
+    full: bool = typer.Option(False, "--full", help="Collect --set full (about 38 replay passes on H100)."),
+    groups: Optional[str] = typer.Option(None, "--groups", help="Only these metric groups (comma list)."),
+    output: Optional[str] = typer.Option(None, "--output", "-o", help="Report path (.ncu-rep)."),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing report."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the exact ncu command and stop."),
+    ncu: Optional[str] = typer.Option(None, "--ncu", help="Path of ncu (else $GEMMLAB_NCU, PATH, install folders)."),
+    timeout: float = typer.Option(session.DEFAULT_TIMEOUT_S, "--timeout", help="Seconds before ncu is stopped."),
+    json_out: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
+) -> None:
+    """Profile a rung, a script or a command with Nsight Compute and print the diagnosis."""
+    if full and groups:
+        raise InputError("--full and --groups: choose one (--full collects every section)")
+    target = build_target(args or [], rung_shape(size, shape), warmup, script, range_, kernel, launch_skip, launch_count)
+    collection = collect.full_collection() if full else collect.default_collection(collect.parse_groups(groups))
+    out = targets.report_path(output, target.label, full)
+    if dry_run:
+        try:
+            ncu_path = find_ncu(ncu)
+        except ToolMissing:
+            warn("ncu not found; showing the command with plain 'ncu' (a real run says where it looked)")
+            ncu_path = "ncu"
+        if out.exists() and not force:
+            warn(f"{out} exists: the real run will ask before overwriting it (or pass --force)")
+        argv = targets.build_argv(ncu_path, target, collection, out, force and out.exists())
+        if json_out:
+            print_json({"command": argv})
+        else:
+            sys.stdout.write(shlex.join(argv) + "\n")
+        return
+    ncu_path = find_ncu(ncu)
+    overwrite = targets.may_overwrite(out, force, sys.stdin.isatty() and sys.stdout.isatty(),
+                                      lambda q: typer.confirm(q, default=False, err=True))
+    with err_console.status(f"ncu: profiling {target.label} ({collection.name} collection)"):
+        result = session.run_profile(target, collection, ncu=ncu_path, output=out, overwrite=overwrite,
+                                     timeout_s=timeout)
+    if json_out:
+        print_json(result)
+        return
+    show_profile(result)
+
+
+def show_profile(result: session.ProfileResult) -> None:
+    console.print(f"[bold]command:[/] {shlex.join(result.argv)}", highlight=False, soft_wrap=True)
+    print_table(["Kernel", "ncu launch #", "Replay passes"],
+                [[k.name, k.index, k.passes] for k in result.kernels],
+                title=f"Profiled launches ({result.collection.name} collection)")
+    console.print(f"wall time: {result.wall_s:.1f} s (ncu and the program together)   report: {result.report}",
+                  highlight=False)
+    from gemmlab.report.diagnosis_text import render
+
+    render(result.diagnoses, str(result.report), console)
+
+
+# ----------------------------------------------------------------------------- timeline
+
+def timeline_cmd(
+    args: Optional[List[str]] = typer.Argument(None, help="The command to time (after --)."),
+    script: Optional[str] = typer.Option(None, "--script", help="A Python script to run (arguments after --)."),
+    import_: Optional[str] = typer.Option(None, "--import", help="Read `nsys stats --format csv` output instead."),
+    via: str = typer.Option("auto", "--via", help="auto (nsys where it works, else CUPTI), nsys or cupti."),
+    timeout: float = typer.Option(600.0, "--timeout", help="Seconds before the program is stopped."),
+    json_out: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
+) -> None:
+    """Per-kernel GPU time summary (like nsys's cuda_gpu_kern_sum), measured or imported."""
+    from gemmlab.profile import nsys, timeline_run
+
+    if import_ is not None:
+        if args or script:
+            raise InputError("--import reads a file: give no command or --script with it")
+        tl, stats = timeline_run.import_timeline(import_)
+        if json_out:
+            print_json({"source": import_, "reports": [r.to_dict() for r in stats.reports],
+                        "skipped_tables": stats.skipped_tables})
+            return
+        for rep in stats.reports:
+            _print_summary(rep.rows, f"{rep.kind}" + (f" (file: {rep.source_name})" if rep.source_name else ""),
+                           rep.note or None, name_col="Operation" if rep.kind in (nsys.MEM_TIME_SUM,
+                                                                                nsys.MEM_SIZE_SUM) else "Name")
+        for h in stats.skipped_tables:
+            warn(f"skipped a table gemmlab does not read: {h}")
+        return
+    argv = [sys.executable, script, *(args or [])] if script else list(args or [])
+    if not argv:
+        raise InputError("nothing to time: give -- CMD ARGS, --script FILE.py, or --import FILE.csv")
+    with err_console.status("timing kernels"):
+        tl = timeline_run.run_timeline(argv, via=via, timeout_s=timeout)
+    for n in tl.notes:
+        warn(n)
+    if json_out:
+        print_json(tl)
+        return
+    _print_summary(tl.rows, "GPU kernel summary", f"via {'Nsight Systems' if tl.via == 'nsys' else 'CUPTI (torch.profiler)'}")
+
+
+def _fmt(v: Optional[float], unit: str) -> Optional[str]:
+    if v is None:
+        return None
+    return f"{v:,.1f}" if unit == "ns" else f"{v / 1e6:,.3f}"
+
+
+def _print_summary(rows, title: str, caption: Optional[str], name_col: str = "Name") -> None:
+    if rows and rows[0].unit == "byte":
+        cols = ["Total (MB)", "Count", "Avg (MB)", "Med (MB)", "Min (MB)", "Max (MB)", "StdDev (MB)", name_col]
+        body = [[_fmt(r.total, "byte"), r.instances, _fmt(r.avg, "byte"), _fmt(r.med, "byte"), _fmt(r.min, "byte"),
+                 _fmt(r.max, "byte"), _fmt(r.stddev, "byte"), r.name] for r in rows]
+    else:
+        cols = ["Time (%)", "Total Time (ns)", "Instances", "Avg (ns)", "Med (ns)", "Min (ns)", "Max (ns)",
+                "StdDev (ns)", name_col]
+        body = [[None if r.time_pct is None else f"{r.time_pct:.1f}", _fmt(r.total, "ns"), r.instances,
+                 _fmt(r.avg, "ns"), _fmt(r.med, "ns"), _fmt(r.min, "ns"), _fmt(r.max, "ns"), _fmt(r.stddev, "ns"),
+                 r.name] for r in rows]
+    print_table(cols, body, title=title, caption=caption)
+
+
+# ----------------------------------------------------------------------------- diff
+
+def _is_run_id(text: str) -> bool:
+    return text.isdigit() and not Path(text).exists()
+
+
+def run_medians(run: dict) -> dict[str, float]:
+    """{kernel: median seconds} of a stored run (shape appended when one kernel ran at several shapes)."""
+    rows = run.get("rows", [])
+    out: dict[str, float] = {}
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r["kernel"]] = counts.get(r["kernel"], 0) + 1
+    for r in rows:
+        samples = r.get("samples_s") or []
+        if not samples:
+            continue
+        key = r["kernel"]
+        spec = r.get("spec") or r
+        if counts[key] > 1 and all(k in spec for k in ("M", "N", "K")):
+            key = f"{key} {spec['M']}x{spec['N']}x{spec['K']}"
+        out[key] = statistics.median(samples)
+    return out
+
+
+def _load_run(text: str, db: Optional[str]) -> dict[str, float]:
+    from gemmlab.store import Store
+
+    with Store(db, create=False) as store:
+        return run_medians(store.load_run(int(text)))
+
+
+def diff_cmd(
+    a: str = typer.Argument(..., help="Report (.ncu-rep or ncu CSV) or stored run id: the before."),
+    b: str = typer.Argument(..., help="Report or stored run id: the after."),
+    kernel: Optional[str] = typer.Option(None, "--kernel", "-k", help="Only kernels matching this regex."),
+    top: int = typer.Option(6, "--top", help="Metrics shown per kernel."),
+    db: Optional[str] = typer.Option(None, "--db", help="Results store for run ids."),
+    json_out: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
+) -> None:
+    """What changed between two profiles (time, metrics, diagnosis) or two stored runs (time)."""
+    from gemmlab.analysis.diff import diff_launches, diff_runs
+
+    if top < 1:
+        raise InputError(f"--top {top}: expected 1 or more")
+    if _is_run_id(a) != _is_run_id(b):
+        raise InputError(f"diff {a} {b}: compare two reports or two stored run ids, not one of each")
+    if _is_run_id(a):
+        rows = diff_runs(_load_run(a, db), _load_run(b, db))
+        if json_out:
+            print_json({"a": a, "b": b, "kernels": rows})
+            return
+        print_table(["Kernel", f"run {a} median (ms)", f"run {b} median (ms)", "Speedup (A/B)"],
+                    [[r.kernel, None if r.a_s is None else f"{r.a_s * 1e3:.4f}",
+                      None if r.b_s is None else f"{r.b_s * 1e3:.4f}",
+                      None if r.speedup is None else f"{r.speedup:.2f}x"] for r in rows],
+                    title="Stored runs")
+        return
+    from gemmlab.profile.load import load
+
+    la, lb = load(a, kernel), load(b, kernel)
+    da = [session.primary_category(d) for d in session.diagnose(la)]
+    db_ = [session.primary_category(d) for d in session.diagnose(lb)]
+    diffs = diff_launches(la, lb, da, db_, top=top)
+    if json_out:
+        print_json({"a": a, "b": b, "kernels": diffs})
+        return
+    print_table(["Kernel", "Time A (us)", "Time B (us)", "Speedup (A/B)", "Diagnosis A -> B"],
+                [[d.name, None if d.time_a_ns is None else f"{d.time_a_ns / 1e3:.1f}",
+                  None if d.time_b_ns is None else f"{d.time_b_ns / 1e3:.1f}",
+                  None if d.speedup is None else f"{d.speedup:.2f}x",
+                  f"{d.diagnosis_a} -> {d.diagnosis_b}" if d.diagnosis_changed else f"{d.diagnosis_a} (same)"]
+                 for d in diffs], title=f"{a} -> {b}")
+    for d in diffs:
+        if d.moves:
+            print_table(["Metric", "Unit", "A", "B", "Change"],
+                        [[m.label, m.unit, f"{m.a:.3g}", f"{m.b:.3g}", _change(m.a, m.b)] for m in d.moves],
+                        title=f"{d.name}: metrics that moved most")
+
+
+def _change(a: float, b: float) -> str:
+    if a == 0:
+        return "from 0"
+    return f"{(b - a) / abs(a) * 100:+.0f}%"
+
+
+# ----------------------------------------------------------------------------- ladder --profile
+
+def profile_ladder_result(result: dict, ncu: Optional[str] = None, full: bool = False) -> dict:
+    """Profile every rung of a ``gemmlab ladder`` result (its ``to_dict()``), with a progress bar on
+    stderr, and build the two tables. The ladder command calls this for ``--profile``."""
+    from rich.progress import Progress
+
+    from gemmlab.profile import ladder_profile
+
+    rows = [r for r in result["rows"] if not r.get("is_reference")]
+    shape = result["shape"]
+    ncu_path = find_ncu(ncu)
+    with Progress(console=err_console, transient=True) as bar:
+        task = bar.add_task("ncu", total=len(rows))
+
+        def on_rung(i: int, rung: str) -> None:
+            bar.update(task, completed=i, description=f"ncu: {rung}")
+
+        profiles = ladder_profile.profile_rungs([r["kernel"] for r in rows], (shape["M"], shape["N"], shape["K"]),
+                                                ncu=ncu_path, full=full, on_rung=on_rung)
+        bar.update(task, completed=len(rows))
+    return ladder_profile.build_report(result["rows"], profiles)
+
+
+def show_ladder_profile(report: dict, as_json: bool) -> None:
+    """Print what ``ladder_profile.build_report`` made: the ladder table, then what mattered."""
+    if as_json:
+        from gemmlab.profile.ladder_profile import report_dict
+
+        print_json(report_dict(report))
+        return
+    print_table(["Version", "Time (ms)", "GFLOP/s", "Speedup vs previous", "Profiler signal", "Main bottleneck"],
+                [[r.version, f"{r.time_s * 1e3:.4f}", f"{r.gflops:.1f}",
+                  None if r.speedup_vs_previous is None else f"{r.speedup_vs_previous:.2f}x", r.signal, r.bottleneck]
+                 for r in report["table"]], title="Ladder, profiled")
+    print_table(["Rank", "Optimization", "Impact", "Why it mattered"],
+                [[c.rank, c.optimization,
+                  f"{c.speedup:.2f}x" + (" (slower)" if c.slower else "") + (" (within noise)" if c.within_noise else ""),
+                  c.why] for c in report["mattered"]], title="What actually mattered")
+    for p in report["profiles"]:
+        if p.error:
+            warn(f"{p.rung}: not profiled: {p.error}")

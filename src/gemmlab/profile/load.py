@@ -1,36 +1,167 @@
-"""One entry point for every Nsight Compute export: detect the format, parse, filter kernels."""
+"""One entry point for every Nsight Compute export: detect the format, parse, filter kernels.
+
+Detection: a ``.ncu-rep``/``.ncu-repz`` name or the report's ``NVR`` header → ``ncu_report``;
+otherwise the text is split into ncu messages, program output and CSV blocks
+(``ncu_output.split``); a block whose header has ``Metric Name``/``Metric Value`` is the long
+format (details page, live ``--csv`` output, ``--metrics``), any other ``ID``/``Kernel Name``
+header is the raw page. See docs/formats.md.
+"""
 
 from __future__ import annotations
 
+import csv
+import io
+import logging
 import re
 from pathlib import Path
 from typing import Optional
 
 from gemmlab.errors import InputError
-from gemmlab.profile import ncu_csv
-from gemmlab.profile.records import KernelLaunch
+from gemmlab.profile import ncu_csv, ncu_long, ncu_output, ncu_rep
+from gemmlab.profile.ncu_output import CsvBlock, NcuOutput
+from gemmlab.profile.records import KernelLaunch, Metric
+
+log = logging.getLogger(__name__)
+
+# ncu's count of replay passes; live output also prints it per launch in a ==PROF== line
+PASSES_METRIC = "profiler__replayer_passes"
+EXPECTED = "expected an Nsight Compute export (ncu --csv output or .ncu-rep)"
+
+
+def check_file(path: Path) -> bytes:
+    """The first bytes of ``path``, after checking it is a non-empty regular file."""
+    if not path.exists():
+        raise InputError(f"{path}: no such file; {EXPECTED}")
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory; {EXPECTED}")
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError as e:
+        raise InputError(f"{path}: cannot be read ({e.strerror}); {EXPECTED}") from None
+    if not head.strip() and not path.read_bytes().strip():
+        raise InputError(f"{path}: file is empty; {EXPECTED}")
+    return head
 
 
 def read_text(path: Path) -> str:
-    if not path.exists():
-        raise InputError(f"{path}: no such file; expected an Nsight Compute export (.csv or .ncu-rep)")
-    if path.is_dir():
-        raise InputError(f"{path}: is a directory; expected an Nsight Compute export file")
+    check_file(path)
     data = path.read_bytes()
-    if not data.strip():
-        raise InputError(f"{path}: file is empty; expected an Nsight Compute export")
+    if b"\x00" in data[:65536]:
+        raise InputError(f"{path}: binary data, not a text CSV; {EXPECTED}")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise InputError(f"{path}: not a text CSV (binary data); expected an ncu --csv export or .ncu-rep") from None
+        raise InputError(f"{path}: binary data, not a text CSV; {EXPECTED}") from None
+
+
+def is_report(path: Path, head: bytes) -> bool:
+    return path.name.lower().endswith(ncu_rep.REPORT_SUFFIXES) or head.startswith(ncu_rep.MAGIC)
+
+
+def read_file(path: str | Path) -> list[KernelLaunch]:
+    """All kernel launches in the file, whatever export format it is."""
+    p = Path(path)
+    head = check_file(p)
+    if is_report(p, head):
+        return ncu_rep.read_rep(p)
+    return parse_text(read_text(p), str(p))
 
 
 def load(path: str | Path, kernel: Optional[str] = None) -> list[KernelLaunch]:
     """All kernel launches in ``path``, optionally those whose name matches the regex ``kernel``."""
-    p = Path(path)
-    text = read_text(p)
-    launches = ncu_csv.read_raw(text, str(p))
-    return filter_kernels(launches, kernel, str(p))
+    return filter_kernels(read_file(path), kernel, str(path))
+
+
+def parse_text(text: str, source: str) -> list[KernelLaunch]:
+    """Launches in CSV text ncu wrote (an exported page or what it printed live).
+
+    An export must be whole: a short row or a cut cell is an InputError. Live output also holds
+    the program's lines, so there a line that is not a complete ncu row is skipped, and the
+    launches' notes say so (``gemmlab: skipped line ...``).
+    """
+    out = ncu_output.split(text)
+    if not out.blocks and not out.notes:
+        out = _unquoted(text) or out
+    if not out.blocks:
+        if out.cut_line is not None:
+            raise InputError(f"{source}: line {out.cut_line} ends inside a quoted cell; the CSV is truncated "
+                             "(expected a complete ncu --csv export)")
+        raise _no_results(out, source)
+    live = out.is_live
+    problems = _damage(out, source, live)
+    long_blocks = [b for b in out.blocks if ncu_long.is_long(b.header)]
+    raw_blocks = [b for b in out.blocks if not ncu_long.is_long(b.header)]
+    launches: list[KernelLaunch] = []
+    if long_blocks:
+        fmt = ncu_long.long_format(long_blocks, live)
+        for block in long_blocks:
+            launches += ncu_long.read_long_block(block, source, fmt, problems)
+    for block in raw_blocks:
+        launches += ncu_csv.read_raw_block(block, source, "live-raw-csv" if live else "raw-csv", problems)
+    if not launches:
+        why = f"; {problems[0]}" if problems else ""
+        raise InputError(f"{source}: ncu CSV header (line {out.blocks[0].header_line}) but no kernel rows{why}")
+    notes = out.notes + [f"gemmlab: {p}" for p in problems or ()]
+    for p in problems or ():
+        log.warning("%s: %s", source, p)
+    passes = ncu_output.replay_passes(out.notes)
+    for launch in launches:
+        launch.notes = list(notes)
+        if launch.id in passes and PASSES_METRIC not in launch.metrics:
+            launch.metrics[PASSES_METRIC] = Metric(float(passes[launch.id]), "pass")
+    return launches
+
+
+def _damage(out: NcuOutput, source: str, live: bool) -> Optional[list[str]]:
+    """Damaged lines: an InputError for an export; for live output, descriptions to keep as notes
+    (and None for an export, which tells the readers to raise on a bad row too)."""
+    problems = [f"skipped line {lineno}: not a valid CSV row ({why})" for lineno, why in out.bad_rows]
+    if out.cut_line is not None:
+        problems.append(f"skipped line {out.cut_line}: it ends inside a quoted cell (output cut off?)")
+    if live:
+        return problems
+    if out.bad_rows:
+        lineno, why = out.bad_rows[0]
+        raise InputError(f"{source}: line {lineno} is not a valid CSV row ({why}); "
+                         "expected a complete ncu --csv export")
+    if out.cut_line is not None:
+        raise InputError(f"{source}: line {out.cut_line} ends inside a quoted cell; the CSV is truncated "
+                         "(expected a complete ncu --csv export)")
+    return None
+
+
+def profiler_notes(text: str) -> list[str]:
+    """ncu's own ``==PROF==``/``==WARNING==``/``==ERROR==`` lines in what it printed."""
+    return ncu_output.split(text).notes
+
+
+def _no_results(out: NcuOutput, source: str) -> InputError:
+    if out.errors:
+        return InputError(f"{source}: ncu printed no results; it reported: {out.errors[0]}")
+    if out.notes:
+        warnings = [n for n in out.notes if n.startswith("==WARNING==") and "No kernels" in n]
+        last = warnings[-1] if warnings else out.notes[-1]
+        return InputError(f"{source}: ncu output with no CSV results (was --csv given, did a kernel run?); "
+                          f"last message: {last}")
+    return InputError(f"{source}: not Nsight Compute CSV output (no header row with 'ID' and 'Kernel Name'); "
+                      f"{EXPECTED}")
+
+
+def _unquoted(text: str) -> Optional[NcuOutput]:
+    """An ncu CSV re-saved without quotes (by a spreadsheet or pandas): header on the first line."""
+    first = text.lstrip("\ufeff").split("\n", 1)[0]
+    if not re.match(r"^ID,", first):
+        return None
+    try:
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error:
+        return None
+    if not rows or not ncu_output.is_header(rows[0]):
+        return None
+    block = CsvBlock(rows[0], 1, [(i + 2, r) for i, r in enumerate(rows[1:]) if r])
+    block.open_end = not text.endswith(("\n", "\r"))
+    return NcuOutput([block], [], 0)
 
 
 def filter_kernels(launches: list[KernelLaunch], pattern: Optional[str], source: str) -> list[KernelLaunch]:

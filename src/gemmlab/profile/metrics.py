@@ -11,8 +11,9 @@ Values are in base units after import (ns, byte, %, counts), whatever the export
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import Optional
+from typing import Iterable, Optional
 
 from gemmlab.profile.records import KernelLaunch
 
@@ -69,7 +70,15 @@ _DEFS = [
     _d("l2_pct", "lts__throughput.avg.pct_of_peak_sustained_elapsed", "%", "SpeedOfLight",
        "L2 throughput, % of peak"),
     _d("sm_cycles_elapsed", "sm__cycles_elapsed.avg", "cycle", "SpeedOfLight", "SM cycles elapsed"),
-    _d("sm_clock", "sm__cycles_elapsed.avg.per_second", "hz", "SpeedOfLight", "SM frequency"),
+    # The details page's SOL "SM Frequency" is the GPC clock; it agrees with the SM clock to
+    # within 0.2% in the H100 captures, so it stands in when only the details page was exported.
+    _d("sm_clock", ("sm__cycles_elapsed.avg.per_second", "gpc__cycles_elapsed.avg.per_second"), "hz",
+       "SpeedOfLight", "SM frequency"),
+    _d("dram_clock", "dram__cycles_elapsed.avg.per_second", "hz", "SpeedOfLight", "DRAM frequency"),
+    _d("elapsed_cycles", "gpc__cycles_elapsed.max", "cycle", "SpeedOfLight",
+       "elapsed cycles of the slowest GPC"),
+    _d("sm_active_cycles", "sm__cycles_active.avg", "cycle", "SpeedOfLight",
+       "cycles an SM had at least one warp, averaged over SMs"),
     # --- Launch statistics and occupancy (launch__ metrics cost no replay pass) ---
     _d("block_size", "launch__block_size", "", "LaunchStats", "threads per block"),
     _d("grid_size", "launch__grid_size", "", "LaunchStats", "blocks in the grid"),
@@ -110,9 +119,9 @@ _DEFS = [
     _d("gst_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "request",
        "MemoryWorkloadAnalysis_Tables", "global store requests"),
     _d("gld_bytes_per_sector", "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio",
-       "byte/sector", "SourceCounters", "bytes used per global load sector (32 ideal)"),
+       "byte/sector", "MemoryWorkloadAnalysis_Tables", "bytes used per global load sector (32 ideal)"),
     _d("gst_bytes_per_sector", "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio",
-       "byte/sector", "SourceCounters", "bytes used per global store sector (32 ideal)"),
+       "byte/sector", "MemoryWorkloadAnalysis_Tables", "bytes used per global store sector (32 ideal)"),
     # --- Shared memory ---
     _d("smem_ld_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "",
        "MemoryWorkloadAnalysis_Tables", "shared load bank conflicts"),
@@ -122,9 +131,9 @@ _DEFS = [
        "MemoryWorkloadAnalysis_Tables", "shared load wavefronts"),
     _d("smem_st_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "",
        "MemoryWorkloadAnalysis_Tables", "shared store wavefronts"),
-    _d("smem_ld_inst", "smsp__sass_inst_executed_op_shared_ld.sum", "inst", "InstructionStats",
+    _d("smem_ld_inst", "smsp__sass_inst_executed_op_shared_ld.sum", "inst", "MemoryWorkloadAnalysis_Tables",
        "shared load instructions (warp level)"),
-    _d("smem_st_inst", "smsp__sass_inst_executed_op_shared_st.sum", "inst", "InstructionStats",
+    _d("smem_st_inst", "smsp__sass_inst_executed_op_shared_st.sum", "inst", "MemoryWorkloadAnalysis_Tables",
        "shared store instructions (warp level)"),
     _d("ldsm_inst", "smsp__inst_executed_op_ldsm.sum", "inst", "InstructionStats",
        "ldmatrix instructions"),
@@ -139,11 +148,21 @@ _DEFS = [
        "local store instructions"),
     _d("inst_executed", "smsp__inst_executed.sum", "inst", "InstructionStats",
        "warp instructions executed"),
+    # --- Memory workload analysis (headline numbers) ---
+    _d("l1_hit_pct", "l1tex__t_sector_hit_rate.pct", "%", "MemoryWorkloadAnalysis",
+       "L1/TEX sector hit rate"),
+    _d("l2_hit_pct", "lts__t_sector_hit_rate.pct", "%", "MemoryWorkloadAnalysis", "L2 sector hit rate"),
+    _d("dram_bytes_per_s", "dram__bytes.sum.per_second", "byte/s", "MemoryWorkloadAnalysis",
+       "DRAM bandwidth achieved"),
+    _d("branch_uniform_pct", "smsp__sass_average_branch_targets_threads_uniform.pct", "%",
+       "SourceCounters", "branch efficiency: branches whose threads all took the same target"),
     # --- Scheduler and warp state (SchedulerStats, WarpStateStats) ---
     _d("issue_active", "smsp__issue_active.avg.per_cycle_active", "inst/cycle", "SchedulerStats",
        "instructions issued per scheduler per active cycle (max 1)"),
     _d("warps_eligible", "smsp__warps_eligible.avg.per_cycle_active", "warp", "SchedulerStats",
        "eligible warps per scheduler per cycle"),
+    _d("warps_active", "smsp__warps_active.avg.per_cycle_active", "warp", "SchedulerStats",
+       "active warps per scheduler per cycle"),
     _d("warp_cpi", "smsp__average_warp_latency_per_inst_issued.ratio", "cycle", "WarpStateStats",
        "cycles between a warp's instructions (sum of all stall reasons)"),
     *[
@@ -152,7 +171,7 @@ _DEFS = [
         for r in STALL_REASONS
     ],
     _d("thread_inst_per_inst", "smsp__thread_inst_executed_per_inst_executed.ratio", "thread",
-       "InstructionStats", "active threads per executed instruction (32 = no divergence)"),
+       "WarpStateStats", "active threads per executed instruction (32 = no divergence)"),
     # --- Pipes ---
     _d("pipe_fma_pct", "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", "%",
        "ComputeWorkloadAnalysis", "FMA pipe utilisation"),
@@ -171,23 +190,71 @@ _DEFS = [
        "ComputeWorkloadAnalysis", "instructions per active SM cycle"),
     # --- FLOP counts (InstructionStats / roofline) ---
     _d("ffma_thread_inst", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", "inst",
-       "InstructionStats", "FP32 FMA thread instructions"),
+       "", "FP32 FMA thread instructions"),
     _d("fadd_thread_inst", "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", "inst",
-       "InstructionStats", "FP32 add thread instructions"),
+       "", "FP32 add thread instructions"),
     _d("fmul_thread_inst", "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", "inst",
-       "InstructionStats", "FP32 mul thread instructions"),
+       "", "FP32 mul thread instructions"),
     _d("dram_bytes_read", "dram__bytes_read.sum", "byte", "MemoryWorkloadAnalysis", "DRAM bytes read"),
     _d("dram_bytes_write", "dram__bytes_write.sum", "byte", "MemoryWorkloadAnalysis",
        "DRAM bytes written"),
     # --- Atomics ---
-    _d("global_atom_inst", "smsp__sass_inst_executed_op_global_atom.sum", "inst", "InstructionStats",
-       "global atomic instructions"),
-    _d("global_red_inst", "smsp__sass_inst_executed_op_global_red.sum", "inst", "InstructionStats",
-       "global reduction instructions"),
-    _d("l2_atom_sectors", "lts__t_sectors_op_atom.sum", "sector", "MemoryWorkloadAnalysis_Tables",
-       "L2 atomic sectors"),
-    _d("l2_red_sectors", "lts__t_sectors_op_red.sum", "sector", "MemoryWorkloadAnalysis_Tables",
-       "L2 reduction sectors"),
+    # The first names are not in --set full (ncu 2025.3, sm_90); the fallbacks are, and count the
+    # same events: the LSU makes one request per warp-level global ATOM/RED instruction, and in a
+    # one-GPU kernel every L2 atomic sector comes from the SMs' L1/TEX (srcunit_tex).
+    _d("global_atom_inst", ("smsp__sass_inst_executed_op_global_atom.sum",
+                            "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum"), "inst",
+       "InstructionStats", "global atomic instructions"),
+    _d("global_red_inst", ("smsp__sass_inst_executed_op_global_red.sum", "smsp__inst_executed_op_global_red.sum",
+                           "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"), "inst",
+       "InstructionStats", "global reduction instructions"),
+    _d("l2_atom_sectors", ("lts__t_sectors_op_atom.sum", "lts__t_sectors_srcunit_tex_op_atom.sum"), "sector",
+       "MemoryWorkloadAnalysis_Tables", "L2 atomic sectors"),
+    _d("l2_red_sectors", ("lts__t_sectors_op_red.sum", "lts__t_sectors_srcunit_tex_op_red.sum"), "sector",
+       "MemoryWorkloadAnalysis_Tables", "L2 reduction sectors"),
+    # --- Analyzer: SOL breakdown (SpeedOfLight collects the "breakdown:" sub-metrics) ---
+    _d("l1_wavefronts_pct", ("l1tex__data_pipe_lsu_wavefronts.sum.pct_of_peak_sustained_elapsed",
+                             "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed"),
+       "%", "SpeedOfLight", "L1 data-pipe wavefronts (global, local and shared), % of peak"),
+    _d("l1_shared_wavefronts_pct",
+       "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed", "%",
+       "SpeedOfLight", "L1 data-pipe wavefronts for shared memory, % of peak"),
+    _d("lsuin_requests_pct", ("l1tex__lsuin_requests.avg.pct_of_peak_sustained_elapsed",
+                              "l1tex__lsuin_requests.sum.pct_of_peak_sustained_elapsed"),
+       "%", "SpeedOfLight", "LSU instructions accepted by L1/TEX, % of peak (one per cycle per SM)"),
+    # --- Analyzer: exact per-instruction coalescing / conflict totals (SourceCounters) ---
+    _d("gl_sectors_theoretical", "memory_l2_theoretical_sectors_global", "sector", "SourceCounters",
+       "global sectors the access pattern requests (loads and stores)"),
+    _d("gl_sectors_ideal", "memory_l2_theoretical_sectors_global_ideal", "sector", "SourceCounters",
+       "global sectors a fully coalesced pattern would request for the same bytes"),
+    _d("smem_wavefronts_theoretical", "memory_l1_wavefronts_shared", "wavefront", "SourceCounters",
+       "shared-memory wavefronts the access pattern needs"),
+    _d("smem_wavefronts_ideal", "memory_l1_wavefronts_shared_ideal", "wavefront", "SourceCounters",
+       "shared-memory wavefronts a conflict-free pattern would need"),
+    # --- Analyzer: totals for shared memory (MemoryWorkloadAnalysis_Tables) ---
+    _d("smem_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "wavefront",
+       "MemoryWorkloadAnalysis_Tables", "shared-memory wavefronts (all operations)"),
+    _d("gld_hit_rate", "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct", "%",
+       "MemoryWorkloadAnalysis_Tables", "L1 hit rate of global load sectors"),
+    _d("l2_sectors_total", "lts__t_sectors.sum", "sector", "MemoryWorkloadAnalysis_Tables",
+       "all L2 sectors accessed"),
+    _d("local_spill_pct", "derived__local_spilling_requests_pct", "%", "MemoryWorkloadAnalysis",
+       "share of L1 requests that are register spills to local memory"),
+    # --- Analyzer: FP32 work (SpeedOfLight_RooflineChart) ---
+    _d("ffma_rate", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed",
+       "inst/cycle", "SpeedOfLight_RooflineChart",
+       "FP32 FMA thread instructions per elapsed cycle (summed over schedulers)"),
+    _d("ffma_peak_per_sm", "sm__sass_thread_inst_executed_op_ffma_pred_on.avg.peak_sustained",
+       "inst/cycle", "SpeedOfLight_RooflineChart", "FP32 FMA thread instructions per cycle per SM at peak"),
+    _d("pipe_xu_pct", "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active", "%",
+       "ComputeWorkloadAnalysis", "XU (special function) pipe utilisation"),
+    _d("pipe_tensor_gmma_pct",
+       "sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active", "%",
+       "ComputeWorkloadAnalysis", "tensor pipe utilisation by warpgroup MMA instructions (sm_90)"),
+    # --- Analyzer: divergence ---
+    _d("thread_inst_pred_on_per_inst", "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio",
+       "thread", "WarpStateStats",
+       "threads not predicated off per executed instruction (32 = no divergence, no predication)"),
     # --- Profiler bookkeeping ---
     _d("replay_passes", "profiler__replayer_passes", "pass", "", "replay passes ncu needed"),
 ]
@@ -214,3 +281,155 @@ def resolve(launch: KernelLaunch, short: str) -> Optional[tuple[str, float]]:
 def value(launch: KernelLaunch, short: str) -> Optional[float]:
     r = resolve(launch, short)
     return None if r is None else r[1]
+
+
+def missing(launch: KernelLaunch, shorts: Iterable[str]) -> list[MetricDef]:
+    """The definitions of ``shorts`` with no value in the record (absent, n/a, or text).
+
+    Each carries the ncu section that collects it, so a caller can say what to add to the
+    ncu command (``--section WarpStateStats``) rather than guess.
+    """
+    return [definition(s) for s in shorts if resolve(launch, s) is None]
+
+
+# --- Display labels → ncu names -------------------------------------------------------------
+# ``--page details`` (and what ``ncu --csv APP`` prints) names each value by its section's display
+# name and a label ("GPU Speed Of Light Throughput", "Memory Throughput"), not by the metric.
+# The pairs below are the header metrics of ncu 2025.3's section files, read from the sections of
+# tests/fixtures/ncu/h100/gemm_tiled16.ncu-rep (ISection.header_metrics: name + label), and each
+# is checked against the raw page of the same capture in tests/test_metric_table.py.
+# Labels repeat across sections with different metrics ("Memory Throughput" is a % in Speed Of
+# Light and byte/s in Memory Workload Analysis), so the key is (section, label).
+_SOL = "GPU Speed Of Light Throughput"
+_CWA = "Compute Workload Analysis"
+_MWA = "Memory Workload Analysis"
+_SCHED = "Scheduler Statistics"
+_WARP = "Warp State Statistics"
+_INST = "Instruction Statistics"
+_LAUNCH = "Launch Statistics"
+_OCC = "Occupancy"
+_DIST = "GPU and Memory Workload Distribution"
+_SRC = "Source Counters"
+_PM = "PM Sampling"
+
+_LABELS: tuple[tuple[str, str, str], ...] = (
+    (_SOL, "DRAM Frequency", "dram__cycles_elapsed.avg.per_second"),
+    (_SOL, "SM Frequency", "gpc__cycles_elapsed.avg.per_second"),
+    (_SOL, "Elapsed Cycles", "gpc__cycles_elapsed.max"),
+    (_SOL, "Memory Throughput", "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"),
+    (_SOL, "DRAM Throughput", "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"),
+    (_SOL, "Duration", "gpu__time_duration.sum"),
+    (_SOL, "L1/TEX Cache Throughput", "l1tex__throughput.avg.pct_of_peak_sustained_active"),
+    (_SOL, "L2 Cache Throughput", "lts__throughput.avg.pct_of_peak_sustained_elapsed"),
+    (_SOL, "SM Active Cycles", "sm__cycles_active.avg"),
+    (_SOL, "Compute (SM) Throughput", "sm__throughput.avg.pct_of_peak_sustained_elapsed"),
+    (_PM, "Maximum Buffer Size", "profiler__pmsampler_buffer_size_bytes"),
+    (_PM, "Maximum Sampling Interval", "profiler__pmsampler_interval_time"),
+    (_PM, "# Pass Groups", "profiler__pmsampler_pass_groups"),
+    (_CWA, "Executed Ipc Active", "sm__inst_executed.avg.per_cycle_active"),
+    (_CWA, "Executed Ipc Elapsed", "sm__inst_executed.avg.per_cycle_elapsed"),
+    (_CWA, "Issue Slots Busy", "sm__inst_issued.avg.pct_of_peak_sustained_elapsed"),
+    (_CWA, "Issued Ipc Active", "sm__inst_issued.avg.per_cycle_active"),
+    (_CWA, "SM Busy", "sm__instruction_throughput.avg.pct_of_peak_sustained_elapsed"),
+    (_MWA, "Local Memory Spilling Requests", "derived__local_spilling_requests"),
+    (_MWA, "Local Memory Spilling Request Overhead", "derived__local_spilling_requests_pct"),
+    (_MWA, "Memory Throughput", "dram__bytes.sum.per_second"),
+    (_MWA, "Mem Busy", "gpu__compute_memory_access_throughput.avg.pct_of_peak_sustained_elapsed"),
+    (_MWA, "Max Bandwidth", "gpu__compute_memory_request_throughput.avg.pct_of_peak_sustained_elapsed"),
+    (_MWA, "L1/TEX Hit Rate", "l1tex__t_sector_hit_rate.pct"),
+    (_MWA, "L2 Persisting Size", "launch__persisting_l2_cache_size"),
+    (_MWA, "L2 Compression Success Rate", "lts__average_gcomp_input_sector_success_rate.pct"),
+    (_MWA, "L2 Compression Ratio", "lts__average_gcomp_output_sector_compression_achieved_rate.ratio"),
+    (_MWA, "L2 Compression Input Sectors", "lrc__ilc_input_sectors.sum"),
+    (_MWA, "L2 Hit Rate", "lts__t_sector_hit_rate.pct"),
+    (_MWA, "Mem Pipes Busy", "sm__memory_throughput.avg.pct_of_peak_sustained_elapsed"),
+    (_SCHED, "One or More Eligible", "smsp__issue_active.avg.pct_of_peak_sustained_active"),
+    (_SCHED, "Issued Warp Per Scheduler", "smsp__issue_active.avg.per_cycle_active"),
+    (_SCHED, "No Eligible", "smsp__issue_inst0.avg.pct_of_peak_sustained_active"),
+    (_SCHED, "Active Warps Per Scheduler", "smsp__warps_active.avg.per_cycle_active"),
+    (_SCHED, "Eligible Warps Per Scheduler", "smsp__warps_eligible.avg.per_cycle_active"),
+    (_WARP, "Warp Cycles Per Issued Instruction", "smsp__average_warp_latency_per_inst_issued.ratio"),
+    (_WARP, "Warp Cycles Per Executed Instruction", "smsp__average_warps_active_per_inst_executed.ratio"),
+    (_WARP, "Avg. Active Threads Per Warp", "smsp__thread_inst_executed_per_inst_executed.ratio"),
+    (_WARP, "Avg. Not Predicated Off Threads Per Warp",
+     "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio"),
+    (_INST, "Avg. Executed Instructions Per Scheduler", "smsp__inst_executed.avg"),
+    (_INST, "Executed Instructions", "smsp__inst_executed.sum"),
+    (_INST, "Avg. Issued Instructions Per Scheduler", "smsp__inst_issued.avg"),
+    (_INST, "Issued Instructions", "smsp__inst_issued.sum"),
+    (_LAUNCH, "Block Size", "launch__block_size"),
+    (_LAUNCH, "Cluster Scheduling Policy", "launch__cluster_scheduling_policy"),
+    (_LAUNCH, "Cluster Size", "launch__cluster_size"),
+    (_LAUNCH, "Function Cache Configuration", "launch__func_cache_config"),
+    (_LAUNCH, "Grid Size", "launch__grid_size"),
+    (_LAUNCH, "Registers Per Thread", "launch__registers_per_thread"),
+    (_LAUNCH, "Shared Memory Configuration Size", "launch__shared_mem_config_size"),
+    (_LAUNCH, "Driver Shared Memory Per Block", "launch__shared_mem_per_block_driver"),
+    (_LAUNCH, "Dynamic Shared Memory Per Block", "launch__shared_mem_per_block_dynamic"),
+    (_LAUNCH, "Static Shared Memory Per Block", "launch__shared_mem_per_block_static"),
+    (_LAUNCH, "# SMs", "launch__sm_count"),
+    (_LAUNCH, "Stack Size", "launch__stack_size"),
+    (_LAUNCH, "Threads", "launch__thread_count"),
+    (_LAUNCH, "# TPCs", "launch__tpc_count"),
+    (_LAUNCH, "Enabled TPC IDs", "launch__tpc_enabled"),
+    (_LAUNCH, "Uses Green Context", "launch__uses_green_context"),
+    (_LAUNCH, "Waves Per SM", "launch__waves_per_multiprocessor"),
+    (_OCC, "Max Active Clusters", "launch__cluster_max_active"),
+    (_OCC, "Max Cluster Size", "launch__cluster_max_potential_size"),
+    (_OCC, "Overall GPU Occupancy", "launch__occupancy_cluster_gpu_pct"),
+    (_OCC, "Cluster Occupancy", "launch__occupancy_cluster_pct"),
+    (_OCC, "Block Limit Barriers", "launch__occupancy_limit_barriers"),
+    (_OCC, "Block Limit SM", "launch__occupancy_limit_blocks"),
+    (_OCC, "Block Limit Registers", "launch__occupancy_limit_registers"),
+    (_OCC, "Block Limit Shared Mem", "launch__occupancy_limit_shared_mem"),
+    (_OCC, "Block Limit Warps", "launch__occupancy_limit_warps"),
+    (_OCC, "Theoretical Active Warps per SM", "sm__maximum_warps_avg_per_active_cycle"),
+    (_OCC, "Theoretical Occupancy", "sm__maximum_warps_per_active_cycle_pct"),
+    (_OCC, "Achieved Occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active"),
+    (_OCC, "Achieved Active Warps Per SM", "sm__warps_active.avg.per_cycle_active"),
+    (_DIST, "Average DRAM Active Cycles", "dram__cycles_active.avg"),
+    (_DIST, "Total DRAM Elapsed Cycles", "dram__cycles_elapsed.sum"),
+    (_DIST, "Average L1 Active Cycles", "l1tex__cycles_active.avg"),
+    (_DIST, "Total L1 Elapsed Cycles", "l1tex__cycles_elapsed.sum"),
+    (_DIST, "Average L2 Active Cycles", "lts__cycles_active.avg"),
+    (_DIST, "Total L2 Elapsed Cycles", "lts__cycles_elapsed.sum"),
+    (_DIST, "Average SM Active Cycles", "sm__cycles_active.avg"),
+    (_DIST, "Total SM Elapsed Cycles", "sm__cycles_elapsed.sum"),
+    (_DIST, "Average SMSP Active Cycles", "smsp__cycles_active.avg"),
+    (_DIST, "Total SMSP Elapsed Cycles", "smsp__cycles_elapsed.sum"),
+    (_SRC, "Branch Instructions Ratio", "derived__smsp__inst_executed_op_branch_pct"),
+    (_SRC, "Branch Instructions", "smsp__inst_executed_op_branch.sum"),
+    (_SRC, "Branch Efficiency", "smsp__sass_average_branch_targets_threads_uniform.pct"),
+    (_SRC, "Avg. Divergent Branches", "smsp__sass_branch_targets_threads_divergent.avg"),
+)
+
+LABELS: dict[tuple[str, str], str] = {(sec, label): name for sec, label, name in _LABELS}
+
+# The section of ncu's --metrics output (a raw metric name in the Metric Name column).
+COMMAND_LINE_SECTION = "Command line profiler metrics"
+# ncu metric names: unit__counter[.rollup[.submetric]], optionally prefixed (breakdown:, group:)
+# or qualified by a triage unit (FBSP.TriageCompute.dramc__...).
+# SourceCounters' per-instruction metrics have no unit prefix (memory_l2_theoretical_sectors_global,
+# inst_executed, thread_inst_executed_true).
+_METRIC_NAME = re.compile(r"^(?:(?:[A-Za-z0-9_]+[.:])*[a-z0-9]+__[A-Za-z0-9_.]+"
+                          r"|(?:memory|inst|thread_inst)_[a-z0-9_]+)$")
+
+
+def is_metric_name(text: str) -> bool:
+    """True for an ncu metric name (``gpu__time_duration.sum``), false for a display label."""
+    return bool(_METRIC_NAME.match(text))
+
+
+def name_for_label(section: str, label: str) -> str:
+    """The key a details-page row is stored under.
+
+    A known (section, label) gives its ncu metric name; a label that already is a metric name
+    (``--print-metric-name name``, ``--metrics``) stays as it is; anything else is kept under
+    ``label:<section>/<label>`` so no value is lost.
+    """
+    name = LABELS.get((section, label))
+    if name is not None:
+        return name
+    if is_metric_name(label):
+        return label
+    return f"label:{section}/{label}"

@@ -53,8 +53,11 @@ class KernelLaunch:
     metrics: dict[str, Metric] = field(default_factory=dict)
     rules: list[RuleResult] = field(default_factory=list)
     source: str = ""  # the file it came from
-    format: str = ""  # raw-csv | details-csv | live-csv | metrics-csv | ncu-rep
+    format: str = ""  # raw-csv | live-raw-csv | details-csv | live-csv | metrics-csv | ncu-rep
     process: str = ""  # process name, where exported
+    # ncu's own messages from the run that produced this launch (==PROF==, ==WARNING==, ==ERROR==
+    # lines of live output: permission errors, replay pass counts); empty for exported files.
+    notes: list[str] = field(default_factory=list)
 
     def number(self, ncu_name: str) -> Optional[float]:
         """The numeric value of a raw ncu metric, or None if absent or not a number."""

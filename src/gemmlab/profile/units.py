@@ -7,7 +7,9 @@ ncu prints scaled units unless ``--print-units base``: ``ms``/``us`` for time, `
 
 from __future__ import annotations
 
+import functools
 import re
+from decimal import Decimal
 from typing import Optional
 
 from gemmlab.profile.records import Value
@@ -37,8 +39,11 @@ def _scale_denominator(unit: str) -> tuple[str, float]:
     if unit in _PER_TIME_S:
         return "s", _PER_TIME_S[unit]
     m = _PREFIXED.match(unit)
-    if m:  # e.g. %/Kbyte → %/byte: divide by 1000
-        return m.group(2).lower(), 1.0 / _SI[m.group(1).upper()]
+    if m:
+        # ncu puts the prefix it scaled by wherever the byte is, even in a denominator: the
+        # report's 8297 %/byte (derived__pct_occupancy_per_shared_mem_size) is printed as
+        # 8.297 %/Kbyte, and --print-units base prints 8297 %/byte. So the factor multiplies.
+        return m.group(2).lower(), _SI[m.group(1).upper()]
     return unit, 1.0
 
 
@@ -56,6 +61,9 @@ def to_base(unit: str) -> tuple[str, float]:
 
 
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+# Cells that mean "no value": ncu writes n/a for metrics it could not compute for a launch and
+# "no data" for source-level metrics without samples (sass__inst_executed_register_spilling_*).
+MISSING = frozenset({"", "n/a", "na", "-", "nan", "no data"})
 
 
 def parse_number(text: str) -> Optional[float]:
@@ -66,17 +74,38 @@ def parse_number(text: str) -> Optional[float]:
     return float(s)
 
 
+@functools.lru_cache(maxsize=None)
+def unit_scale(unit: str) -> tuple[str, Optional[Decimal]]:
+    """(base unit, exact decimal factor or None for 1) for a unit as ncu printed it."""
+    base, factor = to_base(unit)
+    return base, (None if factor == 1.0 else Decimal(repr(factor)))
+
+
+def parse_scaled(text: str, base: str, factor: Optional[Decimal]) -> Optional[Value]:
+    """One cell whose unit was already resolved by ``unit_scale``: number in base units, text, or None.
+
+    Scaling is done in decimal so that ``2.088672 ms`` becomes exactly 2088672 ns, the value
+    ``--print-units base`` prints, not 2088671.9999999998.
+    """
+    t = text.strip()
+    if t.lower() in MISSING:
+        return None
+    s = t.replace(",", "")
+    if not _NUMBER.match(s):
+        return t
+    if factor is None:
+        return float(s)
+    return float(Decimal(s) * factor)
+
+
 def parse_value(text: str, unit: str) -> tuple[Optional[Value], str]:
     """A cell and its unit → (value in base units, base unit).
 
     Numbers are scaled to base units; non-numeric text (``PolicySpread``) is kept as str;
-    empty and ``n/a`` cells give None (no value).
+    empty, ``n/a`` and ``no data`` cells give None (no value).
     """
-    t = text.strip()
-    if t == "" or t.lower() in ("n/a", "na", "-", "nan"):
-        return None, unit
-    num = parse_number(t)
-    if num is None:
-        return t, unit
-    base, factor = to_base(unit)
-    return num * factor, base
+    base, factor = unit_scale(unit.strip())
+    value = parse_scaled(text, base, factor)
+    if value is None or isinstance(value, str):
+        return value, unit
+    return value, base

@@ -1,0 +1,79 @@
+"""What the rules see of one kernel launch: metric values by short name, ncu's rule numbers, and
+helpers that turn them into ``Evidence`` with their units."""
+
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+from gemmlab.analysis import ncu_rules
+from gemmlab.analysis.evidence import Evidence
+from gemmlab.profile import metrics as M
+from gemmlab.profile.records import KernelLaunch
+
+
+def fmt(v: Optional[float], digits: int = 3) -> str:
+    """A number for a sentence: ``98.8``, ``0.043``, ``8.86e+09`` → ``8,858,370,048``."""
+    if v is None:
+        return "n/a"
+    if isinstance(v, str):
+        return v
+    if math.isnan(v) or math.isinf(v):
+        return "n/a"
+    if v != 0 and abs(v) >= 10_000:
+        return f"{v:,.0f}"
+    if v == int(v):
+        return f"{int(v)}"
+    return f"{v:.{digits}g}" if abs(v) < 1 else f"{v:.{max(1, digits - 2)}f}".rstrip("0").rstrip(".")
+
+
+def pct(fraction: Optional[float]) -> str:
+    return "n/a" if fraction is None else f"{100 * fraction:.1f}%"
+
+
+class Context:
+    """One launch, seen through gemmlab's short metric names and ncu's rule messages."""
+
+    def __init__(self, launch: KernelLaunch) -> None:
+        self.launch = launch
+        self.facts = ncu_rules.parse(launch.rules)
+
+    def v(self, short: str) -> Optional[float]:
+        """The numeric value of a short-named metric, or None when the export lacks it."""
+        return M.value(self.launch, short)
+
+    def has(self, *shorts: str) -> bool:
+        return all(self.v(s) is not None for s in shorts)
+
+    def absent(self, *shorts: str) -> list[str]:
+        return [s for s in shorts if self.v(s) is None]
+
+    def ev(self, short: str, compared_with: str, why: str) -> Evidence:
+        """Evidence for a metric present in the record (raises KeyError if it is not)."""
+        r = M.resolve(self.launch, short)
+        if r is None:
+            raise KeyError(f"metric {short!r} is not in this record")
+        name, value = r
+        # gemmlab's unit for the quantity wins: ncu labels stall ratios "inst" though they count cycles
+        unit = M.definition(short).unit or self.launch.metrics[name].unit
+        return Evidence(short, name, value, unit, compared_with, why, "launch" if name.startswith(
+            ("launch__", "device__")) else "counter")
+
+    @staticmethod
+    def derived(metric: str, formula: str, value: Optional[float], unit: str, compared_with: str,
+                why: str) -> Evidence:
+        """Evidence for a quantity gemmlab computed from counters (``formula`` names them)."""
+        return Evidence(metric, formula, value, unit, compared_with, why, "derived")
+
+    @staticmethod
+    def from_rule(num: ncu_rules.RuleNumber, metric: str, unit: str, compared_with: str,
+                  why: str) -> Evidence:
+        return Evidence(metric, f"ncu rule {num.rule}", num.value, unit, compared_with, why, "ncu-rule")
+
+    def names(self, *shorts: str) -> str:
+        """The ncu names behind short names, for a derived quantity's formula."""
+        out = []
+        for s in shorts:
+            r = M.resolve(self.launch, s)
+            out.append(r[0] if r else M.definition(s).names[0])
+        return out[0] if len(out) == 1 else ", ".join(out)

@@ -1,0 +1,255 @@
+"""The diagnosis of one kernel launch: triage, every rule family, a primary with honest confidence,
+ranked secondary findings, the missing evidence and the ncu command that collects it.
+
+How the primary is chosen (``docs/analyzer.md`` has the long form):
+
+1. Speed of Light names the unit(s) that limit the kernel, or the latency regime.
+2. Each unit has a differential: the categories that can explain it (``rules.sol.DIFFERENTIAL``).
+3. The primary is the differential finding with the largest estimated impact; if none reaches
+   ``MIN_PRIMARY_IMPACT``, the unit's at-limit finding (the unit is busy with necessary work).
+4. Confidence starts from the primary's own evidence and drops to medium when a competing family in
+   the differential could not be evaluated, when the runner-up is almost as large, or when Speed of
+   Light is missing. With no finding and unevaluated families the verdict is ``inconclusive``
+   (low) — never "none".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from gemmlab.analysis import gemm
+from gemmlab.analysis.context import Context, fmt
+from gemmlab.analysis.evidence import Confidence, Diagnosis, Finding, MissingEvidence
+from gemmlab.analysis.rules import (Outcome, atomics, coalescing, divergence, launch, local, memory, occupancy,
+                                    pipes, shared, sol, stalls)
+from gemmlab.analysis.vocabulary import UNIT_BOUND, WASTE, Category
+from gemmlab.errors import UserError
+from gemmlab.profile import command as cmd
+from gemmlab.profile import metrics as M
+from gemmlab.profile.records import KernelLaunch
+
+FAMILIES = (coalescing, shared, memory, pipes, local, atomics, divergence, stalls, occupancy, launch)
+FAMILY_OF = {c: fam for fam in FAMILIES for c in fam.CATEGORIES}
+
+MIN_PRIMARY_IMPACT = 0.05  # a cause must plausibly explain ≥ 5% of the run to lead the diagnosis
+AMBIGUOUS_RATIO = 0.8  # runner-up within 80% of the primary's impact: the ranking is not clear-cut
+MIN_SECONDARY_IMPACT = 0.01  # below 1% a finding that no rule flagged as waste is not reported
+SOL_NEEDS = {
+    "sm_pct": "Compute (SM) throughput: which side of the GPU limits the kernel",
+    "mem_pct": "Memory throughput: the busiest memory unit",
+    "l1tex_pct": "L1/TEX throughput: on-chip memory traffic",
+    "l2_pct": "L2 throughput",
+    "dram_pct": "DRAM throughput",
+}
+
+
+@dataclass(frozen=True)
+class AnalyzeOptions:
+    """How to analyse: GEMM detection override and how the collect command names the program."""
+
+    gemm: Optional[bool] = None  # None: decide from the kernel name
+    app_argv: Optional[tuple[str, ...]] = None  # program (and arguments) for the ncu command
+    launch_skip: int = 1  # skip the warm-up launch of the kernel
+    launch_count: int = 1
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.launch_skip, int) or self.launch_skip < 0:
+            raise UserError(f"launch_skip={self.launch_skip!r}: expected an integer ≥ 0")
+        if not isinstance(self.launch_count, int) or self.launch_count < 1:
+            raise UserError(f"launch_count={self.launch_count!r}: expected an integer ≥ 1")
+        if self.app_argv is not None and (not self.app_argv or not self.app_argv[0].strip()):
+            raise UserError(f"app_argv={self.app_argv!r}: expected the program and its arguments")
+
+
+def diagnose_all(launches: Sequence[KernelLaunch], options: AnalyzeOptions = AnalyzeOptions()) -> list[Diagnosis]:
+    """One diagnosis per launch, in file order."""
+    return [diagnose(k, options) for k in launches]
+
+
+def diagnose(launch: KernelLaunch, options: AnalyzeOptions = AnalyzeOptions()) -> Diagnosis:
+    ctx = Context(launch)
+    tri = sol.triage(ctx)
+    outcomes = [f.evaluate(ctx, tri) for f in FAMILIES]
+    findings = _dedupe([f for o in outcomes for f in o.findings])
+    diff = tri.differential() if tri.regime != "unknown" else list(Category)
+    unevaluated = [c for o in outcomes if not o.evaluated for c in o.categories if c in diff]
+
+    primary = _choose_primary(tri, findings, diff, unevaluated)
+    rest = [f for f in findings if f is not primary]
+    rest = [f for f in rest
+            if f.impact >= MIN_SECONDARY_IMPACT or f.category in WASTE or f.category in UNIT_BOUND or f.at_limit]
+    rest.sort(key=lambda f: (-f.impact, f.category.value))
+
+    missing = _missing(ctx, tri, outcomes, diff)
+    is_gemm = options.gemm if options.gemm is not None else gemm.looks_like_gemm(launch.name, launch.demangled)
+    ladder = gemm.next_rung(ctx, primary, rest) if is_gemm and primary.category != Category.INCONCLUSIVE else None
+    if ladder is not None:
+        primary.ladder = ladder
+    argv, purpose, note = _collect(launch, primary, missing, options)
+    return Diagnosis(
+        kernel_id=launch.id, name=launch.name, demangled=launch.demangled, source=launch.source,
+        format=launch.format, is_gemm=is_gemm, triage=tri.to_dict(), primary=primary, findings=rest,
+        missing_evidence=missing, collect_command=cmd.render(argv), collect_argv=argv, collect_purpose=purpose,
+        collect_note=note, recommendations=_recommendations(primary, rest, ladder), ladder=ladder)
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    """One finding per category (the larger impact wins)."""
+    best: dict[Category, Finding] = {}
+    for f in findings:
+        if f.category not in best or f.impact > best[f.category].impact:
+            best[f.category] = f
+    return list(best.values())
+
+
+def _choose_primary(tri: sol.Triage, findings: list[Finding], diff: list[Category],
+                    unevaluated: list[Category]) -> Finding:
+    # a low-confidence finding is a guess: it is named among the candidates, never the verdict
+    cands = sorted((f for f in findings if f.category in diff and f.confidence != Confidence.LOW),
+                   key=lambda f: -f.impact)
+    best = cands[0] if cands and cands[0].impact >= MIN_PRIMARY_IMPACT else None
+    if best is None:
+        limits = [f for f in cands if f.category in UNIT_BOUND]
+        limits.sort(key=lambda f: (not f.at_limit, -f.impact))
+        best = limits[0] if limits else None
+    if best is None:
+        return _inconclusive(tri, diff, unevaluated, findings)
+    conf = best.confidence
+    reasons = []
+    competing = [c for c in unevaluated if c != best.category]
+    if competing and tri.regime == "throughput":
+        # within a busy unit the causes' impacts are disjoint shares of its busy time: an unevaluated
+        # cause can claim at most what the primary leaves unexplained, and cannot overturn a primary
+        # larger than that (it stays listed as missing evidence)
+        busy = max((tri.busy(u) or 0.0) for u in tri.hot)
+        if busy - best.impact < best.impact:
+            competing = []
+    if competing:
+        conf = conf.cap(Confidence.MEDIUM)
+        reasons.append("could not rule out " + ", ".join(c.value for c in competing[:4])
+                       + (" …" if len(competing) > 4 else ""))
+    runner = next((f for f in cands if f is not best), None)
+    if runner is not None and best.impact > 0 and runner.impact >= AMBIGUOUS_RATIO * best.impact:
+        conf = conf.cap(Confidence.MEDIUM)
+        reasons.append(f"{runner.category.value} is nearly as large ({fmt(100 * runner.impact)}% vs "
+                       f"{fmt(100 * best.impact)}%)")
+    if tri.regime == "unknown":
+        conf = conf.cap(Confidence.MEDIUM)
+        reasons.append("Speed of Light metrics are missing, so the busiest unit is unknown")
+    if reasons:
+        best.summary = best.summary.rstrip(".") + f". Confidence {conf.value}: " + "; ".join(reasons) + "."
+        best.confidence = conf
+    return best
+
+
+def _inconclusive(tri: sol.Triage, diff: list[Category], unevaluated: list[Category],
+                  findings: list[Finding]) -> Finding:
+    guesses = sorted((f for f in findings if f.category in diff), key=lambda f: -f.impact)
+    cands = [f.category for f in guesses]
+    cands += [c for c in diff if c in unevaluated and c not in cands]
+    cands = cands or list(diff)
+    if tri.regime == "throughput":
+        where = f"{tri.summary()}; the metrics that tell its possible causes apart are missing"
+    elif tri.regime == "latency":
+        where = f"{tri.summary()}; the stall, occupancy and launch metrics that explain it are missing"
+    else:
+        where = "no Speed of Light metrics, and not enough other counters to name a cause"
+    if not unevaluated:
+        where = f"{tri.summary()}; no rule found a cause above {fmt(100 * MIN_PRIMARY_IMPACT)}% of the run"
+    if guesses:
+        g = guesses[0]
+        where += f"; best guess {g.category.value} ({g.confidence.value} confidence: {g.summary.rstrip('.')})"
+    return Finding(
+        Category.INCONCLUSIVE, f"Inconclusive: {where}. Candidates: " + ", ".join(c.value for c in cands) + ".",
+        Confidence.LOW, 0.0, "not estimated: the cause is not identified", list(tri.evidence),
+        ["Collect the missing evidence with the ncu command given for this kernel, then analyse that report."],
+        candidates=[c.value for c in cands])
+
+
+def _missing(ctx: Context, tri: sol.Triage, outcomes: list[Outcome], diff: list[Category]) -> list[MissingEvidence]:
+    want: dict[str, str] = {}
+    for short, why in SOL_NEEDS.items():
+        if ctx.v(short) is None:
+            want[short] = why
+    for o in outcomes:
+        if any(c in diff for c in o.categories):
+            for short, why in o.needs.items():
+                want.setdefault(short, why)
+    out = []
+    for short, why in want.items():
+        d = M.definition(short)
+        out.append(MissingEvidence(short, d.names, d.section, why))
+    return out
+
+
+_CONNECTED = re.compile(r"==PROF== Connected to process \d+ \((.+)\)\s*$")
+
+
+def program_path(launch: KernelLaunch) -> str:
+    """The executable ncu attached to, from the ``==PROF== Connected to process N (/path)`` line of
+    live output ("" when the export does not carry it)."""
+    for note in launch.notes:
+        m = _CONNECTED.search(note.strip())
+        if m:
+            return m.group(1)
+    return ""
+
+
+def app_argv(launch: KernelLaunch, options: AnalyzeOptions) -> tuple[list[str], str]:
+    """The program to put at the end of the ncu command, and a note on how it was chosen."""
+    if options.app_argv:
+        return list(options.app_argv), ""
+    program = program_path(launch)
+    if program:
+        return [program], f"{program} is the program named in the export; append its own arguments."
+    if launch.process:
+        p = launch.process if "/" in launch.process else f"./{launch.process}"
+        return [p], f"{p} stands for the profiled process '{launch.process}'; use its real path and append its arguments."
+    return ["./app"], "./app stands for the program that launches this kernel (the export does not name it)."
+
+
+def _collect(launch: KernelLaunch, primary: Finding, missing: list[MissingEvidence],
+             options: AnalyzeOptions) -> tuple[list[str], str, str]:
+    sections: list[str] = []
+    metrics: list[str] = []
+    if missing:
+        purpose = "missing-evidence"
+        for m in missing:
+            if m.section:
+                sections.append(m.section)
+            else:
+                metrics.append(m.ncu_names[0])
+    else:  # nothing missing: how to re-measure the primary's evidence after a change
+        purpose = "re-measure"
+        family = FAMILY_OF.get(primary.category)
+        shorts = list(family.NEEDS) if family is not None else []
+        shorts += [e.metric for e in primary.evidence]
+        sections = ["SpeedOfLight"] + [M.METRICS[s].section for s in shorts
+                                       if s in M.METRICS and M.METRICS[s].section]
+    app, note = app_argv(launch, options)
+    out_name = f"{launch.name or 'kernel'}_evidence"
+    argv = cmd.ncu_command(app, kernel_name=launch.name or None, sections=sorted(set(sections)),
+                           metrics=sorted(set(metrics)), launch_skip=options.launch_skip,
+                           launch_count=options.launch_count, output=out_name)
+    note = (note + " " if note else "") + (
+        f"--launch-skip {options.launch_skip} skips the kernel's warm-up launch (use 0 if the program launches "
+        f"it only once). Then: gemmlab analyze {out_name}.ncu-rep")
+    return argv, purpose, note
+
+
+def _recommendations(primary: Finding, rest: list[Finding], ladder) -> list[str]:
+    recs: list[str] = []
+    if ladder is not None:
+        recs.append(f"Next rung: {ladder.rung} — {ladder.action}.")
+    recs += primary.recommendations
+    for f in rest:
+        if f.recommendations and f.impact >= MIN_SECONDARY_IMPACT:
+            recs.append(f"[{f.category.value}] {f.recommendations[0]}")
+    seen, out = set(), []
+    for r in recs:
+        if r not in seen:
+            seen.add(r)
+            out.append(r)
+    return out

@@ -1,0 +1,218 @@
+"""What changed between two profiles (or two stored benchmark runs), kernel by kernel.
+
+Pure functions over parsed records. Kernels are paired by name, and by order of appearance when a
+name repeats; when exactly one kernel is left unpaired on each side (a renamed kernel, or two
+single-kernel reports of different rungs) those two are paired. For each pair: the time speedup,
+the curated metrics that moved most, and how the diagnosis changed.
+
+Metrics tracked (short names from gemmlab.profile.metrics, plus ratios of them): the Speed-of-Light
+units, global sectors per request, shared-memory bank-conflict share, occupancy, registers, issue
+rate, warp CPI and the stall reasons among the top three of either side. A move is ranked by |b − a| / max(|a|, |b|) — symmetric,
+bounded, and defined when one side is 0.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Mapping, Optional, Sequence
+
+from gemmlab.profile.metrics import STALL_REASONS, value
+from gemmlab.profile.records import KernelLaunch
+
+Getter = Callable[[KernelLaunch], Optional[float]]
+
+
+def _ratio(num: str, den: str, scale: float = 1.0) -> Getter:
+    def get(k: KernelLaunch) -> Optional[float]:
+        n, d = value(k, num), value(k, den)
+        if n is None or d is None or d == 0:
+            return None
+        return scale * n / d
+    return get
+
+
+def _short(name: str) -> Getter:
+    return lambda k: value(k, name)
+
+
+@dataclass(frozen=True)
+class Tracked:
+    key: str
+    label: str
+    unit: str
+    get: Getter
+    # Smaller moves are not reported: below ncu's run-to-run variation for that kind of counter
+    # and below every threshold NVIDIA's rules react to (they work in whole percent points,
+    # 10% conflict shares, 0.8 issue/cycle, ...).
+    min_change: float
+
+
+_PCT_FLOOR = 1.0  # percentage points: SOL %, occupancy %, conflict share
+_CYCLE_FLOOR = 0.1  # cycles per issued instruction (stall reasons, CPI)
+
+TRACKED: tuple[Tracked, ...] = (
+    Tracked("sm_pct", "Compute (SM) throughput", "%", _short("sm_pct"), _PCT_FLOOR),
+    Tracked("mem_pct", "Memory throughput", "%", _short("mem_pct"), _PCT_FLOOR),
+    Tracked("l1tex_pct", "L1/TEX throughput", "%", _short("l1tex_pct"), _PCT_FLOOR),
+    Tracked("l2_pct", "L2 throughput", "%", _short("l2_pct"), _PCT_FLOOR),
+    Tracked("dram_pct", "DRAM throughput", "%", _short("dram_pct"), _PCT_FLOOR),
+    Tracked("gld_sectors_per_req", "global load sectors/request", "sector", _ratio("gld_sectors", "gld_requests"), 0.1),
+    Tracked("gst_sectors_per_req", "global store sectors/request", "sector", _ratio("gst_sectors", "gst_requests"), 0.1),
+    Tracked("smem_ld_conflict_pct", "shared load bank conflicts", "% of wavefronts",
+            _ratio("smem_ld_conflicts", "smem_ld_wavefronts", 100.0), _PCT_FLOOR),
+    Tracked("smem_st_conflict_pct", "shared store bank conflicts", "% of wavefronts",
+            _ratio("smem_st_conflicts", "smem_st_wavefronts", 100.0), _PCT_FLOOR),
+    Tracked("occ_achieved", "achieved occupancy", "%", _short("occ_achieved"), _PCT_FLOOR),
+    Tracked("occ_theoretical", "theoretical occupancy", "%", _short("occ_theoretical"), _PCT_FLOOR),
+    Tracked("registers", "registers", "register/thread", _short("registers"), 1.0),
+    Tracked("issue_active", "issue slots busy", "inst/cycle", _short("issue_active"), 0.01),
+    Tracked("warp_cpi", "cycles between a warp's instructions", "cycle", _short("warp_cpi"), _CYCLE_FLOOR),
+    *[Tracked(f"stall_{r}", f"stall: {r}", "cycle/inst", _short(f"stall_{r}"), _CYCLE_FLOOR)
+      for r in STALL_REASONS if r != "selected"],  # "selected" is the issuing cycle itself, not a stall
+)
+TOP_STALLS = 3  # stall reasons compared: the top few of either side, as NVIDIA's CPIStall rule names them
+
+
+@dataclass(frozen=True)
+class MetricMove:
+    key: str
+    label: str
+    unit: str
+    a: Optional[float]
+    b: Optional[float]
+
+    @property
+    def magnitude(self) -> float:
+        if self.a is None or self.b is None:
+            return 0.0
+        top = max(abs(self.a), abs(self.b))
+        return abs(self.b - self.a) / top if top else 0.0
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "magnitude": self.magnitude}
+
+
+@dataclass
+class KernelDiff:
+    name_a: Optional[str]
+    name_b: Optional[str]
+    occurrence: int  # 0 for the first launch of that name, 1 for the second, ...
+    time_a_ns: Optional[float] = None
+    time_b_ns: Optional[float] = None
+    moves: list[MetricMove] = field(default_factory=list)
+    diagnosis_a: Optional[str] = None
+    diagnosis_b: Optional[str] = None
+
+    @property
+    def speedup(self) -> Optional[float]:
+        """time A / time B: > 1 means B is faster."""
+        if not self.time_a_ns or not self.time_b_ns:
+            return None
+        return self.time_a_ns / self.time_b_ns
+
+    @property
+    def name(self) -> str:
+        if self.name_a and self.name_b and self.name_a != self.name_b:
+            return f"{self.name_a} -> {self.name_b}"
+        return self.name_a or self.name_b or "?"
+
+    @property
+    def diagnosis_changed(self) -> bool:
+        return self.diagnosis_a != self.diagnosis_b
+
+    def to_dict(self) -> dict:
+        return {"kernel": self.name, "kernel_a": self.name_a, "kernel_b": self.name_b, "occurrence": self.occurrence,
+                "time_a_ns": self.time_a_ns, "time_b_ns": self.time_b_ns, "speedup": self.speedup,
+                "diagnosis_a": self.diagnosis_a, "diagnosis_b": self.diagnosis_b,
+                "moves": [m.to_dict() for m in self.moves]}
+
+
+def pair_launches(a: Sequence[KernelLaunch], b: Sequence[KernelLaunch]
+                  ) -> list[tuple[Optional[int], Optional[int], int]]:
+    """(index in a, index in b, occurrence) pairs; None where a kernel is on one side only."""
+    def keyed(ls: Sequence[KernelLaunch]) -> dict[tuple[str, int], int]:
+        seen: dict[str, int] = defaultdict(int)
+        out = {}
+        for i, k in enumerate(ls):
+            out[(k.name, seen[k.name])] = i
+            seen[k.name] += 1
+        return out
+
+    ka, kb = keyed(a), keyed(b)
+    pairs = [(ia, kb[key], key[1]) for key, ia in ka.items() if key in kb]
+    only_a = [(ia, None, key[1]) for key, ia in ka.items() if key not in kb]
+    only_b = [(None, ib, key[1]) for key, ib in kb.items() if key not in ka]
+    if len(only_a) == 1 and len(only_b) == 1:  # one kernel on each side left: a rename / two rungs
+        pairs.append((only_a[0][0], only_b[0][1], 0))
+        only_a, only_b = [], []
+    pairs.sort(key=lambda p: (p[0] if p[0] is not None else 1 << 30, p[1] if p[1] is not None else 1 << 30))
+    return pairs + only_a + only_b
+
+
+def _top_stalls(k: KernelLaunch) -> set[str]:
+    vals = [(t.get(k), t.key) for t in TRACKED if t.key.startswith("stall_")]
+    ranked = sorted(((v, key) for v, key in vals if v), reverse=True)
+    return {key for _, key in ranked[:TOP_STALLS]}
+
+
+def metric_moves(ka: KernelLaunch, kb: KernelLaunch, top: int = 6) -> list[MetricMove]:
+    """The tracked metrics that moved by more than their noise floor, largest relative move first."""
+    moves = []
+    top_stalls = _top_stalls(ka) | _top_stalls(kb)
+    for t in TRACKED:
+        if t.key.startswith("stall_") and t.key not in top_stalls:
+            continue
+        va, vb = t.get(ka), t.get(kb)
+        if va is None or vb is None or abs(vb - va) < t.min_change:
+            continue
+        moves.append(MetricMove(t.key, t.label, t.unit, va, vb))
+    moves.sort(key=lambda m: (-m.magnitude, m.key))
+    return moves[:top]
+
+
+def diff_launches(a: Sequence[KernelLaunch], b: Sequence[KernelLaunch],
+                  diagnoses_a: Optional[Sequence[Optional[str]]] = None,
+                  diagnoses_b: Optional[Sequence[Optional[str]]] = None,
+                  top: int = 6) -> list[KernelDiff]:
+    """Per kernel: time A/B, the metrics that moved most, the diagnosis (labels aligned with ``a``/``b``)."""
+    for side, ls, d in (("A", a, diagnoses_a), ("B", b, diagnoses_b)):
+        if d is not None and len(d) != len(ls):
+            raise ValueError(f"{side}: {len(d)} diagnoses for {len(ls)} launches; expected one per launch")
+    out = []
+    for ia, ib, occ in pair_launches(a, b):
+        ka = a[ia] if ia is not None else None
+        kb = b[ib] if ib is not None else None
+        kd = KernelDiff(ka.name if ka else None, kb.name if kb else None, occ,
+                        time_a_ns=value(ka, "duration") if ka else None,
+                        time_b_ns=value(kb, "duration") if kb else None,
+                        diagnosis_a=diagnoses_a[ia] if diagnoses_a is not None and ia is not None else None,
+                        diagnosis_b=diagnoses_b[ib] if diagnoses_b is not None and ib is not None else None)
+        if ka is not None and kb is not None:
+            kd.moves = metric_moves(ka, kb, top)
+        out.append(kd)
+    return out
+
+
+# ----------------------------------------------------------------------------- stored runs
+
+@dataclass(frozen=True)
+class RunKernelDiff:
+    kernel: str
+    a_s: Optional[float]
+    b_s: Optional[float]
+
+    @property
+    def speedup(self) -> Optional[float]:
+        if not self.a_s or not self.b_s:
+            return None
+        return self.a_s / self.b_s
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "speedup": self.speedup}
+
+
+def diff_runs(a: Mapping[str, float], b: Mapping[str, float]) -> list[RunKernelDiff]:
+    """Two stored runs as {kernel: median seconds}: per kernel A/B, kernels of A first, then B's new ones."""
+    names = list(a) + [k for k in b if k not in a]
+    return [RunKernelDiff(k, a.get(k), b.get(k)) for k in names]

@@ -1,0 +1,94 @@
+"""Launch geometry: grids smaller than the GPU, and the partial last wave (tail effect).
+
+NVIDIA's LaunchConfiguration rule: a grid with fewer blocks than SMs leaves (SMs − blocks) / SMs of
+the GPU idle; with w waves per SM (blocks / (blocks per SM × SMs)), a partial last wave exists when
+frac(w) > 0 and floor(w) ≥ 1, and can cost up to 1 / (1 + floor(w)) of the run.
+
+gemmlab's tail estimate assumes blocks of equal duration: the last wave keeps frac(w) of the block
+slots busy, so (ceil(w) − w) / ceil(w) of all slot-time is idle. Reported from 5% (below that it
+is within run-to-run noise of a kernel's duration).
+"""
+
+from __future__ import annotations
+
+import math
+
+from gemmlab.analysis.context import Context, fmt, pct
+from gemmlab.analysis.evidence import Confidence, Finding
+from gemmlab.analysis.rules import Outcome
+from gemmlab.analysis.rules.sol import Triage
+from gemmlab.analysis.rules.stalls import issue_active
+from gemmlab.analysis.vocabulary import Category as C
+
+CATEGORIES = (C.TAIL_EFFECT, C.GRID_TOO_SMALL)
+NEEDS = {
+    "grid_size": "blocks in the grid",
+    "sm_count": "SMs on the device",
+    "waves": "waves per SM: blocks / (blocks per SM × SMs)",
+}
+
+TAIL_REPORT = 0.05  # idle slot-time share below which the tail is within noise
+# A single partial wave is reported when it leaves ≥ 20% of the block slots empty: the same 20% NVIDIA's
+# LaunchConfiguration rule uses as its reporting floor for the tail effect.
+PARTIAL_WAVE_REPORT = 0.2
+
+
+def evaluate(ctx: Context, tri: Triage) -> Outcome:
+    out = Outcome("launch", CATEGORIES, evaluated=ctx.has("grid_size", "sm_count") or ctx.has("waves"))
+    for k, why in NEEDS.items():
+        if ctx.v(k) is None:
+            out.needs[k] = why
+    grid, sms, w = ctx.v("grid_size"), ctx.v("sm_count"), ctx.v("waves")
+    if grid is not None and sms is not None and grid < sms:
+        idle = (sms - grid) / sms
+        out.findings.append(Finding(
+            C.GRID_TOO_SMALL, f"Grid too small: {fmt(grid)} blocks for {fmt(sms)} SMs leaves {pct(idle)} of the "
+            "SMs idle.", Confidence.HIGH, idle, "NVIDIA LaunchConfiguration estimate: (SMs − blocks) / SMs",
+            [ctx.ev("grid_size", f"≥ {fmt(sms)} (one block per SM)", "an SM without a block does nothing"),
+             ctx.ev("sm_count", "—", "SMs on the device")],
+            ["Launch more, smaller blocks (smaller tiles), or split the work along another dimension "
+             "(split-K for GEMM) so every SM gets a block."]))
+        return out
+    if ctx.facts.small_grid is not None and grid is None:
+        n = ctx.facts.small_grid
+        out.evaluated = True
+        out.findings.append(Finding(
+            C.GRID_TOO_SMALL, f"Grid too small: {fmt(n.value)} blocks, fewer than the GPU's SMs.",
+            Confidence.MEDIUM, (n.estimated_speedup or 0.0) / 100.0, "ncu's LaunchConfiguration estimate",
+            [ctx.from_rule(n, "grid_size", "block", "the SM count", "SMs without a block idle")],
+            ["Launch more, smaller blocks, or split the work (split-K) so every SM gets a block."],
+            ncu_estimate=n.estimated_speedup, ncu_rule="LaunchConfiguration"))
+        return out
+    if w is None or w <= 0:
+        return out
+    whole = math.floor(w)
+    frac = w - whole
+    if whole == 0 and (1.0 - w) >= PARTIAL_WAVE_REPORT:
+        issue = issue_active(ctx)
+        idle = 1.0 - issue if issue is not None else 1.0
+        head = tri.headroom if tri.headroom is not None else 1.0
+        impact = (1.0 - w) * min(idle, head)
+        out.findings.append(Finding(
+            C.GRID_TOO_SMALL, f"Less than one wave: {fmt(w)} waves per SM, so {pct(1 - w)} of the resident-block "
+            "slots stay empty for the whole run.", Confidence.HIGH if issue is not None else Confidence.MEDIUM,
+            impact, f"empty slots {pct(1 - w)} × min(idle issue slots {pct(idle)}, headroom {pct(head)})",
+            [ctx.ev("waves", "1.0 (one full wave)", "below one wave the GPU never reaches its occupancy")],
+            ["Give the GPU more blocks (smaller tiles or split-K) so at least one full wave of blocks runs."]))
+        return out
+    if whole >= 1 and frac > 0:
+        idle = (math.ceil(w) - w) / math.ceil(w)
+        bound = 1.0 / (1 + whole)
+        if idle < TAIL_REPORT:
+            return out
+        blocks_last = math.ceil(grid * frac / w) if grid else None
+        out.findings.append(Finding(
+            C.TAIL_EFFECT,
+            f"Tail effect: {fmt(w)} waves per SM — the last partial wave"
+            + (f" ({blocks_last} blocks)" if blocks_last else "") + f" leaves {pct(idle)} of block-slot time idle.",
+            Confidence.HIGH, idle,
+            f"(ceil(w) − w) / ceil(w) with equal block durations; NVIDIA's upper bound 1/(1+floor(w)) = {pct(bound)}",
+            [ctx.ev("waves", "an integer number of waves", "a partial last wave idles the SMs it does not fill")]
+            + ([ctx.ev("grid_size", "—", "blocks in the grid")] if grid is not None else []),
+            ["Choose tile sizes so the block count is a multiple of (blocks per SM × SMs), or use a persistent "
+             "/ stream-K schedule that balances the last wave."]))
+    return out

@@ -1,0 +1,63 @@
+"""Local memory: register spills and dynamically indexed per-thread arrays.
+
+Local memory lives in device memory and is cached in L1/L2 like global memory, so its sectors
+compete with the kernel's real traffic and add memory latency to what should be register
+accesses. NVIDIA's MemoryWorkloadAnalysis reports spilling requests; the reference threshold for
+local instructions is 10% of all instructions. gemmlab reports any local traffic that reaches 1% of
+the L1 global+local sectors (below that it cannot move the kernel's time), and ranks it by its
+share of L1 traffic × the L1 busy fraction.
+"""
+
+from __future__ import annotations
+
+from gemmlab.analysis.context import Context, fmt, pct
+from gemmlab.analysis.evidence import Confidence, Finding
+from gemmlab.analysis.rules import Outcome
+from gemmlab.analysis.rules.sol import Triage
+from gemmlab.analysis.rules.stalls import stall_evidence
+from gemmlab.analysis.vocabulary import Category as C
+
+CATEGORIES = (C.LOCAL_MEMORY,)
+NEEDS = {
+    "local_ld_sectors": "local-memory load sectors (spills, local arrays)",
+    "local_st_sectors": "local-memory store sectors",
+}
+
+LOCAL_SHARE_FLAG = 0.01  # 1% of L1 global+local sectors
+
+
+def evaluate(ctx: Context, tri: Triage) -> Outcome:
+    out = Outcome("local", CATEGORIES, evaluated=ctx.has("local_ld_sectors", "local_st_sectors"))
+    for k, why in NEEDS.items():
+        if ctx.v(k) is None:
+            out.needs[k] = why
+    if not out.evaluated:
+        spill = ctx.v("local_spill_pct")
+        if spill == 0:  # ncu's spill counter says there is no register spilling
+            out.evaluated = True
+            out.needs.clear()
+        return out
+    loc = ctx.v("local_ld_sectors") + ctx.v("local_st_sectors")
+    if loc <= 0:
+        return out
+    total = loc + (ctx.v("gld_sectors") or 0.0) + (ctx.v("gst_sectors") or 0.0)
+    share = loc / total if total > 0 else 1.0
+    if share < LOCAL_SHARE_FLAG:
+        return out
+    busy = tri.busy("l1") or tri.busy("memory") or 1.0
+    ev = [ctx.ev("local_ld_sectors", "0", "local loads: spilled registers or local arrays read back"),
+          ctx.ev("local_st_sectors", "0", "local stores"),
+          ctx.derived("local_sector_share", "local sectors / (global + local sectors)", share, "fraction",
+                      f"{LOCAL_SHARE_FLAG:.0%}", "local traffic competes with the kernel's global traffic")]
+    for k in ("local_ld_inst", "local_st_inst", "registers"):
+        if ctx.v(k) is not None:
+            ev.append(ctx.ev(k, "—", "per-thread local accesses" if k != "registers" else "registers per thread"))
+    ev += stall_evidence(ctx, ("long_scoreboard", "lg_throttle"), "waiting on local-memory accesses")
+    out.findings.append(Finding(
+        C.LOCAL_MEMORY, f"Local memory: {pct(share)} of L1 global+local sectors are local (spills or local arrays, "
+        f"{fmt(loc)} sectors).", Confidence.HIGH, busy * share,
+        f"L1 busy {pct(busy)} × local share of L1 sectors {pct(share)}", ev,
+        ["Compile with -Xptxas -v to see spill stores/loads and the stack frame; index per-thread arrays only "
+         "with compile-time constants (fully unrolled loops) so they stay in registers.",
+         "If registers are capped (__launch_bounds__, -maxrregcount), relax the cap or shrink per-thread tiles."]))
+    return out

@@ -1,0 +1,178 @@
+"""Warp-state stalls: why warps are not issuing, when no unit is saturated.
+
+``smsp__average_warp_latency_per_inst_issued`` (CPI) is the sum over stall reasons of the cycles a
+warp spends in each per issued instruction. NVIDIA's CPIStall rule reports a reason when the
+schedulers issue on fewer than 0.8 of their cycles and the reason accounts for more than 30% of the
+CPI; gemmlab uses the same two thresholds.
+
+Impact of a stall reason: its share of the CPI × the idle share of issue slots (1 − issue active),
+capped by the headroom of the busiest unit (a latency fix cannot push a unit past 100%).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+from gemmlab.analysis.context import Context, fmt, pct
+from gemmlab.analysis.evidence import Confidence, Evidence, Finding
+from gemmlab.analysis.rules import Outcome
+from gemmlab.analysis.vocabulary import Category as C
+
+CATEGORIES = (C.LATENCY_BOUND, C.BARRIER_STALLS)
+NEEDS = {
+    "warp_cpi": "cycles between a warp's instructions: the total the stall reasons divide",
+    "issue_active": "issue slots used per scheduler: stalls only matter when it is below 0.8",
+    "stall_long_scoreboard": "waiting on global/local memory: memory latency",
+    "stall_barrier": "waiting at __syncthreads()",
+    "stall_mio_throttle": "MIO queue full: shared-memory instruction pressure",
+    "stall_short_scoreboard": "waiting on shared memory / MIO results",
+    "stall_lg_throttle": "LSU queue for global/local full: too many memory instructions (atomics, spills)",
+}
+
+ISSUE_BUSY = 0.8  # NVIDIA CPIStall: stalls matter when fewer than 0.8 instructions issue per cycle
+STALL_SHARE = 0.3  # NVIDIA CPIStall: a reason is reported above 30% of the CPI
+
+# Stall reasons that mean "waiting for latency to pass" (not a saturated unit).
+LATENCY_REASONS = {
+    "long_scoreboard": "global/local memory latency (L1TEX scoreboard)",
+    "wait": "fixed-latency dependencies between instructions",
+    "short_scoreboard": "shared-memory / MIO result latency",
+    "membar": "memory barriers (__threadfence)",
+    "no_instruction": "instruction fetch (i-cache misses or a very short kernel)",
+    "branch_resolving": "branch target resolution",
+    "dispatch_stall": "dispatch conflicts",
+    "sleeping": "nanosleep / blocked threads",
+    "drain": "outstanding stores at warp exit",
+    "imc_miss": "constant-cache misses",
+    # queue-full reasons with no busy unit: many long-latency operations in flight
+    "lg_throttle": "a full LSU queue for global/local memory (many outstanding memory instructions)",
+    "mio_throttle": "a full MIO queue (shared memory, special functions, dynamic branches)",
+    "tex_throttle": "a full texture queue",
+    "math_pipe_throttle": "a busy math pipe",
+}
+
+
+@dataclass
+class Stall:
+    reason: str
+    cycles: float
+    share: float  # of the CPI
+    evidence: Evidence
+    from_rule: bool
+
+
+def cpi(ctx: Context) -> Optional[float]:
+    v = ctx.v("warp_cpi")
+    return v if v is not None else ctx.facts.stall_cpi
+
+
+def stall(ctx: Context, reason: str) -> Optional[Stall]:
+    total = cpi(ctx)
+    cyc = ctx.v(f"stall_{reason}")
+    if cyc is not None and total:
+        ev = ctx.ev(f"stall_{reason}", f"{STALL_SHARE:.0%} of the CPI ({fmt(total)} cycles) "
+                    "(NVIDIA CPIStall)", f"share {pct(cyc / total)} of the cycles between a warp's instructions")
+        return Stall(reason, cyc, cyc / total, ev, False)
+    num = ctx.facts.stalls.get(reason)
+    if num is not None and total:
+        ev = ctx.from_rule(num, f"stall_{reason}", "cycle", f"{STALL_SHARE:.0%} of the CPI ({fmt(total)})",
+                           "ncu's CPIStall rule reported this reason")
+        return Stall(reason, num.value, num.value / total, ev, True)
+    return None
+
+
+def stall_evidence(ctx: Context, reasons: Iterable[str], why: str) -> list[Evidence]:
+    """Supporting evidence for other rules: the given stall reasons when they are a large share."""
+    out = []
+    for r in reasons:
+        s = stall(ctx, r)
+        if s is not None and s.share > STALL_SHARE:
+            out.append(Evidence(s.evidence.metric, s.evidence.ncu_name, s.evidence.value, s.evidence.unit,
+                                s.evidence.compared_with, f"{why}: {pct(s.share)} of the CPI",
+                                s.evidence.source))
+    return out
+
+
+def issue_active(ctx: Context) -> Optional[float]:
+    v = ctx.v("issue_active")
+    if v is None and ctx.facts.issue_every is not None and ctx.facts.issue_every.value > 0:
+        v = 1.0 / ctx.facts.issue_every.value
+    return v
+
+
+def latency_impact(share: float, issue: Optional[float], headroom: Optional[float]) -> tuple[float, str]:
+    idle = 1.0 - issue if issue is not None else 1.0
+    v = share * idle
+    basis = f"stall share {pct(share)} × idle issue slots {pct(idle)}"
+    if headroom is not None and v > headroom:
+        v, basis = headroom, basis + f", capped by the busiest unit's headroom {pct(headroom)}"
+    return v, basis
+
+
+def evaluate(ctx: Context, tri) -> Outcome:
+    out = Outcome("stalls", CATEGORIES, evaluated=False)
+    total = cpi(ctx)
+    issue = issue_active(ctx)
+    have_reasons = any(ctx.v(f"stall_{r}") is not None for r in ("long_scoreboard", "barrier")) \
+        or bool(ctx.facts.stalls)
+    out.evaluated = total is not None and issue is not None and have_reasons
+    for k in ("warp_cpi", "issue_active", "stall_long_scoreboard", "stall_barrier", "stall_mio_throttle",
+              "stall_short_scoreboard", "stall_lg_throttle"):
+        if ctx.v(k) is None:
+            out.needs[k] = NEEDS[k]
+    if not out.evaluated:
+        return out
+    # NVIDIA CPIStall: only when the schedulers are not already issuing most cycles
+    if issue >= ISSUE_BUSY:
+        return out
+    conf = Confidence.HIGH if ctx.v("warp_cpi") is not None else Confidence.MEDIUM
+    issue_ev = (ctx.ev("issue_active", f"{ISSUE_BUSY} (NVIDIA CPIStall)",
+                       "below 0.8 the schedulers have idle slots that stalls explain")
+                if ctx.v("issue_active") is not None else
+                ctx.from_rule(ctx.facts.issue_every, "cycles_per_issue", "cycle", "1.25 (= 0.8 issue/cycle)",
+                              "the schedulers have idle issue slots"))
+    cpi_ev = (ctx.ev("warp_cpi", "—", "the total the stall reasons divide")
+              if ctx.v("warp_cpi") is not None else None)
+    headroom = tri.headroom
+    latency_regime = tri.regime in ("latency", "unknown")
+
+    bar = stall(ctx, "barrier")
+    if bar is not None and bar.share > STALL_SHARE:
+        impact, basis = latency_impact(bar.share, issue, headroom)
+        block = ctx.v("block_size")
+        recs = ["Find which __syncthreads() the warps wait at (ncu Source page, stall_barrier column) and "
+                "balance the work before it; remove barriers that protect nothing.",
+                "Double-buffer shared tiles so one barrier per tile iteration suffices and loads overlap math."]
+        if block is not None and block >= 512:
+            recs.append(f"Blocks of {fmt(block)} threads wait for their slowest warp; smaller blocks "
+                        "(128–256 threads) wait less at each barrier.")
+        out.findings.append(Finding(
+            C.BARRIER_STALLS, f"Warps spend {pct(bar.share)} of their cycles waiting at barriers.",
+            conf.cap(Confidence.MEDIUM) if bar.from_rule else conf, impact, basis,
+            [bar.evidence, issue_ev] + ([cpi_ev] if cpi_ev else []), recs))
+
+    atomics = (ctx.v("global_atom_inst") or 0.0) + (ctx.v("global_red_inst") or 0.0)
+    # with atomics in flight a full LSU queue is the atomic-contention rule's evidence, not latency
+    names = [r for r in LATENCY_REASONS if not (r == "lg_throttle" and atomics > 0)]
+    reasons = [s for s in (stall(ctx, r) for r in names) if s is not None]
+    reasons = [s for s in reasons if s.share > STALL_SHARE]
+    if reasons and latency_regime:
+        top = max(reasons, key=lambda s: s.share)
+        impact, basis = latency_impact(sum(s.share for s in reasons), issue, headroom)
+        what = ", ".join(f"{LATENCY_REASONS[s.reason]} {pct(s.share)}" for s in reasons)
+        recs = ["Give each warp more independent work (several outputs per thread, unrolled loops) so "
+                "loads are issued long before their results are needed.",
+                "Raise occupancy if it is limited (see occupancy findings) so more warps hide the latency."]
+        if top.reason == "lg_throttle":
+            recs.insert(0, "Issue fewer, wider memory instructions (float4 loads, fewer redundant reloads) and "
+                           "interleave them with math.")
+        if top.reason == "long_scoreboard":
+            recs.insert(0, "Prefetch the next tile while computing this one (double buffering, cp.async) "
+                           "and keep reused data in shared memory or registers.")
+        out.findings.append(Finding(
+            C.LATENCY_BOUND, f"No unit is busy; warps wait on {what} of the cycles between instructions.",
+            conf if not top.from_rule else conf.cap(Confidence.MEDIUM), impact, basis,
+            [s.evidence for s in reasons] + [issue_ev] + ([cpi_ev] if cpi_ev else []) + tri.evidence[:2],
+            recs))
+    return out

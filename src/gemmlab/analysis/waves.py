@@ -1,0 +1,141 @@
+"""Waves and the tail effect of a launch: how many rounds of blocks the GPU runs, and what the last,
+partial round costs.
+
+A wave is every block the GPU holds at once: blocks per SM × SMs. ncu reports
+``launch__waves_per_multiprocessor`` = grid / (blocks per SM × SMs). The cost of the tail follows
+Nsight Compute's LaunchConfiguration rule: with w waves, if frac(w) > 0 and floor(w) ≥ 1, the partial
+wave may take up to 100 / (1 + floor(w)) % of the runtime (blocks of equal duration assumed), and ncu
+reports it from 20 % on; a grid with fewer blocks than SMs leaves (SMs − grid) / SMs of the GPU idle.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Optional
+
+from gemmlab.errors import InputError
+
+if TYPE_CHECKING:
+    from gemmlab.analysis.occupancy import OccupancyResult
+    from gemmlab.profile.records import KernelLaunch
+
+# Nsight Compute's LaunchConfiguration rule reports a partial wave whose estimated cost is ≥ 20 %.
+NCU_TAIL_REPORT_PCT = 20.0
+
+
+@dataclass(frozen=True)
+class WaveResult:
+    grid_blocks: int
+    blocks_per_sm: int
+    sm_count: int
+
+    def __post_init__(self) -> None:
+        for name, v in (("grid", self.grid_blocks), ("blocks per SM", self.blocks_per_sm), ("SMs", self.sm_count)):
+            if v < 1:
+                raise InputError(f"{name} {v}: must be ≥ 1")
+
+    @property
+    def blocks_per_wave(self) -> int:
+        return self.blocks_per_sm * self.sm_count
+
+    @property
+    def waves(self) -> float:
+        """ncu's ``launch__waves_per_multiprocessor``."""
+        return self.grid_blocks / self.blocks_per_wave
+
+    @property
+    def full_waves(self) -> int:
+        return self.grid_blocks // self.blocks_per_wave
+
+    @property
+    def tail_blocks(self) -> int:
+        """Blocks in the last, partial wave (0 when the grid is a whole number of waves)."""
+        return self.grid_blocks % self.blocks_per_wave
+
+    @property
+    def tail_utilisation(self) -> Optional[float]:
+        """Fraction of a wave's block slots the partial wave fills; None without a partial wave."""
+        return self.tail_blocks / self.blocks_per_wave if self.tail_blocks else None
+
+    @property
+    def tail_cost_pct(self) -> Optional[float]:
+        """NVIDIA's estimate of the runtime share of the partial wave (needs ≥ 1 full wave)."""
+        if self.tail_blocks and self.full_waves >= 1:
+            return 100.0 / (1 + self.full_waves)
+        return None
+
+    @property
+    def idle_sm_pct(self) -> Optional[float]:
+        """Share of SMs with no block at all when the grid is smaller than the SM count."""
+        if self.grid_blocks < self.sm_count:
+            return 100.0 * (self.sm_count - self.grid_blocks) / self.sm_count
+        return None
+
+    @property
+    def ncu_would_flag(self) -> bool:
+        cost = self.tail_cost_pct
+        return self.idle_sm_pct is not None or (cost is not None and cost >= NCU_TAIL_REPORT_PCT)
+
+    def summary(self) -> str:
+        if self.idle_sm_pct is not None:
+            return (
+                f"{self.grid_blocks} blocks for {self.sm_count} SMs: {self.idle_sm_pct:.1f}% of the SMs get no "
+                f"block; use more, smaller blocks (or split K) to reach every SM"
+            )
+        if self.tail_blocks == 0:
+            return f"{self.full_waves} full waves, no partial wave"
+        if self.full_waves == 0:
+            return (
+                f"a single partial wave: {self.grid_blocks} of {self.blocks_per_wave} block slots "
+                f"({100 * self.tail_utilisation:.1f}%) are used"
+            )
+        cost = self.tail_cost_pct
+        flag = " (ncu reports this)" if cost is not None and cost >= NCU_TAIL_REPORT_PCT else ""
+        return (
+            f"{self.full_waves} full waves and a partial wave of {self.tail_blocks} blocks "
+            f"({100 * self.tail_utilisation:.1f}% of a wave); the partial wave may take up to {cost:.1f}% "
+            f"of the runtime{flag}"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "grid_blocks": self.grid_blocks,
+            "blocks_per_sm": self.blocks_per_sm,
+            "sm_count": self.sm_count,
+            "blocks_per_wave": self.blocks_per_wave,
+            "waves": self.waves,
+            "full_waves": self.full_waves,
+            "tail_blocks": self.tail_blocks,
+            "tail_utilisation": self.tail_utilisation,
+            "tail_cost_pct": self.tail_cost_pct,
+            "idle_sm_pct": self.idle_sm_pct,
+            "ncu_would_flag": self.ncu_would_flag,
+            "summary": self.summary(),
+        }
+
+
+def waves(grid_blocks: int, blocks_per_sm: int, sm_count: int) -> WaveResult:
+    if blocks_per_sm == 0:
+        raise InputError("blocks per SM 0: the kernel cannot launch with these resources, so it has no waves")
+    return WaveResult(grid_blocks, blocks_per_sm, sm_count)
+
+
+def waves_from_launch(launch: "KernelLaunch", occ: Optional["OccupancyResult"] = None) -> WaveResult:
+    """Waves of a profiled launch: its grid, its SM count and its blocks per SM (computed from its
+    ``launch__*`` metrics unless ``occ`` is given)."""
+    from gemmlab.analysis.occupancy import occupancy_from_launch
+
+    grid = launch.number("launch__grid_size")
+    if grid is None and launch.grid is not None:
+        grid = float(math.prod(launch.grid))
+    sms = launch.number("launch__sm_count") or launch.number("device__attribute_multiprocessor_count")
+    if grid is None or sms is None:
+        missing = [n for n, v in (("launch__grid_size", grid), ("launch__sm_count", sms)) if v is None]
+        raise InputError(
+            f"kernel {launch.name!r} in {launch.source or 'the capture'}: missing {', '.join(missing)}; "
+            f"collect them with ncu --section LaunchStats"
+        )
+    if occ is None:
+        occ = occupancy_from_launch(launch, advise=False)
+    return waves(int(grid), occ.blocks_per_sm, int(sms))

@@ -1,0 +1,138 @@
+"""What is being measured: a frozen, hashable description of one GEMM configuration.
+
+``BenchSpec`` is the key a measurement is filed under (like ``TaskSpec`` in
+``torch.utils.benchmark``): kernel name, problem shape, scalars, data type and the kernel's
+compile-time parameters. It is validated when it is built, so nothing downstream has to wonder
+whether ``M`` is a positive int.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from gemmlab.errors import InputError
+
+# The ladder is FP32 SGEMM: cuBLAS is run in true FP32 (TF32 off) and the correctness bound is
+# stated for FP32 arithmetic. Other types would need their own bound and reference.
+DTYPES = ("float32",)
+
+# The ladder kernels index with 32-bit ``int`` (``row * K + k``); any operand with 2**31 or more
+# elements would overflow that index and write somewhere else.
+MAX_ELEMENTS = 2**31 - 1
+
+
+def _positive_int(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"{name} must be a positive integer, got {value!r}")
+    if value < 1:
+        raise InputError(f"{name} must be a positive integer (>= 1), got {value}")
+    return value
+
+
+def _finite(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{name} must be a finite number, got {value!r}")
+    if not math.isfinite(value):
+        raise InputError(f"{name} must be a finite number, got {value!r}")
+    return float(value)
+
+
+def freeze_params(params: Mapping[str, int] | tuple | None) -> tuple[tuple[str, int], ...]:
+    """Kernel parameters as a sorted tuple of (name, int) pairs, so the spec stays hashable."""
+    if params is None:
+        return ()
+    items = params.items() if isinstance(params, Mapping) else params
+    out = []
+    for item in items:
+        if not (isinstance(item, tuple) and len(item) == 2):
+            raise InputError(f"params must map names to integers, got entry {item!r}")
+        key, value = item
+        if not isinstance(key, str) or not key:
+            raise InputError(f"params names must be non-empty strings, got {key!r}")
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InputError(f"params[{key!r}] must be an integer, got {value!r}")
+        out.append((key, value))
+    return tuple(sorted(out))
+
+
+@dataclass(frozen=True)
+class BenchSpec:
+    """One GEMM configuration: C[M,N] = alpha * A[M,K] @ B[K,N] + beta * C (row-major)."""
+
+    kernel: str
+    M: int
+    N: int
+    K: int
+    alpha: float = 1.0
+    beta: float = 0.0
+    dtype: str = "float32"
+    params: tuple[tuple[str, int], ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.kernel, str) or not self.kernel.strip():
+            raise InputError(f"kernel must be a non-empty name, got {self.kernel!r}")
+        for name in ("M", "N", "K"):
+            _positive_int(name, getattr(self, name))
+        for name, a, b in (("M*K (A)", self.M, self.K), ("K*N (B)", self.K, self.N), ("M*N (C)", self.M, self.N)):
+            if a * b > MAX_ELEMENTS:
+                raise InputError(
+                    f"shape M,N,K={self.M},{self.N},{self.K}: {name} has {a * b} elements; "
+                    f"the ladder kernels index with 32-bit int, so at most {MAX_ELEMENTS} are allowed"
+                )
+        object.__setattr__(self, "alpha", _finite("alpha", self.alpha))
+        object.__setattr__(self, "beta", _finite("beta", self.beta))
+        if self.dtype not in DTYPES:
+            raise InputError(f"dtype must be one of {', '.join(DTYPES)}, got {self.dtype!r}")
+        object.__setattr__(self, "params", freeze_params(self.params))
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return (self.M, self.N, self.K)
+
+    @property
+    def flops(self) -> int:
+        """2·M·N·K: one multiply and one add per term (the alpha/beta epilogue is not counted)."""
+        return 2 * self.M * self.N * self.K
+
+    def with_kernel(self, kernel: str, params: Mapping[str, int] | None = None) -> "BenchSpec":
+        """The same problem for another kernel."""
+        return BenchSpec(kernel, self.M, self.N, self.K, self.alpha, self.beta, self.dtype, freeze_params(params))
+
+    def to_dict(self) -> dict:
+        return {
+            "kernel": self.kernel,
+            "M": self.M,
+            "N": self.N,
+            "K": self.K,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "dtype": self.dtype,
+            "params": dict(self.params),
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "BenchSpec":
+        return cls(
+            kernel=d["kernel"],
+            M=d["M"],
+            N=d["N"],
+            K=d["K"],
+            alpha=d.get("alpha", 1.0),
+            beta=d.get("beta", 0.0),
+            dtype=d.get("dtype", "float32"),
+            params=freeze_params(d.get("params") or {}),
+        )
+
+
+def parse_shape(text: str) -> tuple[int, int, int]:
+    """``"M,N,K"`` → (M, N, K); each a positive integer. Errors name the flag and the value."""
+    parts = [p.strip() for p in str(text).split(",")]
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        raise InputError(f"--shape expects three positive integers M,N,K (e.g. 2048,2048,2048), got {text!r}")
+    M, N, K = (int(p) for p in parts)
+    for name, v in (("M", M), ("N", N), ("K", K)):
+        if v < 1:
+            raise InputError(f"--shape {text}: {name} must be >= 1, got {v}")
+    return M, N, K

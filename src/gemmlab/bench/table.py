@@ -1,0 +1,136 @@
+"""Tables of measured rows, as plain lists of cells: the first article's ladder table and sweep table.
+
+Built from result dicts (``Row.to_dict()``, or a run loaded from the store), so a fresh run and a
+stored one print the same way. Numbers are formatted here only; stored values are never rounded.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional, Sequence
+
+from gemmlab.bench.stats import NOISE_IQR_FRACTION
+
+NOISY_MARK = "~"
+
+LADDER_COLUMNS = (
+    "Version",
+    "Time (ms)",
+    "IQR/median",
+    "GFLOP/s",
+    "Speedup vs previous",
+    "% of cuBLAS",
+    "% of FP32 peak",
+    "Rel. error",
+    "Check",
+)
+
+
+def _f(v: Optional[float], fmt: str) -> Optional[str]:
+    return None if v is None else format(v, fmt)
+
+
+def _check_cell(row: Mapping[str, Any]) -> str:
+    if row.get("correct"):
+        return "ok"
+    reason = (row.get("check") or {}).get("reason", "failed")
+    return f"FAIL: {reason}"
+
+
+def _iqr_cell(row: Mapping[str, Any]) -> str:
+    cell = f"{100 * row['relative_iqr']:.1f}%"
+    return f"{cell} {NOISY_MARK}" if row.get("noisy") else cell
+
+
+def _common(row: Mapping[str, Any]) -> dict:
+    rel = (row.get("check") or {}).get("rel_err")
+    return {
+        "time": f"{row['median_s'] * 1e3:.4f}",
+        "iqr": _iqr_cell(row),
+        "gflops": f"{row['gflops']:.1f}",
+        "cublas": _f(row.get("pct_of_cublas"), ".1f"),
+        "peak": _f(row.get("pct_of_peak"), ".1f"),
+        "err": _f(rel, ".2e"),
+        "check": _check_cell(row),
+    }
+
+
+def ladder_rows(rows: Sequence[Mapping[str, Any]]) -> list[list[Optional[str]]]:
+    out = []
+    for r in rows:
+        c = _common(r)
+        speed = r.get("speedup_vs_previous")
+        out.append(
+            [
+                r["kernel"],
+                c["time"],
+                c["iqr"],
+                c["gflops"],
+                None if speed is None else f"{speed:.2f}x",
+                c["cublas"],
+                c["peak"],
+                c["err"],
+                c["check"],
+            ]
+        )
+    return out
+
+
+def _params(row: Mapping[str, Any]) -> Mapping[str, Any]:
+    return (row.get("spec") or {}).get("params") or (row.get("info") or {}).get("params") or {}
+
+
+def sweep_table(rows: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[list[Optional[str]]]]:
+    """Columns and rows for a sweep: one column per kernel parameter (tile, block, unroll, ...)."""
+    keys: list[str] = []
+    for r in rows:
+        for k in _params(r):
+            if k not in keys:
+                keys.append(k)
+    columns = ["Variant", *keys, "Time (ms)", "IQR/median", "GFLOP/s", "% of cuBLAS", "Rel. error", "Check"]
+    out = []
+    for r in rows:
+        params = _params(r)
+        c = _common(r)
+        out.append(
+            [
+                r["kernel"],
+                *[None if params.get(k) is None else str(params[k]) for k in keys],
+                c["time"],
+                c["iqr"],
+                c["gflops"],
+                c["cublas"],
+                c["err"],
+                c["check"],
+            ]
+        )
+    return columns, out
+
+
+def caption(result: Mapping[str, Any]) -> str:
+    """Shape, device, how the times were taken, and what the marks mean."""
+    shape = result.get("shape") or {}
+    env = result.get("env") or {}
+    peak = result.get("peak") or {}
+    rows = result.get("rows") or []
+    timing = (result.get("options") or {}).get("timing") or {}
+    parts = [f"M,N,K = {shape.get('M')},{shape.get('N')},{shape.get('K')} FP32"]
+    if env.get("gpu"):
+        parts.append(f"{env['gpu']} (driver {env.get('driver', '?')}, CUDA {env.get('cuda_runtime', '?')})")
+    flush = "L2 flushed between runs" if timing.get("flush_l2", True) else "L2 NOT flushed"
+    parts.append(f"median of CUDA-event runs, {flush}")
+    clocks = [
+        f"{r['kernel']} {r['clocks'].get('sm_mhz_before')}→{r['clocks'].get('sm_mhz_after')}"
+        for r in rows
+        if r.get("clocks") and r["clocks"].get("sm_mhz_before") is not None
+    ]
+    if clocks:
+        parts.append("SM MHz before→after: " + ", ".join(clocks))
+    if peak.get("flops"):
+        parts.append(
+            f"FP32 peak {peak['flops'] / 1e12:.1f} TFLOP/s = {peak['sm_count']} SMs x "
+            f"{peak['fp32_lanes_per_sm']} lanes x 2 x {peak['clock_mhz']} MHz"
+        )
+    parts.append(f"{NOISY_MARK} noisy: IQR/median > {NOISE_IQR_FRACTION:.0%}")
+    if result.get("run_id") is not None:
+        parts.append(f"stored as run {result['run_id']}")
+    return "; ".join(parts)

@@ -1,0 +1,373 @@
+"""The SGEMM ladder: each rung's stable name, what it changes, its CUDA source, compile-time
+parameters and launch geometry.
+
+Every rung computes C = alpha * A @ B + beta * C (row-major float32) for any M, N, K >= 1.
+Rungs whose parameters include ``VEC = 1`` use 16-byte global accesses; they need K % 4 == 0,
+N % 4 == 0 and 16-byte aligned A, B, C. For other inputs the launcher uses the rung's
+``scalar_twin`` (same template, ``VEC = 0``); both are compiled and tested.
+
+The kernel symbol of a rung is ``gemmlab_<name>``: an ``extern "C"`` wrapper around the family's
+template (see gemmlab.kernels.source), so profilers show the rung's name.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import types
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+from gemmlab.errors import InputError
+
+Dim3 = tuple[int, int, int]
+
+# CUDA limits on the grid (x: 2^31 - 1, y and z: 65535) and on 32-bit indexing in the kernels.
+_GRID_X_MAX = 2**31 - 1
+_GRID_YZ_MAX = 65535
+_INT32_MAX = 2**31 - 1
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+@dataclass(frozen=True)
+class _Family:
+    source: str
+    template: str  # C++ template-id, {PARAM} placeholders
+    threads: Callable[[Mapping[str, int]], int]
+    block: Callable[[Mapping[str, int]], Dim3]
+    tile: Callable[[Mapping[str, int]], tuple[int, int]]  # (rows of C, cols of C) per block
+    rows_on_x: bool = False  # grid.x walks rows of C (naive_uncoalesced) instead of columns
+    smem: Callable[[Mapping[str, int]], int] = lambda p: 0  # dynamic shared memory, bytes
+
+
+def _xy_threads(p: Mapping[str, int]) -> int:
+    return p["BX"] * p["BY"]
+
+
+def _xy_block(p: Mapping[str, int]) -> Dim3:
+    return (p["BX"], p["BY"], 1)
+
+
+def _flat(threads: Callable[[Mapping[str, int]], int]) -> Callable[[Mapping[str, int]], Dim3]:
+    return lambda p: (threads(p), 1, 1)
+
+
+def _bt1_threads(p):
+    return p["BM"] * p["BN"] // p["TM"]
+
+
+def _bt2_threads(p):
+    return (p["BM"] // p["TM"]) * (p["BN"] // p["TN"])
+
+
+def _nt(p):
+    return p["NT"]
+
+
+def _mn_tile(p):
+    return (p["BM"], p["BN"])
+
+
+_FAMILIES: dict[str, _Family] = {
+    "naive_uncoalesced": _Family(
+        "naive_uncoalesced.cu", "gemmlab::naive_uncoalesced<{BX}, {BY}>",
+        _xy_threads, _xy_block, lambda p: (p["BX"], p["BY"]), rows_on_x=True),
+    "coalesced": _Family(
+        "coalesced.cu", "gemmlab::coalesced<{BX}, {BY}>",
+        _xy_threads, _xy_block, lambda p: (p["BY"], p["BX"])),
+    "smem_tiled": _Family(
+        "smem_tiled.cu", "gemmlab::smem_tiled<{BX}, {BY}, {BK}, {EXTRA_SYNC}, {UNROLL}>",
+        _xy_threads, _xy_block, lambda p: (p["BY"], p["BX"])),
+    "blocktile_1d": _Family(
+        "blocktile_1d.cu", "gemmlab::blocktile_1d<{BM}, {BN}, {BK}, {TM}>",
+        _bt1_threads, _flat(_bt1_threads), _mn_tile),
+    "blocktile_2d": _Family(
+        "blocktile_2d.cu", "gemmlab::blocktile_2d<{BM}, {BN}, {BK}, {TM}, {TN}>",
+        _bt2_threads, _flat(_bt2_threads), _mn_tile),
+    "vectorized": _Family(
+        "vectorized.cu", "gemmlab::vectorized<{BM}, {BN}, {BK}, {TM}, {TN}, {VEC}>",
+        _bt2_threads, _flat(_bt2_threads), _mn_tile),
+    "bank_conflict_free": _Family(
+        "bank_conflict_free.cu",
+        "gemmlab::bank_conflict_free<{BM}, {BN}, {BK}, {TM}, {TN}, {VEC}>",
+        _bt2_threads, _flat(_bt2_threads), _mn_tile),
+    "warptiling": _Family(
+        "warptiling.cu",
+        "gemmlab::warptiling<{BM}, {BN}, {BK}, {WM}, {WN}, {WNITER}, {TM}, {TN}, {NT}, {VEC}>",
+        _nt, _flat(_nt), _mn_tile),
+}
+_DB_TEMPLATE = ("gemmlab::double_buffered<{BM}, {BN}, {BK}, {WM}, {WN}, {WNITER}, {TM}, {TN}, "
+                "{NT}, {STAGES}, {GROUP}, {VEC}>")
+
+
+def _db_smem(p: Mapping[str, int]) -> int:
+    """Bytes of dynamic shared memory: STAGES x (A tile + B tile), unpadded (A is swizzled)."""
+    return p["STAGES"] * p["BK"] * (p["BM"] + p["BN"]) * 4
+
+
+_FAMILIES["double_buffered"] = _Family(
+    "double_buffered.cu", _DB_TEMPLATE, _nt, _flat(_nt), _mn_tile, smem=_db_smem)
+_FAMILIES["autotuned"] = dataclasses.replace(_FAMILIES["double_buffered"])
+
+
+@dataclass(frozen=True)
+class Rung:
+    """One kernel of the ladder: a family's template at fixed compile-time parameters."""
+
+    name: str  # stable id, e.g. "smem_tiled" or "smem_tiled_t16_b16x16_unroll"
+    order: int  # position on the ladder (variants share their family's order)
+    family: str  # e.g. "smem_tiled"
+    summary: str  # one line: what it changes vs the previous rung and why
+    source: str  # .cu file inside gemmlab/kernels
+    kernel: str  # extern "C" symbol: gemmlab_<name>
+    params: Mapping[str, int] = field(hash=False)  # compile-time parameters
+
+    def __post_init__(self) -> None:
+        if self.family not in _FAMILIES:
+            raise ValueError(f"rung {self.name}: unknown family {self.family!r}")
+        object.__setattr__(self, "params", types.MappingProxyType(dict(self.params)))
+        _check_params(self)
+
+    @property
+    def threads(self) -> int:
+        """Threads per block."""
+        return _FAMILIES[self.family].threads(self.params)
+
+    @property
+    def tile(self) -> tuple[int, int]:
+        """(rows, columns) of C computed by one block."""
+        return _FAMILIES[self.family].tile(self.params)
+
+    @property
+    def vectorized(self) -> bool:
+        """True when this instantiation uses 16-byte global accesses (needs aligned inputs)."""
+        return self.params.get("VEC", 0) == 1
+
+    @property
+    def template_call(self) -> str:
+        """The C++ template-id this rung instantiates."""
+        return _FAMILIES[self.family].template.format(**self.params)
+
+    @property
+    def dynamic_smem(self) -> int:
+        """Bytes of dynamic shared memory per block (0: the rung uses static shared memory)."""
+        return _FAMILIES[self.family].smem(self.params)
+
+    def accepts(self, M: int, N: int, K: int) -> bool:
+        """Whether the shape allows this instantiation's global accesses (pointer alignment
+        aside): vector rungs need K % 4 == 0 and N % 4 == 0."""
+        return not self.vectorized or (K % 4 == 0 and N % 4 == 0)
+
+    def launch_config(self, M: int, N: int, K: int) -> tuple[Dim3, Dim3, int]:
+        """(grid, block, dynamic shared memory bytes) for an M x N x K product."""
+        check_shape(M, N, K)
+        fam = _FAMILIES[self.family]
+        rows, cols = fam.tile(self.params)
+        if fam.rows_on_x:
+            grid = (_cdiv(M, rows), _cdiv(N, cols), 1)
+        else:
+            grid = (_cdiv(N, cols), _cdiv(M, rows), 1)
+        if grid[0] > _GRID_X_MAX or grid[1] > _GRID_YZ_MAX:
+            raise InputError(
+                f"shape M={M}, N={N}, K={K}: rung {self.name} would need grid {grid}, over the "
+                f"CUDA limits ({_GRID_X_MAX}, {_GRID_YZ_MAX}, {_GRID_YZ_MAX})")
+        return grid, fam.block(self.params), fam.smem(self.params)
+
+
+def check_shape(M: int, N: int, K: int) -> None:
+    """Raise InputError unless 1 <= M, N, K and every matrix fits 32-bit indexing."""
+    for label, v in (("M", M), ("N", N), ("K", K)):
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise InputError(f"{label}={v!r}: expected an integer >= 1")
+    for label, count in (("A (M*K)", M * K), ("B (K*N)", K * N), ("C (M*N)", M * N)):
+        if count > _INT32_MAX:
+            raise InputError(
+                f"shape M={M}, N={N}, K={K}: {label} has {count} elements; the ladder's kernels "
+                f"index with 32-bit integers (at most {_INT32_MAX})")
+
+
+def _check_params(r: Rung) -> None:
+    """Python-side mirror of the kernels' static_asserts, so a bad rung fails at import."""
+    p = r.params
+    if r.threads < 32 or r.threads > 1024 or r.threads % 32:
+        raise ValueError(f"rung {r.name}: {r.threads} threads per block (need 32..1024, x32)")
+    if "NT" in p:
+        wmiter = (p["WM"] * p["WN"]) // (32 * p["TM"] * p["TN"] * p["WNITER"])
+        ok = (
+            (p["BM"] // p["WM"]) * (p["BN"] // p["WN"]) * 32 == p["NT"]
+            and wmiter >= 1 and p["WM"] % wmiter == 0 and p["WN"] % p["WNITER"] == 0
+            and (p["WM"] // wmiter // p["TM"]) * (p["WN"] // p["WNITER"] // p["TN"]) == 32
+            and p["BK"] % 8 == 0 and p["BM"] % 32 == 0
+        )
+        if not ok:
+            raise ValueError(f"rung {r.name}: inconsistent warp tiling {dict(p)}")
+
+
+def _rung(name: str, order: int, family: str, summary: str, **params: int) -> Rung:
+    fam = _FAMILIES[family]
+    return Rung(name=name, order=order, family=family, summary=summary, source=fam.source,
+                kernel=f"gemmlab_{name}", params=params)
+
+
+_WARPTILE = dict(BM=128, BN=128, BK=16, WM=64, WN=64, WNITER=4, TM=8, TN=4, NT=128)
+
+LADDER: tuple[Rung, ...] = (
+    _rung("naive_uncoalesced", 1, "naive_uncoalesced",
+          "One thread per element of C, threadIdx.x walking rows: each lane of a warp reads its "
+          "own row of A (the first seed article's bad kernel).",
+          BX=16, BY=16),
+    _rung("coalesced", 2, "coalesced",
+          "threadIdx.x walks columns, so a warp reads contiguous B and writes contiguous C: same "
+          "work, far fewer memory transactions.",
+          BX=16, BY=16),
+    _rung("smem_tiled", 3, "smem_tiled",
+          "16x16 tiles of A and B staged in shared memory and reused 16 times; minimal barriers, "
+          "inner loop kept rolled (the article's plain tiled kernel).",
+          BX=16, BY=16, BK=16, EXTRA_SYNC=0, UNROLL=0),
+    _rung("smem_tiled_unroll", 3, "smem_tiled",
+          "The same tiled kernel with its inner loop fully unrolled: no loop overhead, shared "
+          "loads scheduled ahead (the article's fastest simple kernel).",
+          BX=16, BY=16, BK=16, EXTRA_SYNC=0, UNROLL=1),
+    _rung("blocktile_1d", 4, "blocktile_1d",
+          "Each thread computes 8 elements of a column: one shared load of B feeds 8 FMAs, so "
+          "shared-memory traffic per FMA almost halves.",
+          BM=64, BN=64, BK=8, TM=8),
+    _rung("blocktile_2d", 5, "blocktile_2d",
+          "Each thread computes an 8x8 sub-tile as outer products of register fragments: 16 "
+          "shared loads per 64 FMAs.",
+          BM=128, BN=128, BK=8, TM=8, TN=8),
+    _rung("vectorized", 6, "vectorized",
+          "16-byte global loads and stores, A transposed into shared memory so fragments are "
+          "read with 16-byte shared loads too.",
+          BM=128, BN=128, BK=8, TM=8, TN=8, VEC=1),
+    _rung("bank_conflict_free", 7, "bank_conflict_free",
+          "Pads the transposed A tile and interleaves each thread's columns, removing rung 6's "
+          "2-way shared-memory bank conflicts (A stores, B loads).",
+          BM=128, BN=128, BK=8, TM=8, TN=8, VEC=1),
+    _rung("warptiling", 8, "warptiling",
+          "Adds a warp level to the tiling (64x64 per warp, 8x16 per lane, 128 threads) and "
+          "BK=16: more FMAs per shared load and per barrier.",
+          **_WARPTILE, VEC=1),
+    _rung("double_buffered", 9, "double_buffered",
+          "cp.async copies the next tiles into a 3-stage shared-memory ring while the current "
+          "one is computed, hiding global-memory latency.",
+          **_WARPTILE, STAGES=3, GROUP=0, VEC=1),
+    _rung("autotuned", 10, "autotuned",
+          "double_buffered with tile sizes, pipeline depth, register cap and compiler searched "
+          "on the GPU at hand; the winner is remembered per GPU and size (params: the defaults).",
+          **_WARPTILE, STAGES=3, GROUP=0, VEC=1),
+)
+
+_BY_NAME: dict[str, Rung] = {}
+
+
+def _variant_name(bx: int, by: int, bk: int, extra: int, unroll: int) -> str:
+    return (f"smem_tiled_t{bk}_b{bx}x{by}" + ("_extrasync" if extra else "")
+            + ("_unroll" if unroll else ""))
+
+
+def _make_sweep() -> tuple[Rung, ...]:
+    # Square tiles 8/16/32 (block = tile), and the non-square block shapes 32x8 and 32x16 with a
+    # K-step of blockDim.x (so each thread loads one element of A's tile). 16x16 and 8x8 blocks
+    # are the t16/t8 square variants.
+    shapes = [(8, 8, 8), (16, 16, 16), (32, 32, 32), (32, 8, 32), (32, 16, 32)]
+    out = []
+    for (bx, by, bk), extra, unroll in itertools.product(shapes, (0, 1), (0, 1)):
+        what = (f"{bx}x{by} block, K-step {bk}, "
+                + ("a barrier after every FMA" if extra else "minimal barriers") + ", "
+                + ("unrolled" if unroll else "rolled") + " inner loop")
+        out.append(_rung(_variant_name(bx, by, bk, extra, unroll), 3, "smem_tiled",
+                         f"Shared-memory tiling sweep (seed article 1): {what}.",
+                         BX=bx, BY=by, BK=bk, EXTRA_SYNC=extra, UNROLL=unroll))
+    return tuple(out)
+
+
+_SWEEP = _make_sweep()
+
+
+def _make_candidates() -> tuple[Rung, ...]:
+    """Instantiations the autotuner times (double_buffered's template). MINB > 0 asks ptxas to
+    fit that many blocks per SM (a register cap); GROUP > 0 rasterizes blocks in bands of GROUP
+    tile-rows for L2 reuse."""
+    configs = [
+        # BM, BN, BK, WM, WN, WNITER, STAGES, MINB, GROUP (TM = 8, TN = 4 throughout)
+        (128, 128, 16, 64, 64, 4, 3, 0, 0),  # = double_buffered
+        (128, 256, 16, 64, 64, 4, 3, 0, 0),
+        (128, 128, 32, 64, 64, 4, 2, 0, 0),
+        (128, 128, 16, 64, 32, 2, 3, 0, 0),
+        (64, 128, 16, 32, 64, 2, 3, 0, 0),
+        (64, 128, 16, 32, 64, 2, 3, 3, 0),
+        (64, 128, 16, 32, 64, 2, 3, 3, 8),
+        (64, 128, 32, 32, 64, 2, 2, 3, 0),
+        (64, 128, 32, 32, 64, 2, 3, 3, 0),
+        (128, 64, 16, 64, 32, 2, 3, 3, 0),
+        (128, 64, 32, 64, 32, 2, 2, 3, 0),
+    ]
+    out = []
+    for bm, bn, bk, wm, wn, wni, st, minb, group in configs:
+        nt = (bm // wm) * (bn // wn) * 32
+        name = (f"autotuned_{bm}x{bn}x{bk}_w{wm}x{wn}n{wni}_s{st}"
+                + (f"_b{minb}" if minb else "") + (f"_g{group}" if group else ""))
+        extra = (f", at least {minb} blocks/SM" if minb else "") + (
+            f", {group}-row rasterization" if group else "")
+        out.append(_rung(name, 10, "autotuned",
+                         f"Autotuner candidate: {bm}x{bn}x{bk} block tile, {wm}x{wn} warp tile, "
+                         f"{nt} threads, {st} stages{extra}.",
+                         BM=bm, BN=bn, BK=bk, WM=wm, WN=wn, WNITER=wni, TM=8, TN=4, NT=nt,
+                         STAGES=st, GROUP=group, MINB=minb, VEC=1))
+    return tuple(out)
+
+
+_CANDIDATES = _make_candidates()
+
+
+def scalar_twin(rung: Rung) -> Rung:
+    """The VEC = 0 instantiation of a vector rung (4-byte global accesses, any shape and
+    alignment); the rung itself when it is not vectorized."""
+    if not rung.vectorized:
+        return rung
+    name = f"{rung.name}_scalar"
+    return Rung(name=name, order=rung.order, family=rung.family,
+                summary=f"{rung.summary} [4-byte global accesses: unaligned inputs]",
+                source=rung.source, kernel=f"gemmlab_{name}",
+                params={**rung.params, "VEC": 0})
+
+
+def sweep_variants() -> tuple[Rung, ...]:
+    """The first seed article's smem_tiled variants: tile 8/16/32, block shapes 8x8, 16x16,
+    32x8, 32x16, extra vs minimal barriers, rolled vs unrolled inner loop."""
+    return _SWEEP
+
+
+def autotune_candidates() -> tuple[Rung, ...]:
+    """The instantiations the autotuned rung chooses from."""
+    return _CANDIDATES
+
+
+def all_rungs() -> tuple[Rung, ...]:
+    """Every instantiation gemmlab can launch: the ladder, the sweep, the autotuner's candidates,
+    and the scalar twin of each vector rung."""
+    base = LADDER + _SWEEP + _CANDIDATES
+    return base + tuple(scalar_twin(r) for r in base if r.vectorized)
+
+
+def get(name: str) -> Rung:
+    """The rung called ``name``; InputError listing the valid names otherwise."""
+    if not _BY_NAME:
+        _BY_NAME.update((r.name, r) for r in all_rungs())
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        ladder = ", ".join(r.name for r in LADDER)
+        raise InputError(
+            f"unknown rung {name!r}; ladder rungs: {ladder} (plus the smem_tiled_t*_b* sweep "
+            f"variants, autotuned_* candidates and *_scalar twins: see "
+            f"gemmlab.kernels.registry.all_rungs())") from None
+
+
+def names() -> tuple[str, ...]:
+    """Names of all rungs, in all_rungs() order."""
+    return tuple(r.name for r in all_rungs())

@@ -1,0 +1,77 @@
+"""The CUDA C text of the ladder: the .cu files, with local includes inlined, plus one
+``extern "C"`` wrapper per rung instantiation.
+
+Compiling a rung means compiling ``translation_unit([rung])``; the CPU test compiles
+``translation_unit(<all rungs of one .cu>)`` with nvcc. Both see byte-identical kernel code, and
+the text is self-contained (no include paths), so a hash of it covers everything the compiler
+reads.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from importlib import resources
+from typing import TYPE_CHECKING, Iterable
+
+if TYPE_CHECKING:
+    from gemmlab.kernels.registry import Rung
+
+_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$')
+_PRAGMA_ONCE = re.compile(r"^\s*#\s*pragma\s+once\s*$")
+
+
+def _read(name: str) -> str:
+    return resources.files("gemmlab.kernels").joinpath(name).read_text(encoding="utf-8")
+
+
+@functools.lru_cache(maxsize=None)
+def read_source(name: str) -> str:
+    """The text of ``name`` (a file in gemmlab/kernels) with its ``#include "..."`` lines
+    replaced by the included files (each at most once, like ``#pragma once``)."""
+    seen: set[str] = set()
+
+    def expand(fname: str) -> list[str]:
+        if fname in seen:
+            return []
+        seen.add(fname)
+        out = [f"// ---- begin {fname}"]
+        for line in _read(fname).splitlines():
+            m = _INCLUDE.match(line)
+            if m:
+                out.extend(expand(m.group(1)))
+            elif _PRAGMA_ONCE.match(line):
+                continue
+            else:
+                out.append(line)
+        out.append(f"// ---- end {fname}")
+        return out
+
+    return "\n".join(expand(name)) + "\n"
+
+
+def wrapper(rung: "Rung") -> str:
+    """The ``extern "C"`` kernel that instantiates ``rung``'s template (a plain symbol name keeps
+    profiler output readable and needs no name mangling)."""
+    bounds = str(rung.threads)
+    if rung.params.get("MINB", 0) > 0:  # ask ptxas to fit MINB blocks per SM (caps registers)
+        bounds += f", {rung.params['MINB']}"
+    return (
+        f'extern "C" __global__ void __launch_bounds__({bounds}) {rung.kernel}(\n'
+        "    int M, int N, int K, float alpha, const float* __restrict__ A,\n"
+        "    const float* __restrict__ B, float beta, float* __restrict__ C) {\n"
+        f"    {rung.template_call}(M, N, K, alpha, A, B, beta, C);\n"
+        "}\n"
+    )
+
+
+def translation_unit(rungs: Iterable["Rung"]) -> str:
+    """One compilable text for rungs that share a source file."""
+    rungs = list(rungs)
+    if not rungs:
+        raise ValueError("translation_unit needs at least one rung")
+    sources = {r.source for r in rungs}
+    if len(sources) != 1:
+        raise ValueError(f"rungs from several sources cannot share a unit: {sorted(sources)}")
+    body = read_source(rungs[0].source)
+    return body + "\n" + "\n".join(wrapper(r) for r in rungs)

@@ -1,0 +1,117 @@
+"""Rich rendering of diagnoses for the terminal: one panel and a few tables per kernel."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from gemmlab.analysis.context import fmt
+from gemmlab.analysis.evidence import Diagnosis, Evidence, Finding
+
+CONF_STYLE = {"high": "bold green", "medium": "bold yellow", "low": "bold red"}
+
+
+def value_text(v) -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, float):
+        return fmt(v, 4)
+    return str(v)
+
+
+def impact_text(f: Finding) -> str:
+    if f.impact <= 0 and "not estimated" in f.impact_basis:
+        return "n/e"
+    return f"{100 * f.impact:.1f}%"
+
+
+def evidence_table(evidence: Sequence[Evidence], title: str = "Evidence") -> Table:
+    t = Table(title=title, title_justify="left", show_lines=False, expand=True)
+    t.add_column("metric", overflow="fold", ratio=3)
+    t.add_column("value", justify="right", ratio=2)
+    t.add_column("unit", ratio=1)
+    t.add_column("compared with", overflow="fold", ratio=3)
+    t.add_column("why it matters", overflow="fold", ratio=5)
+    for e in evidence:
+        name = e.metric if e.source != "ncu-rule" else f"{e.metric} ({e.ncu_name})"
+        t.add_row(name, value_text(e.value), e.unit, e.compared_with, e.why)
+    return t
+
+
+def findings_table(findings: Sequence[Finding]) -> Table:
+    t = Table(title="Secondary findings (ranked by estimated impact; impact = share of run time)",
+              title_justify="left", expand=True)
+    t.add_column("#", justify="right")
+    t.add_column("category", no_wrap=True)
+    t.add_column("impact", justify="right")
+    t.add_column("conf.")
+    t.add_column("limit")
+    t.add_column("summary", overflow="fold", ratio=1, min_width=30)
+    for i, f in enumerate(findings, 1):
+        t.add_row(str(i), f.category.value, impact_text(f), Text(f.confidence.value, CONF_STYLE[f.confidence.value]),
+                  "yes" if f.at_limit else "no", f.summary)
+    return t
+
+
+def render_diagnosis(d: Diagnosis, console: Console) -> None:
+    p = d.primary
+    head = Text()
+    head.append(f"#{d.kernel_id} {d.name}", style="bold")
+    head.append("  →  ")
+    head.append(p.category.value, style="bold cyan")
+    head.append("  ")
+    head.append(f"{p.confidence.value} confidence", style=CONF_STYLE[p.confidence.value])
+    lines = [Text(p.summary)]
+    imp = f"Impact ≈ {impact_text(p)} of run time ({p.impact_basis})" if impact_text(p) != "n/e" \
+        else f"Impact: {p.impact_basis}"
+    lines.append(Text(f"{imp}. "
+                      f"At limit: {'yes — the unit is near peak doing necessary work; access-pattern fixes will not help' if p.at_limit else 'no'}."))
+    if p.ncu_estimate is not None:
+        lines.append(Text(f"Nsight Compute's own estimate ({p.ncu_rule}): {fmt(p.ncu_estimate)}% speedup."))
+    lines.append(Text(f"Speed of Light: {d.triage.get('summary', '')}", style="dim"))
+    if d.ladder is not None:
+        lines.append(Text(f"Next rung of the GEMM ladder: {d.ladder.rung} — {d.ladder.action}", style="bold"))
+    console.print(Panel(Group(*lines), title=head, title_align="left"))
+    if p.evidence:
+        console.print(evidence_table(p.evidence, "Evidence for the primary finding"))
+    if d.findings:
+        console.print(findings_table(d.findings))
+    if d.missing_evidence:
+        t = Table(title="Missing evidence (would confirm or change the verdict)", title_justify="left", expand=True)
+        t.add_column("metric", overflow="fold", ratio=2)
+        t.add_column("ncu name", overflow="fold", ratio=4)
+        t.add_column("section", overflow="fold", ratio=2)
+        t.add_column("why", overflow="fold", ratio=4, min_width=20)
+        for m in d.missing_evidence:
+            t.add_row(m.metric, m.ncu_names[0], m.section or "(--metrics)", m.why)
+        console.print(t)
+    label = "Collect it with" if d.collect_purpose == "missing-evidence" else "Nothing is missing; re-measure after a change with"
+    console.print(Text(f"{label}:", style="bold"))
+    console.print(Text("  " + d.collect_command), soft_wrap=True)
+    console.print(Text(f"  ({d.collect_note})", style="dim"))
+    if d.recommendations:
+        console.print(Text("Recommendations:", style="bold"))
+        for i, r in enumerate(d.recommendations, 1):
+            console.print(f"  {i}. {r}", highlight=False, markup=False)
+    console.print()
+
+
+# When the output is a file or a pipe, rich would wrap at 80 columns; the tables read better wider.
+PIPE_WIDTH = 120
+
+
+def render(diagnoses: Sequence[Diagnosis], source: str, console: Console, note: str = "") -> None:
+    if not console.is_terminal and console.width < PIPE_WIDTH:
+        console = Console(file=console.file, width=PIPE_WIDTH, no_color=True)
+    title = f"gemmlab analyze — {source}"
+    console.print(Text(title, style="bold underline"))
+    if note:
+        console.print(Text(note, style="italic"))
+    console.print(Text(f"{len(diagnoses)} kernel launch(es), each diagnosed on its own.", style="dim"))
+    console.print()
+    for d in diagnoses:
+        render_diagnosis(d, console)

@@ -1,0 +1,215 @@
+"""The autotuned rung: time double_buffered's candidate instantiations (tile sizes, warp tiles,
+pipeline depth, register caps) on the GPU at hand, built by each available compiler (NVRTC
+always, nvcc when the toolkit is installed: their code generators differ, and on the H100 the
+same source ran up to 12% faster from nvcc 13.0 than from CuPy's NVRTC), and remember the winner.
+
+Records live in ``<cache dir>/autotune.json`` keyed by GPU name, architecture and size bucket
+(each of M, N, K rounded up to a power of two, clamped to 64..16384), so a later ``prepare`` of
+the autotuned rung at a similar size reuses the winner instead of re-tuning. Every candidate's
+result is checked against cuBLAS before its time counts: a wrong kernel never wins.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import statistics
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from gemmlab.errors import InputError
+from gemmlab.kernels import registry
+from gemmlab.kernels.registry import Rung, check_shape
+
+log = logging.getLogger(__name__)
+
+RECORD_FILE = "autotune.json"
+_SCHEMA = 1
+# A candidate is rejected when ||C - C_cublas|| / ||C_cublas|| exceeds this: two FP32 GEMMs that
+# differ only in summation order agree to ~1e-6 at K = 4096 (error grows like sqrt(K) * 2^-24).
+_CHECK_TOL = 1e-4
+
+
+def _pow2_bucket(x: int) -> int:
+    b = 64
+    while b < x and b < 16384:
+        b *= 2
+    return b
+
+
+def size_bucket(M: int, N: int, K: int) -> str:
+    """The bucket a tuning result applies to, e.g. ``m4096_n4096_k4096``."""
+    return f"m{_pow2_bucket(M)}_n{_pow2_bucket(N)}_k{_pow2_bucket(K)}"
+
+
+def record_path() -> Path:
+    from gemmlab.runtime.compile import cache_dir
+
+    return cache_dir() / RECORD_FILE
+
+
+@dataclass(frozen=True)
+class TuneResult:
+    """One tuning run: the winner and every candidate's median time (or why it was dropped)."""
+
+    device: str
+    arch: str
+    bucket: str
+    shape: tuple[int, int, int]
+    winner: str  # candidate rung name
+    backend: str  # compiler of the winner: "nvrtc" or "nvcc"
+    median_ms: dict[str, float]  # "<candidate>@<backend>" -> median milliseconds
+    rejected: dict[str, str] = field(default_factory=dict)
+    tuned_at: str = ""
+
+
+def _key(device: str, arch: str, bucket: str) -> str:
+    return f"{device}|{arch}|{bucket}"
+
+
+def load_records(path: Path | None = None) -> dict[str, dict[str, Any]]:
+    """The stored tuning results; an unreadable file is reported and treated as empty (it is
+    a cache: the next tune rewrites it)."""
+    path = path or record_path()
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        log.warning("ignoring unreadable autotune records %s (%s); they will be rewritten",
+                    path, e)
+        return {}
+    if not isinstance(data, dict) or data.get("schema") != _SCHEMA:
+        log.warning("ignoring autotune records %s with an unknown schema", path)
+        return {}
+    return dict(data.get("entries", {}))
+
+
+def _store(result: TuneResult, path: Path | None = None) -> None:
+    from gemmlab.runtime.compile import atomic_write
+
+    path = path or record_path()
+    entries = load_records(path)
+    entries[_key(result.device, result.arch, result.bucket)] = asdict(result)
+    blob = json.dumps({"schema": _SCHEMA, "entries": entries}, indent=1, sort_keys=True)
+    atomic_write(path, blob.encode("utf-8"))
+
+
+def lookup(M: int, N: int, K: int, device: str, arch: str,
+           path: Path | None = None) -> tuple[Rung, str] | None:
+    """The remembered (winner, backend) for this GPU and size bucket, if any (and still valid)."""
+    entry = load_records(path).get(_key(device, arch, size_bucket(M, N, K)))
+    if not entry:
+        return None
+    names = {r.name: r for r in registry.autotune_candidates()}
+    winner = names.get(entry.get("winner", ""))
+    backend = entry.get("backend")
+    if winner is None or backend not in ("nvrtc", "nvcc"):
+        log.info("stored autotune winner %r (%r) is no longer valid; re-tuning",
+                 entry.get("winner"), backend)
+        return None
+    return winner, backend
+
+
+def available_backends() -> tuple[str, ...]:
+    """Compilers the autotuner tries: NVRTC, and nvcc where it is installed."""
+    from gemmlab.errors import ToolMissing
+    from gemmlab.runtime.nvcc import find_nvcc
+
+    try:
+        find_nvcc()
+    except ToolMissing:
+        return ("nvrtc",)
+    return ("nvrtc", "nvcc")
+
+
+def measure_ms(fn: Callable[[], None], warmup: int = 3, repeats: int = 10,
+               flush_bytes: int = 0) -> list[float]:
+    """Milliseconds of each of ``repeats`` calls of ``fn``, one CUDA event pair per call, after
+    ``warmup`` untimed calls. With ``flush_bytes`` > 0 a buffer that size is overwritten before
+    each timed call (outside the events), so inputs do not start in L2."""
+    import cupy
+
+    flush = cupy.empty(flush_bytes // 4, dtype=cupy.float32) if flush_bytes > 0 else None
+    for _ in range(warmup):
+        fn()
+    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+    out = []
+    for _ in range(repeats):
+        if flush is not None:
+            flush.fill(0.0)
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        out.append(cupy.cuda.get_elapsed_time(start, stop))
+    return out
+
+
+def tune(M: int, N: int, K: int, candidates: Sequence[Rung] | None = None, repeats: int = 10,
+         backends: Sequence[str] | None = None, store: bool = True) -> TuneResult:
+    """Time every candidate (with every backend) at M x N x K on the current GPU and, by default,
+    store the winner."""
+    import cupy
+
+    from gemmlab.runtime import cublas, device
+    from gemmlab.runtime.launch import PreparedGemm
+
+    check_shape(M, N, K)
+    info = device.info()
+    candidates = tuple(candidates or registry.autotune_candidates())
+    backends = tuple(backends or available_backends())
+    rng = cupy.random.default_rng(1234)
+    a = rng.standard_normal((M, K), dtype=cupy.float32)
+    b = rng.standard_normal((K, N), dtype=cupy.float32)
+    ref = cupy.zeros((M, N), dtype=cupy.float32)
+    cublas.sgemm(a, b, ref)
+    ref_norm = float(cupy.linalg.norm(ref))
+    c = cupy.empty((M, N), dtype=cupy.float32)
+    times: dict[str, float] = {}
+    rejected: dict[str, str] = {}
+    for cand in candidates:
+        for backend in backends:
+            key = f"{cand.name}@{backend}"
+            if cand.dynamic_smem > info.smem_per_block_optin:
+                rejected[key] = f"needs {cand.dynamic_smem} B shared memory"
+                continue
+            run = PreparedGemm(cand, M, N, K, backend=backend)
+            c.fill(float("nan"))
+            run(a, b, c)
+            err = float(cupy.linalg.norm(c - ref)) / max(ref_norm, 1e-30)
+            if not err <= _CHECK_TOL:  # also catches NaN
+                rejected[key] = f"relative error {err:.3g} vs cuBLAS"
+                log.warning("autotune: %s rejected (relative error %.3g)", key, err)
+                continue
+            times[key] = statistics.median(
+                measure_ms(lambda: run(a, b, c), repeats=repeats,
+                           flush_bytes=2 * info.l2_bytes))
+    if not times:
+        raise InputError(f"autotune at M={M}, N={N}, K={K}: no candidate produced a correct "
+                         f"result ({rejected})")
+    best = min(times, key=times.__getitem__)
+    winner, _, backend = best.partition("@")
+    result = TuneResult(device=info.name, arch=info.arch, bucket=size_bucket(M, N, K),
+                        shape=(M, N, K), winner=winner, backend=backend, median_ms=times,
+                        rejected=rejected, tuned_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+    if store:
+        _store(result)
+    log.info("autotune %s %s: winner %s (%.3f ms)", info.name, result.bucket, best, times[best])
+    return result
+
+
+def resolve(M: int, N: int, K: int) -> tuple[Rung, str]:
+    """(candidate, backend) the autotuned rung runs at this size: remembered, or tuned once now."""
+    from gemmlab.runtime import device
+
+    info = device.info()
+    found = lookup(M, N, K, info.name, info.arch)
+    if found is not None:
+        return found
+    log.info("autotuning for %s at %s (once per GPU and size bucket)", info.name,
+             size_bucket(M, N, K))
+    result = tune(M, N, K)
+    return registry.get(result.winner), result.backend

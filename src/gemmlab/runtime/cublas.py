@@ -1,0 +1,92 @@
+"""The reference: cuBLAS SGEMM through CuPy's cuBLAS bindings, in true FP32.
+
+gemmlab keeps its own cuBLAS handle per device and math mode instead of borrowing CuPy's, so
+nothing else (CUPY_TF32, another library changing CuPy's handle) can switch it to TF32 tensor
+cores behind our back. The default handle is set to CUBLAS_DEFAULT_MATH: FP32 inputs, FP32
+multiply-adds, no TF32 (cuBLAS uses TF32 for FP32 GEMMs only under CUBLAS_TF32_TENSOR_OP_MATH or
+the FP32_FAST_TF32 compute types). ``math_mode()`` reads the mode back from the handle, so what
+is recorded with results is what cuBLAS was told, not what we meant to tell it.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from gemmlab.errors import InputError
+
+CUBLAS_DEFAULT_MATH = 0
+CUBLAS_PEDANTIC_MATH = 2
+CUBLAS_TF32_TENSOR_OP_MATH = 3
+_MODE_NAMES = {0: "CUBLAS_DEFAULT_MATH", 1: "CUBLAS_TENSOR_OP_MATH", 2: "CUBLAS_PEDANTIC_MATH",
+               3: "CUBLAS_TF32_TENSOR_OP_MATH"}
+_MATH = {"fp32": CUBLAS_DEFAULT_MATH, "tf32": CUBLAS_TF32_TENSOR_OP_MATH}
+_OP_N = 0  # CUBLAS_OP_N
+
+_handles: dict[tuple[int, str], int] = {}
+
+
+def _lib():
+    from gemmlab.runtime.device import require_gpu
+
+    require_gpu()
+    from cupy_backends.cuda.libs import cublas
+
+    return cublas
+
+
+def _handle(math: str) -> int:
+    if math not in _MATH:
+        raise InputError(f"math={math!r}: expected one of {sorted(_MATH)}")
+    import cupy
+
+    lib = _lib()
+    key = (cupy.cuda.runtime.getDevice(), math)
+    h = _handles.get(key)
+    if h is None:
+        h = lib.create()
+        lib.setMathMode(h, _MATH[math])
+        _handles[key] = h
+    return h
+
+
+def sgemm(a: Any, b: Any, c: Any, alpha: float = 1.0, beta: float = 0.0,
+          math: str = "fp32") -> None:
+    """C = alpha * A @ B + beta * C with cublasSgemm, on CuPy's current stream, in place.
+
+    ``math="fp32"`` (the default, and the only mode gemmlab compares against) uses
+    CUBLAS_DEFAULT_MATH; ``math="tf32"`` exists so tests can show the FP32 check would catch TF32.
+    Row-major operands are passed as their column-major transposes: C^T = B^T A^T.
+    """
+    import cupy
+
+    from gemmlab.runtime.launch import operand_shape
+
+    M, N, K = operand_shape(a, b, c)
+    lib = _lib()
+    h = _handle(math)
+    lib.setStream(h, cupy.cuda.get_current_stream().ptr)
+    al = np.array(alpha, dtype=np.float32)
+    be = np.array(beta, dtype=np.float32)
+    lib.sgemm(h, _OP_N, _OP_N, N, M, K, al.ctypes.data, b.data.ptr, N, a.data.ptr, K,
+              be.ctypes.data, c.data.ptr, N)
+
+
+def math_mode(math: str = "fp32") -> str:
+    """What the handle used by ``sgemm(math=...)`` is set to, read back from cuBLAS, plus the
+    NVIDIA_TF32_OVERRIDE environment variable when set (recorded with every result)."""
+    lib = _lib()
+    mode = lib.getMathMode(_handle(math))
+    text = f"cublasSgemm {_MODE_NAMES.get(mode, f'math mode {mode}')}"
+    text += " (TF32 off)" if mode in (CUBLAS_DEFAULT_MATH, CUBLAS_PEDANTIC_MATH) else " (TF32 on)"
+    override = os.environ.get("NVIDIA_TF32_OVERRIDE")
+    if override is not None:
+        text += f", NVIDIA_TF32_OVERRIDE={override}"
+    return text
+
+
+def tf32_off(math: str = "fp32") -> bool:
+    """True when the handle's math mode excludes TF32."""
+    return _lib().getMathMode(_handle(math)) in (CUBLAS_DEFAULT_MATH, CUBLAS_PEDANTIC_MATH)

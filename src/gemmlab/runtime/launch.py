@@ -1,0 +1,164 @@
+"""Launching ladder rungs on CuPy arrays.
+
+``gemm`` is the one-call API; ``prepare`` resolves everything once (compiled kernels, launch
+geometry, the autotuner's choice) and returns a callable that only checks shapes and launches,
+for timing loops.
+
+Vector rungs (16-byte global accesses) need K % 4 == 0, N % 4 == 0 and A, B, C on 16-byte
+boundaries. Where the shape allows it, the vector instantiation is used whenever the three
+pointers are aligned and the rung's ``scalar_twin`` otherwise (e.g. for a view starting at an odd
+element); where the shape does not, the scalar twin is always used.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable, Union
+
+import numpy as np
+
+from gemmlab.errors import InputError
+from gemmlab.kernels import registry
+from gemmlab.kernels.registry import Rung, check_shape, scalar_twin
+
+log = logging.getLogger(__name__)
+
+RungLike = Union[Rung, str]
+
+
+def _as_rung(rung: RungLike) -> Rung:
+    return registry.get(rung) if isinstance(rung, str) else rung
+
+
+def _check_array(label: str, x: Any, cupy) -> None:
+    if not isinstance(x, cupy.ndarray):
+        raise InputError(f"{label}: expected a cupy.ndarray, got {type(x).__name__}")
+    if x.dtype != np.float32:
+        raise InputError(f"{label}: expected dtype float32, got {x.dtype}")
+    if x.ndim != 2:
+        raise InputError(f"{label}: expected a 2-D matrix, got shape {x.shape}")
+    if not x.flags.c_contiguous:
+        raise InputError(f"{label}: expected a C-contiguous (row-major) array; use "
+                         f"cupy.ascontiguousarray")
+
+
+def operand_shape(a: Any, b: Any, c: Any) -> tuple[int, int, int]:
+    """(M, N, K) of C = A @ B after checking types, dtypes, layouts, shapes and aliasing."""
+    from gemmlab.runtime.device import require_cupy
+
+    cupy = require_cupy()
+    for label, x in (("a", a), ("b", b), ("c", c)):
+        _check_array(label, x, cupy)
+    (M, K), (K2, N), (Mc, Nc) = a.shape, b.shape, c.shape
+    if K2 != K:
+        raise InputError(f"b: expected {K} rows to match a's {a.shape}, got shape {b.shape}")
+    if (Mc, Nc) != (M, N):
+        raise InputError(f"c: expected shape ({M}, {N}) for a {a.shape} @ b {b.shape}, got "
+                         f"{c.shape}")
+    for label, x in (("a", a), ("b", b)):
+        if _overlaps(x, c):
+            raise InputError(f"c overlaps {label}: the output must not alias an input")
+    if len({a.device.id, b.device.id, c.device.id}) != 1:
+        raise InputError("a, b, c: expected all three on the same GPU")
+    return M, N, K
+
+
+def _overlaps(x: Any, y: Any) -> bool:
+    x0, y0 = x.data.ptr, y.data.ptr
+    return x0 < y0 + y.nbytes and y0 < x0 + x.nbytes
+
+
+def _aligned16(*arrays: Any) -> bool:
+    return all(x.data.ptr % 16 == 0 for x in arrays)
+
+
+class PreparedGemm:
+    """A rung bound to one (M, N, K): call it with (a, b, c, alpha, beta) to launch."""
+
+    def __init__(self, rung: Rung, M: int, N: int, K: int, backend: str = "nvrtc") -> None:
+        from gemmlab.runtime import compile as _compile
+
+        check_shape(M, N, K)
+        if rung.family == "autotuned" and rung.name == "autotuned":
+            from gemmlab.runtime import autotune
+
+            # The tuned winner comes with the compiler it won with.
+            rung, backend = autotune.resolve(M, N, K)
+        self.requested = rung
+        self.M, self.N, self.K = M, N, K
+        self.grid, self.block, self.smem = rung.launch_config(M, N, K)
+        self.backend = backend
+        self._vec_rung = rung if rung.vectorized and rung.accepts(M, N, K) else None
+        self._scalar_rung = scalar_twin(rung)
+        self._vec = (_compile.compile_rung(self._vec_rung, backend=backend)
+                     if self._vec_rung else None)
+        self._scalar = (None if self._vec is not None
+                        else _compile.compile_rung(self._scalar_rung, backend=backend))
+        self._args = (np.int32(M), np.int32(N), np.int32(K))
+
+    @property
+    def rung(self) -> Rung:
+        """The instantiation launched for aligned operands."""
+        return self._vec_rung or self._scalar_rung
+
+    def rung_for(self, a: Any, b: Any, c: Any) -> Rung:
+        """The instantiation that a call with these operands launches."""
+        if self._vec_rung is not None and _aligned16(a, b, c):
+            return self._vec_rung
+        return self._scalar_rung
+
+    def _kernel_for(self, a: Any, b: Any, c: Any):
+        if self._vec is not None and _aligned16(a, b, c):
+            return self._vec
+        if self._scalar is None:
+            from gemmlab.runtime import compile as _compile
+
+            self._scalar = _compile.compile_rung(self._scalar_rung, backend=self.backend)
+        return self._scalar
+
+    def __call__(self, a: Any, b: Any, c: Any, alpha: float = 1.0, beta: float = 0.0) -> None:
+        if a.shape != (self.M, self.K) or b.shape != (self.K, self.N) or c.shape != (self.M,
+                                                                                     self.N):
+            raise InputError(
+                f"operands a {a.shape}, b {b.shape}, c {c.shape} do not match the prepared "
+                f"M={self.M}, N={self.N}, K={self.K}")
+        kernel = self._kernel_for(a, b, c)
+        kernel(self.grid, self.block,
+               (*self._args, np.float32(alpha), a, b, np.float32(beta), c),
+               shared_mem=self.smem)
+
+
+def prepare(rung: RungLike, M: int, N: int, K: int, backend: str = "nvrtc"
+            ) -> Callable[..., None]:
+    """Compile (or load) ``rung`` for M x N x K once; the result launches it on call.
+
+    ``backend`` is the compiler ("nvrtc" or "nvcc"). The abstract ``autotuned`` rung resolves to
+    its remembered (or freshly tuned) winner and uses the compiler that winner was timed with.
+    """
+    return PreparedGemm(_as_rung(rung), M, N, K, backend=backend)
+
+
+_PREPARED: dict[tuple[str, int, int, int, str], PreparedGemm] = {}
+_PREPARED_MAX = 256
+
+
+def gemm(rung: RungLike, a: Any, b: Any, c: Any, alpha: float = 1.0, beta: float = 0.0,
+         stream: Any = None, backend: str = "nvrtc") -> None:
+    """C = alpha * A @ B + beta * C with ``rung``, in place on ``c`` (cupy float32, row-major).
+
+    With ``beta == 0`` C is not read (BLAS semantics). Launches on ``stream`` (a cupy Stream)
+    or the current stream; returns without synchronizing.
+    """
+    r = _as_rung(rung)
+    M, N, K = operand_shape(a, b, c)
+    key = (r.name, M, N, K, backend)
+    prepared = _PREPARED.get(key)
+    if prepared is None:
+        if len(_PREPARED) >= _PREPARED_MAX:  # many distinct shapes: keep memory bounded
+            _PREPARED.clear()
+        prepared = _PREPARED[key] = PreparedGemm(r, M, N, K, backend=backend)
+    if stream is None:
+        prepared(a, b, c, alpha, beta)
+    else:
+        with stream:
+            prepared(a, b, c, alpha, beta)

@@ -1,0 +1,127 @@
+"""The compiler's resource report for ladder kernels, on the CPU: ``nvcc -cubin -Xptxas -v``.
+
+For each kernel and architecture: registers per thread, static shared memory, barriers, stack
+frame, and spill stores/loads. Tests use it to prove no rung spills; the occupancy calculator can
+use registers and shared memory per rung without a GPU. The text compiled is the same translation
+unit the runtime compiles (gemmlab.kernels.source), with the same options plus ``-Xptxas -v``.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from gemmlab.errors import ToolMissing
+from gemmlab.kernels.registry import Rung
+from gemmlab.kernels.source import translation_unit
+
+DEFAULT_ARCHS: tuple[str, ...] = ("sm_80", "sm_90")
+
+
+@dataclass(frozen=True)
+class Resources:
+    """ptxas's report for one kernel on one architecture (bytes unless named otherwise)."""
+
+    kernel: str
+    arch: str
+    registers: int  # per thread
+    barriers: int
+    smem: int  # static shared memory per block
+    stack_frame: int
+    spill_stores: int
+    spill_loads: int
+
+    @property
+    def spills(self) -> bool:
+        return self.spill_stores > 0 or self.spill_loads > 0
+
+
+def find_nvcc() -> str:
+    """Path of nvcc: PATH first, then $CUDA_HOME/bin, $CUDA_PATH/bin, /usr/local/cuda/bin."""
+    found = shutil.which("nvcc")
+    if found:
+        return found
+    for base in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if base and (Path(base) / "bin" / "nvcc").is_file():
+            return str(Path(base) / "bin" / "nvcc")
+    raise ToolMissing("nvcc not found on PATH, $CUDA_HOME/bin or /usr/local/cuda/bin; the "
+                      "kernel resource report needs the CUDA toolkit's compiler")
+
+
+_ENTRY = re.compile(r"Compiling entry function '([^']+)' for '(sm_\w+)'")
+_PROPS = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+_USED = re.compile(r"Used (\d+) registers")
+_BARRIERS = re.compile(r"used (\d+) barriers")
+_SMEM = re.compile(r"(\d+) bytes smem")
+
+
+def parse_ptxas_report(text: str) -> list[Resources]:
+    """Every entry function's resources from ptxas ``-v`` output (nvcc's stderr)."""
+    out: list[Resources] = []
+    cur: dict | None = None
+
+    def flush() -> None:
+        if cur is not None and "registers" in cur:
+            out.append(Resources(**cur))
+
+    for line in text.splitlines():
+        m = _ENTRY.search(line)
+        if m:
+            flush()
+            cur = {"kernel": m.group(1), "arch": m.group(2), "barriers": 0, "smem": 0,
+                   "stack_frame": 0, "spill_stores": 0, "spill_loads": 0}
+            continue
+        if cur is None:
+            continue
+        m = _PROPS.search(line)
+        if m:
+            cur["stack_frame"], cur["spill_stores"], cur["spill_loads"] = map(int, m.groups())
+            continue
+        m = _USED.search(line)
+        if m:
+            cur["registers"] = int(m.group(1))
+            b = _BARRIERS.search(line)
+            s = _SMEM.search(line)
+            cur["barriers"] = int(b.group(1)) if b else 0
+            cur["smem"] = int(s.group(1)) if s else 0
+    flush()
+    return out
+
+
+def _compile_report(nvcc: str, source: str, arch: str, options: Sequence[str]) -> str:
+    with tempfile.TemporaryDirectory(prefix="gemmlab-ptxas-") as d:
+        src = Path(d) / "unit.cu"
+        src.write_text(source, encoding="utf-8")
+        cmd = [nvcc, "-cubin", f"-arch={arch}", *options, "-Xptxas", "-v",
+               "-o", str(Path(d) / "unit.cubin"), str(src)]
+        res = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if res.returncode != 0:
+            from gemmlab.runtime.compile import KernelCompileError, format_compile_error
+
+            raise KernelCompileError(format_compile_error(
+                "unit.cu", "nvcc", arch, cmd[1:-3], source, res.stderr + res.stdout))
+        return res.stderr + res.stdout
+
+
+def resources(rungs: Iterable[Rung], archs: Sequence[str] = DEFAULT_ARCHS, jobs: int = 2,
+              nvcc: str | None = None) -> list[Resources]:
+    """Compile every rung for every architecture (one nvcc run per source file and
+    architecture, ``jobs`` at a time) and return ptxas's report for each."""
+    from gemmlab.runtime.compile import BASE_OPTIONS
+
+    nvcc = nvcc or find_nvcc()
+    by_source: dict[str, list[Rung]] = collections.defaultdict(list)
+    for r in rungs:
+        by_source[r.source].append(r)
+    tasks = [(translation_unit(rs), arch) for rs in by_source.values() for arch in archs]
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        reports = list(pool.map(lambda t: _compile_report(nvcc, t[0], t[1], BASE_OPTIONS), tasks))
+    return [res for text in reports for res in parse_ptxas_report(text)]

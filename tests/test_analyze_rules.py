@@ -1,0 +1,401 @@
+"""Each rule family on synthetic records built from short metric names.
+
+Every test also asserts what must NOT be concluded, so a rule that fires on everything fails.
+"""
+
+from __future__ import annotations
+
+import pytest
+from launch_factory import HEALTHY_LAUNCH, QUIET_STALLS, make_launch
+
+from gemmlab.analysis.diagnose import AnalyzeOptions, diagnose
+from gemmlab.analysis.evidence import Confidence
+from gemmlab.analysis.vocabulary import Category as C
+from gemmlab.profile.records import RuleResult
+
+# Speed of Light of a kernel limited by L1/TEX with idle DRAM (like a naive GEMM)
+L1_HOT = dict(sm_pct=20.0, mem_pct=95.0, l1tex_pct=95.0, l2_pct=10.0, dram_pct=2.0, duration=1e6)
+# Speed of Light of a kernel where nothing is busy
+IDLE_SOL = dict(sm_pct=15.0, mem_pct=20.0, l1tex_pct=20.0, l2_pct=10.0, dram_pct=18.0, duration=1e6)
+# A coalesced, conflict-free, spill-free memory picture (4 sectors per 4-byte request, no shared memory)
+CLEAN_MEMORY = dict(gld_sectors=4e8, gld_requests=1e8, gst_sectors=4e6, gst_requests=1e6, gld_bytes_per_sector=32.0,
+                    gst_bytes_per_sector=32.0, gl_sectors_theoretical=4.04e8, gl_sectors_ideal=4.04e8,
+                    smem_ld_inst=0.0, smem_st_inst=0.0, local_ld_sectors=0.0, local_st_sectors=0.0,
+                    l1_wavefronts_pct=90.0, l1_shared_wavefronts_pct=0.0, global_atom_inst=0.0, global_red_inst=0.0)
+
+
+def cats(d):
+    return [d.primary.category] + [f.category for f in d.findings]
+
+
+def finding(d, cat):
+    hits = [f for f in [d.primary] + d.findings if f.category == cat]
+    assert hits, f"{cat} not found in {cats(d)}"
+    return hits[0]
+
+
+def stalls(cpi=10.0, issue=0.3, **reasons):
+    out = dict(QUIET_STALLS)
+    out.update({f"stall_{k}": v for k, v in reasons.items()})
+    out.update(warp_cpi=cpi, issue_active=issue, thread_inst_per_inst=32.0)  # WarpStateStats gives all of these
+    return out
+
+
+def test_uncoalesced_stores_only():
+    k = make_launch(**L1_HOT, **HEALTHY_LAUNCH, **{**CLEAN_MEMORY, "gst_sectors": 32e6, "gst_requests": 1e6,
+                                                   "gst_bytes_per_sector": 4.0})
+    d = diagnose(k)
+    st = finding(d, C.UNCOALESCED_GLOBAL_STORES)
+    assert st.confidence == Confidence.HIGH
+    assert C.UNCOALESCED_GLOBAL_LOADS not in cats(d)
+
+
+def test_uncoalesced_loads_from_ratios_without_source_counters():
+    mem = {k: v for k, v in CLEAN_MEMORY.items() if not k.startswith("gl_sectors")}
+    mem.update(gld_sectors=32e8, gld_requests=1e8, gld_bytes_per_sector=4.0)
+    d = diagnose(make_launch(**L1_HOT, **HEALTHY_LAUNCH, **mem))
+    assert d.primary.category == C.UNCOALESCED_GLOBAL_LOADS
+    # bytes/sector is lowered by broadcasts too: without the exact per-instruction counts, not "high"
+    assert d.primary.confidence == Confidence.MEDIUM
+    assert any(m.metric == "gl_sectors_theoretical" for m in d.missing_evidence)
+
+
+def test_broadcast_loads_are_not_uncoalesced():
+    # 2.5 sectors per request with 26.4 bytes per sector: a broadcast operand plus a coalesced one
+    mem = {k: v for k, v in CLEAN_MEMORY.items() if not k.startswith("gl_sectors")}
+    mem.update(gld_sectors=2.5e8, gld_requests=1e8, gld_bytes_per_sector=26.4)
+    d = diagnose(make_launch(**L1_HOT, **HEALTHY_LAUNCH, **mem))
+    assert C.UNCOALESCED_GLOBAL_LOADS not in cats(d)
+
+
+def test_sol_only_record_is_inconclusive_with_missing_evidence_and_command():
+    sol_only = dict(sm_pct=5.95, mem_pct=98.1, l1tex_pct=98.8, l2_pct=3.76, dram_pct=0.04, duration=3.4e7)
+    d = diagnose(make_launch("gemm_uncoalesced", process="ladder", **sol_only,
+                             **dict(HEALTHY_LAUNCH, smem_static=2048)))
+    assert d.primary.category == C.INCONCLUSIVE
+    assert d.primary.confidence == Confidence.LOW
+    assert all(f.confidence != Confidence.HIGH for f in [d.primary] + d.findings)
+    assert "uncoalesced_global_loads" in d.primary.candidates
+    missing = {m.metric for m in d.missing_evidence}
+    assert {"gld_sectors", "gld_requests", "smem_ld_wavefronts", "smem_ld_conflicts"} <= missing
+    assert d.collect_purpose == "missing-evidence"
+    argv = d.collect_argv
+    assert argv[argv.index("-k") + 1] == "regex:^gemm_uncoalesced$"
+    assert argv[argv.index("--clock-control") + 1] == "none"
+    assert "MemoryWorkloadAnalysis_Tables" in argv and "SourceCounters" in argv
+    assert argv[-1] == "./ladder"
+    assert d.ladder is None  # no rung is named from a guess
+    # a kernel that allocates no shared memory cannot have shared-memory problems: not asked for
+    d0 = diagnose(make_launch("k", **sol_only, **HEALTHY_LAUNCH))
+    assert d0.primary.category == C.INCONCLUSIVE
+    assert not {"smem_ld_wavefronts", "smem_ld_conflicts"} & {m.metric for m in d0.missing_evidence}
+    assert {"gld_sectors", "gld_requests"} <= {m.metric for m in d0.missing_evidence}
+
+
+def test_latency_bound_long_scoreboard():
+    k = make_launch(**IDLE_SOL, **HEALTHY_LAUNCH, **CLEAN_MEMORY,
+                    **stalls(cpi=20.0, issue=0.2, long_scoreboard=12.0, wait=2.0))
+    d = diagnose(k)
+    assert d.primary.category == C.LATENCY_BOUND
+    assert d.primary.confidence == Confidence.HIGH
+    assert "memory latency" in d.primary.summary
+    assert not {C.DRAM_BOUND, C.L1_LSU_BOUND, C.COMPUTE_BOUND, C.BARRIER_STALLS} & set(cats(d))
+
+
+def test_barrier_stalls():
+    k = make_launch(**IDLE_SOL, **HEALTHY_LAUNCH, **CLEAN_MEMORY, **stalls(cpi=10.0, issue=0.4, barrier=6.0))
+    d = diagnose(k)
+    assert d.primary.category == C.BARRIER_STALLS
+    assert C.LATENCY_BOUND not in cats(d)  # barrier waits are not memory latency
+
+
+def test_stalls_ignored_when_schedulers_issue_most_cycles():
+    # NVIDIA CPIStall: with 0.85 instructions issued per cycle, stall reasons are not the limit
+    k = make_launch(**IDLE_SOL, **HEALTHY_LAUNCH, **CLEAN_MEMORY, **stalls(cpi=10.0, issue=0.85, barrier=6.0))
+    assert C.BARRIER_STALLS not in cats(diagnose(k))
+
+
+def test_local_memory():
+    mem = dict(CLEAN_MEMORY, local_ld_sectors=1e8, local_st_sectors=1e8, local_ld_inst=1e6, local_st_inst=1e6)
+    d = diagnose(make_launch(**L1_HOT, **HEALTHY_LAUNCH, **mem))
+    loc = finding(d, C.LOCAL_MEMORY)
+    assert loc.impact > 0.2
+    assert C.UNCOALESCED_GLOBAL_LOADS not in cats(d)
+
+
+def test_no_local_memory_when_counters_are_zero():
+    assert C.LOCAL_MEMORY not in cats(diagnose(make_launch(**L1_HOT, **HEALTHY_LAUNCH, **CLEAN_MEMORY)))
+
+
+def test_grid_smaller_than_sms():
+    launch = dict(HEALTHY_LAUNCH, grid_size=64, waves=64 / (132 * 8))
+    d = diagnose(make_launch(**IDLE_SOL, **launch, **CLEAN_MEMORY, **stalls(issue=0.3)))
+    g = finding(d, C.GRID_TOO_SMALL)
+    assert g.impact == pytest.approx((132 - 64) / 132)
+    assert d.primary.category == C.GRID_TOO_SMALL
+    assert C.TAIL_EFFECT not in cats(d)
+
+
+def test_tail_effect_at_1_1_waves():
+    launch = dict(HEALTHY_LAUNCH, grid_size=int(1.1 * 132 * 8), waves=1.1)
+    d = diagnose(make_launch(**IDLE_SOL, **launch, **CLEAN_MEMORY, **stalls(issue=0.3)))
+    t = finding(d, C.TAIL_EFFECT)
+    assert t.impact == pytest.approx((2 - 1.1) / 2)
+    assert C.GRID_TOO_SMALL not in cats(d)
+
+
+def test_no_tail_effect_with_many_waves():
+    launch = dict(HEALTHY_LAUNCH, waves=15.52)  # last wave idles 3% of slot time: within noise
+    d = diagnose(make_launch(**IDLE_SOL, **launch, **CLEAN_MEMORY, **stalls(issue=0.3)))
+    assert C.TAIL_EFFECT not in cats(d)
+
+
+@pytest.mark.parametrize("conflicts,expected", [(0.5, True), (0.05, False)])
+def test_bank_conflicts_threshold(conflicts, expected):
+    wf = 1e8
+    mem = dict(CLEAN_MEMORY, smem_ld_inst=5e7, smem_st_inst=1e7, smem_ld_wavefronts=wf, smem_st_wavefronts=1e7,
+               smem_ld_conflicts=conflicts * wf, smem_st_conflicts=0.0, l1_shared_wavefronts_pct=85.0)
+    d = diagnose(make_launch(**L1_HOT, **HEALTHY_LAUNCH, **mem))
+    assert (C.SHARED_BANK_CONFLICTS in cats(d)) is expected
+
+
+def test_shared_throughput_vs_fma_balance():
+    # conflict-free shared traffic, 2 wavefronts per warp-FFMA (8× the 1/4 balance), L1 at 95%
+    ffma_thread = 32 * 1e8
+    mem = dict(CLEAN_MEMORY, smem_ld_inst=2e8, smem_st_inst=1e7, smem_wavefronts_theoretical=2.1e8,
+               smem_wavefronts_ideal=2.1e8, l1_shared_wavefronts_pct=85.0, gld_requests=1e7, gld_sectors=4e7)
+    d = diagnose(make_launch("sgemm_tiled", **L1_HOT, **HEALTHY_LAUNCH, **mem, ffma_thread_inst=ffma_thread),
+                 AnalyzeOptions())
+    assert d.primary.category == C.SHARED_MEMORY_THROUGHPUT
+    assert d.primary.at_limit is True
+    assert C.SHARED_BANK_CONFLICTS not in cats(d)
+    assert d.is_gemm and d.ladder.rung == "blocktile_1d"
+
+
+def test_shared_traffic_within_balance_is_not_a_finding():
+    ffma_thread = 32 * 1e9  # 0.21 wavefronts per warp-FFMA: below the 0.25 balance
+    mem = dict(CLEAN_MEMORY, smem_ld_inst=2e8, smem_st_inst=1e7, smem_wavefronts_theoretical=2.1e8,
+               smem_wavefronts_ideal=2.1e8, l1_shared_wavefronts_pct=85.0, gld_requests=1e7, gld_sectors=4e7)
+    d = diagnose(make_launch(**L1_HOT, **HEALTHY_LAUNCH, **mem, ffma_thread_inst=ffma_thread))
+    assert C.SHARED_MEMORY_THROUGHPUT not in cats(d)
+
+
+@pytest.mark.parametrize("threads,expected", [(12.0, True), (30.0, False)])
+def test_divergence_threshold(threads, expected):
+    sol = dict(sm_pct=70.0, mem_pct=30.0, l1tex_pct=30.0, l2_pct=10.0, dram_pct=10.0)
+    d = diagnose(make_launch(**sol, **HEALTHY_LAUNCH, **CLEAN_MEMORY, thread_inst_per_inst=threads))
+    assert (C.WARP_DIVERGENCE in cats(d)) is expected
+
+
+def test_atomic_contention():
+    k = make_launch(**IDLE_SOL, **HEALTHY_LAUNCH, **dict(CLEAN_MEMORY, global_atom_inst=1e7),
+                    **stalls(cpi=50.0, issue=0.05, lg_throttle=40.0))
+    d = diagnose(k)
+    assert d.primary.category == C.ATOMIC_CONTENTION
+    # the same stall picture without atomics is not atomic contention
+    k2 = make_launch(**IDLE_SOL, **HEALTHY_LAUNCH, **CLEAN_MEMORY, **stalls(cpi=50.0, issue=0.05, lg_throttle=40.0))
+    d2 = diagnose(k2)
+    assert C.ATOMIC_CONTENTION not in cats(d2)
+    assert d2.primary.category == C.LATENCY_BOUND and "LSU queue" in d2.primary.summary
+    assert C.LATENCY_BOUND not in cats(d)
+
+
+def test_dram_bound_streaming_kernel_is_at_limit():
+    sol = dict(sm_pct=20.0, mem_pct=92.0, l1tex_pct=40.0, l2_pct=50.0, dram_pct=92.0)
+    d = diagnose(make_launch("vector_add", **sol, **HEALTHY_LAUNCH, **dict(CLEAN_MEMORY, l1_wavefronts_pct=35.0)))
+    assert d.primary.category == C.DRAM_BOUND
+    assert d.primary.at_limit is True
+    assert not d.is_gemm and d.ladder is None
+    assert C.UNCOALESCED_GLOBAL_LOADS not in cats(d)
+
+
+def test_dram_bound_with_wasted_sectors_leads_with_coalescing():
+    sol = dict(sm_pct=20.0, mem_pct=92.0, l1tex_pct=40.0, l2_pct=50.0, dram_pct=92.0)
+    mem = dict(CLEAN_MEMORY, gld_sectors=8e8, gld_requests=1e8, gld_bytes_per_sector=16.0,
+               gl_sectors_theoretical=8.04e8, gl_sectors_ideal=4.04e8, gld_hit_rate=0.0, l2_sectors_total=8.1e8,
+               l1_wavefronts_pct=35.0)
+    d = diagnose(make_launch(**sol, **HEALTHY_LAUNCH, **mem))
+    assert d.primary.category == C.UNCOALESCED_GLOBAL_LOADS
+    dram = finding(d, C.DRAM_BOUND)
+    assert dram.at_limit is False  # half of the traffic is waste: the unit is not doing necessary work
+
+
+def test_compute_bound_fma_at_limit():
+    sol = dict(sm_pct=92.0, mem_pct=40.0, l1tex_pct=40.0, l2_pct=10.0, dram_pct=5.0)
+    d = diagnose(make_launch(**sol, **HEALTHY_LAUNCH, **CLEAN_MEMORY, pipe_fma_pct=91.0, pipe_alu_pct=10.0,
+                             issue_active=0.6, inst_executed=1e8, ffma_thread_inst=32 * 0.9e8))
+    assert d.primary.category == C.COMPUTE_BOUND
+    assert d.primary.at_limit is True
+    assert C.INSTRUCTION_OVERHEAD not in cats(d)
+
+
+def test_tensor_bound():
+    sol = dict(sm_pct=90.0, mem_pct=40.0, l1tex_pct=40.0, l2_pct=30.0, dram_pct=30.0)
+    d = diagnose(make_launch(**sol, **HEALTHY_LAUNCH, **CLEAN_MEMORY, pipe_tensor_pct=88.0, pipe_fma_pct=5.0))
+    assert d.primary.category == C.TENSOR_BOUND
+    assert C.COMPUTE_BOUND not in cats(d)
+
+
+def test_occupancy_shared_memory_limiter():
+    launch = dict(HEALTHY_LAUNCH, occ_theoretical=50.0, occ_limit_shared_mem=4, occ_limit_registers=8,
+                  smem_static=48 * 1024, smem_config=200 * 1024)
+    d = diagnose(make_launch(**IDLE_SOL, **launch, **CLEAN_MEMORY, **stalls(cpi=20.0, issue=0.3)))
+    occ = finding(d, C.OCCUPANCY_SHARED_MEMORY)
+    assert occ.impact == pytest.approx(0.5 * 0.7)  # missing warps × idle issue slots (headroom 80%)
+    assert C.OCCUPANCY_REGISTERS not in cats(d)
+
+
+def test_full_occupancy_is_not_a_finding():
+    d = diagnose(make_launch(**IDLE_SOL, **HEALTHY_LAUNCH, **CLEAN_MEMORY, **stalls(issue=0.3)))
+    assert not {C.OCCUPANCY_REGISTERS, C.OCCUPANCY_SHARED_MEMORY, C.OCCUPANCY_BLOCK_SIZE} & set(cats(d))
+
+
+def test_register_target_for_one_more_block():
+    launch = dict(HEALTHY_LAUNCH, occ_theoretical=25.0, occ_limit_registers=2, registers=96)
+    k = make_launch(**IDLE_SOL, **launch, **CLEAN_MEMORY, **stalls(issue=0.3))
+    k.cc = "9.0"  # the calculator needs the architecture
+    occ = finding(diagnose(k), C.OCCUPANCY_REGISTERS)
+    assert "from 96 to 80" in occ.recommendations[0]  # 65536 / (3 × 8 warps) → 2560 per warp → 80 per thread
+    # without a compute capability the calculator cannot run: general advice, no invented numbers
+    k.cc = None
+    occ = finding(diagnose(k), C.OCCUPANCY_REGISTERS)
+    assert "80" not in occ.recommendations[0] and "__launch_bounds__" in occ.recommendations[0]
+
+
+def test_block_size_not_multiple_of_32():
+    launch = dict(HEALTHY_LAUNCH, block_size=48)
+    d = diagnose(make_launch(**IDLE_SOL, **launch, **CLEAN_MEMORY, **stalls(issue=0.3)))
+    f = finding(d, C.OCCUPANCY_BLOCK_SIZE)
+    assert f.impact == pytest.approx(0.5 * (1 - 16 / 32))  # NVIDIA's estimate
+
+
+def test_confidence_drops_when_a_competing_cause_cannot_be_evaluated():
+    # 30% of the load sectors are excess: impact ≈ 0.95 × 0.3, leaving most of L1's time unexplained
+    mem = {k: v for k, v in CLEAN_MEMORY.items() if not k.startswith(("smem", "l1_"))}
+    mem.update(gld_sectors=10e8, gld_requests=1.8e8, gld_bytes_per_sector=22.4, gl_sectors_theoretical=10.04e8,
+               gl_sectors_ideal=7.04e8)
+    # the kernel allocates shared memory, but the export has no shared-memory counters
+    d = diagnose(make_launch(**L1_HOT, **dict(HEALTHY_LAUNCH, smem_static=4096), **mem))
+    assert d.primary.category == C.UNCOALESCED_GLOBAL_LOADS
+    assert d.primary.confidence == Confidence.MEDIUM  # bank conflicts / shared throughput not ruled out
+    assert "could not rule out" in d.primary.summary
+    assert any(m.metric == "smem_ld_conflicts" for m in d.missing_evidence)
+    # the same record for a kernel without shared memory: shared-memory causes are excluded, not missing
+    d2 = diagnose(make_launch(**L1_HOT, **HEALTHY_LAUNCH, **mem))
+    assert C.UNCOALESCED_GLOBAL_LOADS in cats(d2)
+    assert "shared" not in d2.primary.summary
+    assert not any(m.metric.startswith("smem") for m in d2.missing_evidence)
+
+
+def test_a_dominant_primary_is_not_overturned_by_what_is_missing():
+    # 87.5% of the load sectors are excess: whatever shared memory does, it can claim at most the
+    # remaining ~12% of L1's time — high confidence stays, the missing counters are still listed
+    mem = {k: v for k, v in CLEAN_MEMORY.items() if not k.startswith(("smem", "l1_"))}
+    mem.update(gld_sectors=32e8, gld_requests=1e8, gld_bytes_per_sector=4.0, gl_sectors_theoretical=32.04e8,
+               gl_sectors_ideal=4.04e8)
+    d = diagnose(make_launch(**L1_HOT, **dict(HEALTHY_LAUNCH, smem_static=4096), **mem))
+    assert d.primary.category == C.UNCOALESCED_GLOBAL_LOADS
+    assert d.primary.confidence == Confidence.HIGH
+    assert any(m.metric == "smem_ld_conflicts" for m in d.missing_evidence)
+
+
+def test_rule_text_only_gives_medium_confidence():
+    # what a details page gives: SOL numbers and ncu's own rule messages (text from the H100 capture)
+    rules = [
+        RuleResult("UncoalescedGlobalAccess", "OPT",
+                   "This kernel has uncoalesced global accesses resulting in a total of 7519862784 excessive sectors "
+                   "(85% of the total 8862564352 sectors). Check the L2 Theoretical Sectors Global Excessive table.",
+                   "SourceCounters", "global", 61.79),
+        RuleResult("MemoryCacheAccessPattern", "OPT",
+                   "The memory access pattern for global loads from L1TEX might not be optimal. On average, only 4.0 "
+                   "of the 32 bytes transmitted per sector are utilized by each thread.", "MemoryWorkloadAnalysis_Tables",
+                   "global", 85.84),
+    ]
+    sol = dict(sm_pct=5.95, mem_pct=98.1, l1tex_pct=98.8, l2_pct=3.76, dram_pct=0.04)
+    d = diagnose(make_launch("gemm_uncoalesced", rules=rules, **sol, **HEALTHY_LAUNCH))
+    assert d.primary.category == C.UNCOALESCED_GLOBAL_LOADS
+    assert d.primary.confidence == Confidence.MEDIUM
+    assert d.primary.ncu_estimate == 61.79 and d.primary.ncu_rule == "UncoalescedGlobalAccess"
+    assert any(e.source == "ncu-rule" for e in d.primary.evidence)
+    assert d.missing_evidence  # the raw counters would raise the confidence
+
+
+def test_bytes_per_sector_rule_alone_is_only_a_guess():
+    # MemoryCacheAccessPattern alone cannot tell a stride from a broadcast: never the verdict
+    rules = [RuleResult("MemoryCacheAccessPattern", "OPT",
+                        "The memory access pattern for global loads from L1TEX might not be optimal. On average, only "
+                        "26.4 of the 32 bytes transmitted per sector are utilized by each thread.", "", "global", 14.34)]
+    sol = dict(sm_pct=81.9, mem_pct=81.9, l1tex_pct=82.1, l2_pct=23.1, dram_pct=0.57)
+    d = diagnose(make_launch("gemm_coalesced", rules=rules, **sol, **HEALTHY_LAUNCH))
+    assert d.primary.category == C.INCONCLUSIVE
+    assert "uncoalesced_global_loads" in d.primary.candidates
+    assert finding(d, C.UNCOALESCED_GLOBAL_LOADS).confidence == Confidence.LOW
+    assert all(f.confidence == Confidence.LOW for f in d.findings if f.category in (
+        C.UNCOALESCED_GLOBAL_LOADS, C.L1_LSU_BOUND))
+
+
+def test_no_sol_at_all_caps_confidence():
+    k = make_launch(**HEALTHY_LAUNCH, **CLEAN_MEMORY, **stalls(cpi=20.0, issue=0.2, long_scoreboard=12.0))
+    d = diagnose(k)
+    assert d.triage["regime"] == "unknown"
+    assert d.primary.confidence != Confidence.HIGH
+    assert any(m.metric == "sm_pct" for m in d.missing_evidence)
+
+
+def test_gemm_override():
+    mem = dict(CLEAN_MEMORY, gld_sectors=32e8, gld_requests=1e8, gld_bytes_per_sector=4.0,
+               gl_sectors_theoretical=32.04e8, gl_sectors_ideal=4.04e8)
+    k = make_launch("my_kernel", **L1_HOT, **HEALTHY_LAUNCH, **mem)
+    assert diagnose(k).ladder is None
+    forced = diagnose(k, AnalyzeOptions(gemm=True))
+    assert forced.is_gemm and forced.ladder.rung == "coalesced"
+    assert diagnose(make_launch("sgemm_naive", **L1_HOT), AnalyzeOptions(gemm=False)).is_gemm is False
+
+
+def test_app_argv_in_command():
+    d = diagnose(make_launch("k", **L1_HOT), AnalyzeOptions(app_argv=("./bench", "--n", "4096")))
+    assert d.collect_argv[-3:] == ["./bench", "--n", "4096"]
+
+
+def test_random_metric_subsets_never_crash_and_stay_honest():
+    """Drop random metrics from the real capture: the analyzer must still answer, in strict JSON,
+    and never claim high confidence for 'inconclusive' or without Speed of Light."""
+    import json
+    import random
+
+    from conftest import NCU_H100
+
+    from gemmlab.analysis.evidence import report_dict
+    from gemmlab.output import dumps
+    from gemmlab.profile.load import load
+
+    rng = random.Random(20260607)
+    for base in load(NCU_H100 / "gemm_ladder_raw.csv"):
+        names = sorted(base.metrics)
+        for keep in (0.0, 0.02, 0.1, 0.3, 0.6, 0.9):
+            for _ in range(6):
+                k = make_launch(base.name)
+                k.metrics = {n: base.metrics[n] for n in names if rng.random() < keep}
+                d = diagnose(k)
+                json.loads(dumps(report_dict("x", [d])))
+                assert 0.0 <= d.primary.impact <= 1.0
+                if d.primary.category == C.INCONCLUSIVE:
+                    assert d.primary.confidence == Confidence.LOW and d.missing_evidence
+                if d.triage["regime"] == "unknown":
+                    assert d.primary.confidence != Confidence.HIGH
+                assert d.collect_argv[d.collect_argv.index("-k") + 1] == f"regex:^{base.name}$"
+                assert (d.collect_purpose == "missing-evidence") == bool(d.missing_evidence)
+
+
+def test_ffma_ratios_are_not_used_for_tensor_core_kernels():
+    # an HMMA kernel: few FP32 FMAs, heavy (ldmatrix) shared traffic, tensor pipe at 65%
+    sol = dict(sm_pct=70.0, mem_pct=85.0, l1tex_pct=85.0, l2_pct=30.0, dram_pct=20.0)
+    mem = dict(CLEAN_MEMORY, smem_ld_inst=2e7, smem_st_inst=1e6, smem_wavefronts_theoretical=8e7,
+               smem_wavefronts_ideal=8e7, l1_shared_wavefronts_pct=75.0, l1_wavefronts_pct=80.0)
+    k = make_launch("hgemm_tc", **sol, **HEALTHY_LAUNCH, **mem, pipe_tensor_pct=65.0, pipe_fma_pct=5.0,
+                    ffma_thread_inst=32 * 1e5, inst_executed=1e8, issue_active=0.85)
+    d = diagnose(k)
+    assert C.TENSOR_BOUND in cats(d)
+    assert C.INSTRUCTION_OVERHEAD not in cats(d)
+    for f in [d.primary] + d.findings:
+        assert "smem_wavefronts_per_ffma" not in [e.metric for e in f.evidence]

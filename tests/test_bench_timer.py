@@ -1,0 +1,201 @@
+"""The timing loop against a seeded fake GPU clock: what is timed, how often, in what order."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from gemmlab.bench.timer import TimingOptions, repeat_counts, time_fn
+from gemmlab.errors import InputError
+
+
+class FakeEvent:
+    def __init__(self, gpu: "FakeGPU") -> None:
+        self.gpu = gpu
+        self.t_ns = None
+        self.seq = None
+
+    def record(self) -> None:
+        self.t_ns = self.gpu.t_ns
+        self.seq = self.gpu.n_recorded
+        self.gpu.n_recorded += 1
+        self.gpu.log.append("record")
+
+
+class FakeGPU:
+    """A GPU timeline in integer nanoseconds. Each kernel run lasts a seeded random time; a flush
+    lasts FLUSH_NS, far longer than any run, so a sample that contained it would be obvious."""
+
+    FLUSH_NS = 10_000_000
+
+    def __init__(self, seed: int = 0, mean_ns: int = 1_000_000, spread_ns: int = 20_000, flush_bytes: int = 100 << 20):
+        self.rng = random.Random(seed)
+        self.mean_ns, self.spread_ns = mean_ns, spread_ns
+        self.t_ns = 0
+        self.l2_flush_bytes = flush_bytes
+        self.n_recorded = 0
+        self.synced_upto = 0
+        self.log: list[str] = []
+        self.run_ns: list[int] = []  # duration of every kernel run, in order
+        self.holds: list[float] = []
+
+    # the kernel
+    def fn(self) -> None:
+        d = self.mean_ns + self.rng.randint(-self.spread_ns, self.spread_ns)
+        self.run_ns.append(d)
+        self.t_ns += d
+        self.log.append("run")
+
+    # TimerBackend
+    def event(self) -> FakeEvent:
+        return FakeEvent(self)
+
+    def flush_l2(self) -> None:
+        self.t_ns += self.FLUSH_NS
+        self.log.append("flush")
+
+    def hold(self, seconds: float) -> None:
+        self.t_ns += round(seconds * 1e9)
+        self.holds.append(seconds)
+        self.log.append("hold")
+
+    def synchronize(self) -> None:
+        self.synced_upto = self.n_recorded
+        self.log.append("sync")
+
+    def elapsed_s(self, start: FakeEvent, end: FakeEvent) -> float:
+        # reading an event the host has not synchronized past is a bug in the loop
+        assert start.seq is not None and end.seq is not None, "event never recorded"
+        assert end.seq < self.synced_upto, "event read before synchronize"
+        return (end.t_ns - start.t_ns) / 1e9
+
+
+def test_samples_are_exactly_the_measured_kernel_runs():
+    gpu = FakeGPU(seed=1)
+    res = time_fn(gpu.fn, gpu, TimingOptions(warmup_ms=5, rep_ms=20))
+    est_ms = res.estimate_s * 1e3
+    assert 0.98 < est_ms < 1.02
+    # 1 first run + 5 estimate runs + ceil(5 ms / est) warm-up + ceil(20 ms / est) measured
+    assert (res.n_warmup, res.n_repeat) == (math.ceil(5 / est_ms), math.ceil(20 / est_ms))
+    assert res.n_warmup in (5, 6) and res.n_repeat in (20, 21)
+    assert len(gpu.run_ns) == 1 + 5 + res.n_warmup + res.n_repeat
+    assert res.samples_s == tuple(d / 1e9 for d in gpu.run_ns[-res.n_repeat :])
+    # no sample contains a flush (10 ms) — each is one ~1 ms run
+    assert max(res.samples_s) < 1.03e-3 and min(res.samples_s) > 0.97e-3
+
+
+def test_estimate_is_the_median_of_the_estimate_runs():
+    gpu = FakeGPU(seed=2)
+    res = time_fn(gpu.fn, gpu, TimingOptions(warmup_ms=5, rep_ms=20, estimate_runs=5))
+    est_runs = sorted(gpu.run_ns[1:6])
+    assert res.estimate_s == est_runs[2] / 1e9
+
+
+def test_each_measured_run_is_flush_then_start_run_end():
+    gpu = FakeGPU(seed=3)
+    res = time_fn(gpu.fn, gpu, TimingOptions(warmup_ms=2, rep_ms=4))
+    log = gpu.log
+    # first run then sync; estimate: hold, 5 x (flush, record, run, record), sync
+    assert log[:2] == ["run", "sync"]
+    assert log[2] == "hold"
+    assert log[3:23] == ["flush", "record", "run", "record"] * 5
+    assert log[23] == "sync"
+    # warm-up: flush + run each (2 ms / ~1 ms -> 2 or 3), then sync
+    w = 2 * res.n_warmup
+    assert log[24 : 24 + w] == ["flush", "run"] * res.n_warmup
+    assert log[24 + w] == "sync"
+    # measured runs (min_repeats = 10 > the 4 ms budget) after a hold, then exactly one sync at the end
+    assert res.n_repeat == 10
+    assert log[25 + w] == "hold"
+    assert log[26 + w : -1] == ["flush", "record", "run", "record"] * 10
+    assert log[-1] == "sync"
+
+
+def test_the_gpu_is_held_while_the_runs_are_queued():
+    """50 µs per run, at most 50 ms: the host queues every run before the GPU reaches the first."""
+    gpu = FakeGPU(seed=9)
+    res = time_fn(gpu.fn, gpu, TimingOptions(warmup_ms=1, rep_ms=30))
+    assert gpu.holds[0] == pytest.approx(5 * 50e-6)  # the estimate runs
+    assert gpu.holds[1] == pytest.approx(res.n_repeat * 50e-6)
+    gpu = FakeGPU(seed=9, mean_ns=10_000, spread_ns=100)  # 10 µs kernel: 1000 runs
+    res = time_fn(gpu.fn, gpu, TimingOptions(warmup_ms=1, rep_ms=100))
+    assert res.n_repeat == 1000 and len(gpu.holds) == 1 + 10  # 10 batches of 100
+    gpu = FakeGPU(seed=9, mean_ns=10_000, spread_ns=100)
+    res = time_fn(gpu.fn, gpu, TimingOptions(warmup_ms=1, repeats=2000, batch_size=2000))
+    assert gpu.holds[1] == 0.05  # capped
+    assert max(res.samples_s) < 10.2e-6  # the hold is never inside a sample
+
+
+def test_long_measurements_are_queued_in_held_batches():
+    gpu = FakeGPU(seed=10, mean_ns=10_000, spread_ns=100)
+    res = time_fn(gpu.fn, gpu, TimingOptions(warmup_ms=0, repeats=250, batch_size=100))
+    assert res.samples_s == tuple(d / 1e9 for d in gpu.run_ns[-250:])
+    second_hold = [i for i, e in enumerate(gpu.log) if e == "hold"][1]  # the first is the estimate's
+    measured = gpu.log[second_hold:]
+    run = ["flush", "record", "run", "record"]
+    assert measured == ["hold", *run * 100, "sync", "hold", *run * 100, "sync", "hold", *run * 50, "sync"]
+    assert gpu.holds[1:] == [pytest.approx(100 * 50e-6), pytest.approx(100 * 50e-6), pytest.approx(50 * 50e-6)]
+
+
+def test_budget_converts_to_counts_for_slow_and_fast_kernels():
+    opts = TimingOptions(warmup_ms=25, rep_ms=200, min_repeats=10, max_repeats=1000)
+    assert repeat_counts(35e-3, opts) == (1, 10)  # a 35 ms naive kernel: one warm-up, min 10 runs
+    assert repeat_counts(0.35e-3, opts) == (72, 572)  # ceil(25/0.35), ceil(200/0.35)
+    assert repeat_counts(5e-6, opts) == (5000, 1000)  # capped at max_repeats
+    assert repeat_counts(1e-3, TimingOptions(repeats=7)) == (25, 7)  # a fixed count replaces rep_ms
+    assert repeat_counts(1e-3, TimingOptions(warmup_ms=0, repeats=3)) == (0, 3)
+
+
+def test_fixed_repeats_and_no_flush():
+    gpu = FakeGPU(seed=4)
+    res = time_fn(gpu.fn, gpu, TimingOptions(warmup_ms=0, repeats=3, flush_l2=False))
+    assert res.n_repeat == 3 and res.n_warmup == 0
+    assert "flush" not in gpu.log
+    assert res.l2_flush_bytes == 0
+    assert res.to_dict()["l2_flush"] == "off"
+
+
+def test_a_backend_without_flush_buffer_is_not_flushed():
+    gpu = FakeGPU(seed=5, flush_bytes=0)
+    res = time_fn(gpu.fn, gpu, TimingOptions(warmup_ms=1, repeats=2))
+    assert "flush" not in gpu.log and res.l2_flush_bytes == 0
+
+
+def test_timing_record_says_how_samples_were_taken():
+    gpu = FakeGPU(seed=6)
+    res = time_fn(gpu.fn, gpu, TimingOptions(warmup_ms=1, repeats=4))
+    d = res.to_dict()
+    assert d["method"] == "cuda-events"
+    assert d["l2_flush"] == "read" and d["l2_flush_bytes"] == 100 << 20
+    assert d["n_repeat"] == 4 and d["options"]["repeats"] == 4
+
+
+def test_seeded_fake_is_reproducible():
+    a, b = FakeGPU(seed=7), FakeGPU(seed=7)
+    opts = TimingOptions(warmup_ms=3, rep_ms=12)
+    assert time_fn(a.fn, a, opts).samples_s == time_fn(b.fn, b, opts).samples_s
+
+
+def test_phases_are_reported_in_order():
+    gpu = FakeGPU(seed=8)
+    seen: list[str] = []
+    time_fn(gpu.fn, gpu, TimingOptions(warmup_ms=1, repeats=2), on_phase=seen.append)
+    assert seen == ["first run", "estimate", "warm-up", "measure"]
+
+
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        ({"warmup_ms": -1}, "--warmup-ms must be a finite number >= 0, got -1"),
+        ({"rep_ms": math.inf}, "--rep-ms must be a finite number >= 0, got inf"),
+        ({"rep_ms": 0}, "--rep-ms must be > 0 when --repeats is not given"),
+        ({"repeats": 0}, "--repeats must be an integer from 1 to 100000, got 0"),
+        ({"min_repeats": 20, "max_repeats": 10}, "max_repeats (10) must be >= min_repeats (20)"),
+    ],
+)
+def test_options_validation(kwargs, words):
+    with pytest.raises(InputError) as e:
+        TimingOptions(**kwargs)
+    assert words in str(e.value)

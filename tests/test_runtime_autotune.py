@@ -1,0 +1,65 @@
+"""Autotune records: buckets, storage and lookup (CPU only; tuning itself is a GPU test)."""
+
+from __future__ import annotations
+
+import logging
+
+from gemmlab.kernels.registry import autotune_candidates, get
+from gemmlab.runtime import autotune
+
+
+def test_size_bucket_rounds_up_to_powers_of_two_and_clamps():
+    assert autotune.size_bucket(4096, 4096, 4096) == "m4096_n4096_k4096"
+    assert autotune.size_bucket(4097, 129, 257) == "m8192_n256_k512"
+    assert autotune.size_bucket(1, 7, 64) == "m64_n64_k64"
+    assert autotune.size_bucket(10**6, 20000, 16385) == "m16384_n16384_k16384"
+
+
+def _result(winner, bucket="m4096_n4096_k4096", backend="nvcc"):
+    return autotune.TuneResult(device="NVIDIA H100 80GB HBM3", arch="sm_90", bucket=bucket,
+                               shape=(4096, 4096, 4096), winner=winner, backend=backend,
+                               median_ms={f"{winner}@{backend}": 3.0},
+                               tuned_at="2026-01-01T00:00:00")
+
+
+def test_store_then_lookup_by_device_arch_and_bucket(monkeypatch, tmp_path):
+    monkeypatch.setenv("GEMMLAB_CACHE_DIR", str(tmp_path))
+    name = autotune_candidates()[2].name
+    autotune._store(_result(name))
+    dev = "NVIDIA H100 80GB HBM3"
+    assert autotune.lookup(4000, 3000, 4096, dev, "sm_90") == (get(name), "nvcc")  # same bucket
+    assert autotune.lookup(4096, 4096, 4096, dev, "sm_80") is None
+    assert autotune.lookup(4096, 4096, 4096, "NVIDIA A100", "sm_90") is None
+    assert autotune.lookup(1024, 4096, 4096, dev, "sm_90") is None
+    # a second bucket is added, the first kept
+    other = autotune_candidates()[0].name
+    autotune._store(_result(other, bucket="m1024_n1024_k1024", backend="nvrtc"))
+    assert autotune.lookup(1024, 1024, 1024, dev, "sm_90") == (get(other), "nvrtc")
+    assert autotune.lookup(4096, 4096, 4096, dev, "sm_90") == (get(name), "nvcc")
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_stale_winner_and_corrupt_file_mean_retune(monkeypatch, tmp_path, caplog):
+    monkeypatch.setenv("GEMMLAB_CACHE_DIR", str(tmp_path))
+    autotune._store(_result("autotuned_no_longer_exists"))
+    assert autotune.lookup(4096, 4096, 4096, "NVIDIA H100 80GB HBM3", "sm_90") is None
+    autotune._store(_result(autotune_candidates()[0].name, backend="clang"))
+    assert autotune.lookup(4096, 4096, 4096, "NVIDIA H100 80GB HBM3", "sm_90") is None
+    (tmp_path / autotune.RECORD_FILE).write_text("{not json")
+    with caplog.at_level(logging.WARNING):
+        assert autotune.load_records() == {}
+    assert "unreadable" in caplog.text
+
+
+def test_backends_include_nvcc_only_where_installed(monkeypatch):
+    from gemmlab.errors import ToolMissing
+    from gemmlab.runtime import nvcc
+
+    monkeypatch.setattr(nvcc, "find_nvcc", lambda: "/usr/local/cuda/bin/nvcc")
+    assert autotune.available_backends() == ("nvrtc", "nvcc")
+
+    def missing():
+        raise ToolMissing("nvcc not found")
+
+    monkeypatch.setattr(nvcc, "find_nvcc", missing)
+    assert autotune.available_backends() == ("nvrtc",)
