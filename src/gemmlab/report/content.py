@@ -16,10 +16,13 @@ from gemmlab.report.model import KernelResult, RunView, speedups
 # env keys shown in the header, with the names different collectors use for them
 HEADER_KEYS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Driver", ("driver", "driver_version")),
-    ("CUDA", ("cuda", "cuda_version", "cuda_runtime", "runtime_version")),
-    ("Compute capability", ("cc", "compute_capability")),
-    ("CuPy", ("cupy", "cupy_version")),
-    ("SM clock", ("sm_clock_mhz", "clock_mhz")),
+    ("CUDA runtime", ("cuda_runtime", "cuda", "cuda_version")),
+    ("Compute capability", ("compute_capability", "cc")),
+    ("SMs", ("sm_count",)),
+    ("Max SM clock (MHz)", ("sm_clock_max_mhz", "sm_clock_attr_mhz")),
+    ("FP32 peak (TFLOP/s)", ("fp32_peak_tflops",)),
+    ("cuBLAS", ("cublas_math_mode",)),
+    ("CuPy", ("cupy",)),
 )
 
 
@@ -35,6 +38,8 @@ class LadderRow:
     correct: bool | None
     rel_err: float | None
     reference: bool = False
+    bottleneck: str | None = None  # from ladder --profile, when it ran
+    signal: str | None = None
 
 
 @dataclass(frozen=True)
@@ -59,9 +64,11 @@ class Plot:
 @dataclass(frozen=True)
 class EvidenceRow:
     metric: str
+    ncu_name: str  # the raw Nsight Compute name (or formula) behind ``metric``; "" when the same
     value: str
     unit: str
-    note: str
+    compared_with: str
+    why: str
 
 
 @dataclass(frozen=True)
@@ -70,6 +77,7 @@ class Finding:
     confidence: str
     summary: str
     at_limit: bool | None
+    impact: str  # "35% of the time (basis)" or ""
     evidence: tuple[EvidenceRow, ...]
 
 
@@ -85,6 +93,7 @@ class Card:
     collect_command: str
     recommendations: tuple[str, ...]
     diagnosed: bool
+    diagnosis_source: str = ""  # the capture this diagnosis was made from
 
 
 @dataclass(frozen=True)
@@ -105,6 +114,8 @@ class Report:
 def _fmt_value(v: Any) -> str:
     if isinstance(v, bool):
         return "yes" if v else "no"
+    if isinstance(v, int):
+        return f"{v:,}"
     if isinstance(v, float):
         if math.isnan(v):
             return "NaN"
@@ -122,10 +133,12 @@ def _env_value(env: Mapping[str, Any], keys: Sequence[str]) -> str | None:
 
 
 def ladder_rows(view: RunView, shape: tuple[int, int, int]) -> list[LadderRow]:
-    """The ladder at ``shape`` in rung order, then the reference; speedup is vs the previous rung."""
+    """The ladder at ``shape`` in rung order, then the reference; speedup is vs the previous rung
+    (not for a sweep, whose variants are alternatives rather than steps)."""
     ladder = view.ladder(shape)
+    steps = speedups(ladder) if view.kind != "sweep" else [None] * len(ladder)
     rows = []
-    for r, s in zip(ladder, speedups(ladder)):
+    for r, s in zip(ladder, steps):
         rows.append(_row(view, r, s))
     ref = view.reference(shape)
     if ref is not None:
@@ -134,7 +147,10 @@ def ladder_rows(view: RunView, shape: tuple[int, int, int]) -> list[LadderRow]:
 
 
 def _row(view: RunView, r: KernelResult, speedup: float | None, reference: bool = False) -> LadderRow:
+    note = view.profile.get(r.name)
     return LadderRow(
+        bottleneck=None if note is None else (note.bottleneck or (f"not profiled: {note.error}" if note.error else None)),
+        signal=None if note is None else note.signal,
         name=r.name,
         time_ms=r.median_s * 1e3,
         iqr_ms=None if r.iqr_s is None else r.iqr_s * 1e3,
@@ -154,23 +170,33 @@ def _finding(d: Mapping[str, Any] | None) -> Finding | None:
     ev = []
     for e in d.get("evidence") or []:
         if not isinstance(e, Mapping):
-            ev.append(EvidenceRow(str(e), "", "", ""))
+            ev.append(EvidenceRow(str(e), "", "", "", "", ""))
             continue
-        extra = {k: v for k, v in e.items() if k not in ("metric", "value", "unit")}
+        metric = str(e.get("metric", ""))
+        ncu = str(e.get("ncu_name") or "")
         ev.append(
             EvidenceRow(
-                metric=str(e.get("metric", "")),
+                metric=metric,
+                ncu_name="" if ncu == metric else ncu,
                 value=_fmt_value(e.get("value")),
                 unit=str(e.get("unit") or ""),
-                note="; ".join(f"{k}: {_fmt_value(v)}" for k, v in extra.items()),
+                compared_with=str(e.get("compared_with") or ""),
+                why=str(e.get("why") or ""),
             )
         )
     at_limit = d.get("at_limit")
+    impact = d.get("impact")
+    impact_text = ""
+    if isinstance(impact, (int, float)) and not isinstance(impact, bool) and impact > 0:
+        impact_text = f"about {100 * impact:.0f}% of the time"
+        if d.get("impact_basis"):
+            impact_text += f" ({d['impact_basis']})"
     return Finding(
         category=str(d.get("category", "unknown")),
         confidence=_fmt_value(d.get("confidence")),
         summary=str(d.get("summary") or ""),
         at_limit=at_limit if isinstance(at_limit, bool) else None,
+        impact=impact_text,
         evidence=tuple(ev),
     )
 
@@ -201,6 +227,7 @@ def _card(name: str, row: LadderRow | None, diag: Mapping[str, Any] | None) -> C
         collect_command=str(diag.get("collect_command") or ""),
         recommendations=tuple(_text(r) for r in diag.get("recommendations") or []),
         diagnosed=True,
+        diagnosis_source=str(diag.get("source") or ""),
     )
 
 
@@ -208,23 +235,33 @@ def _safe_key(text: str) -> str:
     return "".join(c if c.isalnum() else "-" for c in text).strip("-").lower()[:60] or "plot"
 
 
-def _roofline_ceilings(view: RunView) -> tuple[list[plots.Ceiling], list[plots.Ceiling]] | None:
-    """FP32 and DRAM ceilings from the run's environment, when it recorded them."""
-    peak = view.env.get("peak_fp32_gflops")
-    bw = view.env.get("dram_gbs")
-    ok = all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in (peak, bw))
-    if not ok:
-        return None
-    return [plots.Ceiling("FP32 peak", float(peak))], [plots.Ceiling("DRAM", float(bw))]
+def _roofline_plots(view: RunView) -> list[Plot]:
+    """One roofline per shape: analytic GEMM counts (2·M·N·K FLOP, compulsory DRAM bytes) and the
+    measured median time, against the run's ceilings."""
+    from gemmlab.analysis.roofline import place, point_from_gemm
 
-
-def _compulsory_ai(M: int, N: int, K: int) -> float:
-    """FLOP per byte if each FP32 matrix crossed DRAM exactly once (A, B read; C written).
-
-    This is the best a GEMM of this shape can do; a real kernel moves more bytes, so its point
-    sits at this AI only as an upper bound on its intensity.
-    """
-    return 2 * M * N * K / (4 * (M * K + K * N + M * N))
+    c = view.ceilings
+    out = []
+    for shape in view.shapes:
+        M, N, K = shape
+        rows = [r for r in view.ladder(shape) if r.correct is not False]
+        ref = view.reference(shape)
+        rows += [ref] if ref is not None else []
+        if not rows:
+            continue
+        placements = [place(point_from_gemm(r.name, *r.shape, r.median_s, beta_nonzero=r.beta != 0), c) for r in rows]
+        out.append(
+            Plot(
+                key=f"roofline-{M}x{N}x{K}",
+                title=f"FP32 roofline, M,N,K={M},{N},{K}",
+                caption=f"Ceilings: {c.source} ({c.detail}). Points: 2·M·N·K FLOP over the median time; bytes are the "
+                "compulsory DRAM traffic (each matrix crosses DRAM once), so every kernel of one shape shares one "
+                "intensity, an upper bound: a kernel that re-reads its inputs from DRAM sits further left. "
+                "For measured bytes use `gemmlab roofline --from-capture`.",
+                png=plots.png_bytes(plots.roofline_figure(placements, c, f"{view.gpu}: roofline at {M}x{N}x{K}")),
+            )
+        )
+    return out
 
 
 def build(view: RunView, with_plots: bool = True) -> Report:
@@ -274,38 +311,25 @@ def build(view: RunView, with_plots: bool = True) -> Report:
                 notes.append(f"Timing distribution at M,N,K={M},{N},{K} omitted: the run kept no raw samples.")
         for g in plots.sweep_grids(view.sweep):
             best = g.best()
-            where = f"{g.y_param}={best[0]}" + (f", {g.x_param}={best[1]}" if g.x_param else "") if best else ""
+            where = ", ".join(f"{k}={v}" for k, v in best[0].items()) + f" at {best[1]:,.0f} GFLOP/s" if best else "none"
             figs.append(
                 Plot(
                     key="sweep-" + _safe_key(g.title),
                     title=g.title,
-                    caption=f"GFLOP/s from the median time of each configuration; best (outlined): {where}"
-                    + (f" at {best[2]:,.0f} GFLOP/s." if best else "."),
+                    caption="GFLOP/s from the median time of each correct configuration (a variant that failed "
+                    f"its check is left blank); best (outlined): {where}.",
                     png=plots.png_bytes(plots.sweep_figure(g)),
                 )
             )
         if view.sweep and not plots.sweep_grids(view.sweep):
             notes.append("Sweep heatmap omitted: no parameter varies across the sweep points.")
-        ceilings = _roofline_ceilings(view)
-        if ceilings is None:
+        if view.ceilings is None:
             notes.append(
-                f"Roofline omitted: the run does not record an FP32 peak and DRAM bandwidth for {view.gpu} "
-                "(env keys peak_fp32_gflops, dram_gbs)."
+                f"Roofline omitted: no ceilings for {view.gpu} (not in gemmlab's spec table and not measured; "
+                "run `gemmlab ceilings --measure` on it)."
             )
         else:
-            pts = [
-                plots.RooflinePoint(f"{r.name} ({r.M}x{r.N}x{r.K})", _compulsory_ai(*r.shape), r.gflops)
-                for r in view.results
-            ]
-            figs.append(
-                Plot(
-                    key="roofline",
-                    title="Roofline",
-                    caption="Arithmetic intensity from compulsory DRAM traffic (each matrix read or written "
-                    "once), an upper bound: real kernels move more bytes and sit further left.",
-                    png=plots.png_bytes(plots.roofline_figure(pts, *ceilings, f"{view.gpu}: roofline")),
-                )
-            )
+            figs += _roofline_plots(view)
     else:
         notes.append("Plots omitted (--no-plots).")
 
@@ -317,11 +341,12 @@ def build(view: RunView, with_plots: bool = True) -> Report:
             if row.name in named:
                 continue
             named.add(row.name)
-            cards.append(_card(row.name, row, view.diagnosis_for(row.name)))
+            r = next(x for x in view.results if x.name == row.name and x.shape == t.shape)
+            cards.append(_card(row.name, row, view.diagnosis_for(r)))
     diag_source = ""
     if view.diagnoses:
         diag_source = str(view.diagnoses.get("source") or "")
-        used = {id(view.diagnosis_for(n)) for n in named}
+        used = {id(view.diagnosis_for(r)) for r in view.results}
         for k in view.diagnoses.get("kernels", []):
             if id(k) not in used:
                 cards.append(_card(str(k.get("name") or k.get("id") or "?"), None, k))
@@ -365,6 +390,7 @@ def fmt_check(row: LadderRow) -> str:
 
 
 LADDER_COLUMNS = ("Version", "Time (ms)", "IQR (ms)", "GFLOP/s", "Speedup vs previous", "% of cuBLAS", "Correct")
+PROFILE_COLUMNS = ("Profiler signal", "Main bottleneck")  # added when the run was profiled
 
 
 def ladder_cells(row: LadderRow) -> list[str]:
@@ -378,4 +404,12 @@ def ladder_cells(row: LadderRow) -> list[str]:
         fmt_pct(row.pct_of_cublas),
         fmt_check(row),
     ]
+
+
+def has_profile(table: "LadderTable") -> bool:
+    return any(r.bottleneck or r.signal for r in table.rows)
+
+
+def profile_cells(row: LadderRow) -> list[str]:
+    return [row.signal or "–", row.bottleneck or "–"]
 

@@ -21,7 +21,10 @@ from gemmlab.report.content import (
     fmt_ms,
     fmt_pct,
     fmt_speedup,
+    has_profile,
     ladder_cells,
+    profile_cells,
+    PROFILE_COLUMNS,
 )
 
 CSS = """
@@ -46,9 +49,11 @@ tr.wrong td { color:var(--bad); }
 figure { margin:16px 0; } figure img { max-width:100%; height:auto; border:1px solid var(--line); }
 figcaption { color:var(--muted); font-size:12.5px; margin-top:4px; }
 .notes li { color:var(--muted); }
-.cards { display:grid; grid-template-columns:repeat(auto-fill,minmax(480px,1fr)); gap:14px; align-items:start; }
-.card table { width:100%; table-layout:fixed; } .card td, .card th { overflow-wrap:anywhere; }
-.card th:nth-child(1) { width:46%; } .card th:nth-child(2) { width:18%; } .card th:nth-child(3) { width:10%; }
+.cards { display:grid; grid-template-columns:1fr; gap:14px; }
+.card table { width:100%; table-layout:fixed; font-size:12.5px; } .card td, .card th { overflow-wrap:anywhere; }
+.card th:nth-child(1) { width:30%; } .card th:nth-child(2) { width:13%; } .card th:nth-child(3) { width:9%; }
+.card th:nth-child(4) { width:20%; }
+.ncu { display:block; color:var(--muted); font-size:11px; }
 .card { border:1px solid var(--line); border-radius:6px; padding:12px 14px; background:#fcfcfd; }
 .badge { display:inline-block; padding:1px 8px; border-radius:10px; font-size:12px; font-weight:600;
          background:#e4ecf6; color:var(--accent); margin-right:6px; }
@@ -75,8 +80,9 @@ def _ladder_table(rep: Report) -> list[str]:
     out = []
     for t in rep.ladders:
         out.append(f"<h3>{e(t.title)}</h3>")
+        profiled = has_profile(t)
         out.append('<table class="ladder"><thead><tr>')
-        out += [f"<th>{e(c)}</th>" for c in LADDER_COLUMNS]
+        out += [f"<th>{e(c)}</th>" for c in LADDER_COLUMNS + (PROFILE_COLUMNS if profiled else ())]
         out.append("</tr></thead><tbody>")
         for row in t.rows:
             cls = "reference" if row.reference else ("wrong" if row.correct is False else "")
@@ -84,6 +90,8 @@ def _ladder_table(rep: Report) -> list[str]:
             tds = [f'<td><a href="#{_anchor(row.name)}">{e(cells[0])}</a></td>']
             tds += [f'<td class="num">{e(c)}</td>' for c in cells[1:6]]
             tds.append(f"<td>{e(cells[6])}</td>")
+            if profiled:
+                tds += [f"<td>{e(c)}</td>" for c in profile_cells(row)]
             out.append(f'<tr class="{cls}">' + "".join(tds) + "</tr>")
         out.append("</tbody></table>")
     out.append(
@@ -96,10 +104,13 @@ def _ladder_table(rep: Report) -> list[str]:
 def _evidence(f: Finding) -> list[str]:
     if not f.evidence:
         return ['<p class="conf">No evidence listed.</p>']
-    out = ['<table class="evidence"><thead><tr><th>Metric</th><th>Value</th><th>Unit</th><th>Note</th></tr></thead><tbody>']
+    out = ['<table class="evidence"><thead><tr><th>Metric</th><th>Value</th><th>Unit</th><th>Compared with</th>'
+           "<th>Why it matters</th></tr></thead><tbody>"]
     for ev in f.evidence:
+        ncu = f'<span class="ncu">{e(ev.ncu_name)}</span>' if ev.ncu_name else ""
         out.append(
-            f'<tr><td>{e(ev.metric)}</td><td class="num">{e(ev.value)}</td><td>{e(ev.unit)}</td><td>{e(ev.note)}</td></tr>'
+            f'<tr><td><code>{e(ev.metric)}</code>{ncu}</td><td class="num">{e(ev.value)}</td><td>{e(ev.unit)}</td>'
+            f"<td>{e(ev.compared_with)}</td><td>{e(ev.why)}</td></tr>"
         )
     out.append("</tbody></table>")
     return out
@@ -107,7 +118,9 @@ def _evidence(f: Finding) -> list[str]:
 
 def _finding_head(f: Finding) -> str:
     limit = '<span class="badge limit">at limit</span>' if f.at_limit else ""
-    return f'<span class="badge">{e(f.category)}</span>{limit}<span class="conf">confidence: {e(f.confidence)}</span>'
+    impact = f" · {e(f.impact)}" if f.impact else ""
+    return (f'<span class="badge">{e(f.category)}</span>{limit}<span class="conf">confidence: {e(f.confidence)}'
+            f"{impact}</span>")
 
 
 def _card(c: Card) -> list[str]:
@@ -123,8 +136,9 @@ def _card(c: Card) -> list[str]:
         out.append('<p class="stats">Diagnosed but not measured in this run.</p>')
     if not c.diagnosed:
         out.append(
-            '<p class="conf">No diagnosis attached. Profile this kernel with Nsight Compute, run '
-            "<code>gemmlab analyze</code> on the export, and pass its JSON with <code>--diagnosis</code>.</p>"
+            '<p class="conf">No diagnosis attached: profile this kernel (<code>gemmlab profile RUNG</code> or '
+            "<code>gemmlab ladder --profile</code>) and pass the export or its <code>gemmlab analyze --json</code> "
+            "output with <code>--diagnosis</code>.</p>"
         )
         out.append("</article>")
         return out
@@ -151,6 +165,8 @@ def _card(c: Card) -> list[str]:
         out.append("</ul>")
     if c.collect_command:
         out.append(f"<p><strong>Collect the evidence</strong></p><pre><code>{e(c.collect_command)}</code></pre>")
+    if c.diagnosis_source:
+        out.append(f'<p class="conf">Diagnosed from {e(c.diagnosis_source)}.</p>')
     out.append("</article>")
     return out
 

@@ -20,7 +20,10 @@ from gemmlab.report.content import (
     fmt_ms,
     fmt_pct,
     fmt_speedup,
+    has_profile,
     ladder_cells,
+    profile_cells,
+    PROFILE_COLUMNS,
 )
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|#~])")
@@ -47,10 +50,12 @@ def _table(columns: list[str] | tuple[str, ...], rows: list[list[str]], right: s
 
 def _finding(f: Finding, level: str) -> list[str]:
     head = f"**{esc(f.category)}**" + (" (at limit)" if f.at_limit else "") + f", confidence {esc(f.confidence)}"
+    if f.impact:
+        head += f", {esc(f.impact)}"
     out = [f"{level}{head}" + (f": {esc(f.summary)}" if f.summary else ""), ""]
     if f.evidence:
-        rows = [[code(ev.metric), esc(ev.value), esc(ev.unit), esc(ev.note)] for ev in f.evidence]
-        out += _table(("Metric", "Value", "Unit", "Note"), rows, right={1}) + [""]
+        rows = [[code(ev.metric) + (f" ({esc(ev.ncu_name)})" if ev.ncu_name else ""), esc(ev.value), esc(ev.unit), esc(ev.compared_with), esc(ev.why)] for ev in f.evidence]
+        out += _table(("Metric", "Value", "Unit", "Compared with", "Why it matters"), rows, right={1}) + [""]
     return out
 
 
@@ -67,8 +72,8 @@ def _card(c: Card) -> list[str]:
         out += ["Diagnosed but not measured in this run.", ""]
     if not c.diagnosed:
         out += [
-            "No diagnosis attached. Profile this kernel with Nsight Compute, run `gemmlab analyze` on the "
-            "export, and pass its JSON with `--diagnosis`.",
+            "No diagnosis attached: profile this kernel (`gemmlab profile RUNG` or `gemmlab ladder --profile`) "
+            "and pass the export or its `gemmlab analyze --json` output with `--diagnosis`.",
             "",
         ]
         return out
@@ -85,6 +90,8 @@ def _card(c: Card) -> list[str]:
         out += ["What to try:", ""] + [f"- {esc(t)}" for t in c.recommendations] + [""]
     if c.collect_command:
         out += ["Collect the evidence:", "", "```sh", c.collect_command.replace("```", "` ` `"), "```", ""]
+    if c.diagnosis_source:
+        out += [f"Diagnosed from {esc(c.diagnosis_source)}.", ""]
     return out
 
 
@@ -102,11 +109,13 @@ def render(rep: Report, plot_dir: str | None, generated_utc: str | None = None) 
         src += f" · diagnoses from {esc(rep.diagnosis_source)}"
     out += [src, "", "## Ladder", ""]
     for t in rep.ladders:
+        profiled = has_profile(t)
         rows = []
         for row in t.rows:
-            cells = ladder_cells(row)
+            cells = ladder_cells(row) + (profile_cells(row) if profiled else [])
             rows.append([code(cells[0])] + [esc(c) for c in cells[1:]])
-        out += [f"### {esc(t.title)}", ""] + _table(LADDER_COLUMNS, rows, right={1, 2, 3, 4, 5}) + [""]
+        columns = LADDER_COLUMNS + (PROFILE_COLUMNS if profiled else ())
+        out += [f"### {esc(t.title)}", ""] + _table(columns, rows, right={1, 2, 3, 4, 5}) + [""]
     out += [
         "Time: median over the timed runs; IQR: 25th to 75th percentile; GFLOP/s = 2·M·N·K / median time; "
         "speedup: previous rung's median / this median.",

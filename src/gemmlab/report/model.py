@@ -1,36 +1,32 @@
 """What a report is drawn from: one run's results, its sweep, and the analyzer's diagnoses.
 
-The report layer reads only these dataclasses; adapters turn a stored run (``from_store``) or a run
-JSON file (``from_json``) into a ``RunView``. Times are seconds and never rounded here; the median,
-quartiles and GFLOP/s are computed from the raw samples when they are there.
-
-Shapes:
+The report layer reads only these dataclasses; ``gemmlab.report.sources`` turns a stored run, a
+run JSON file (``gemmlab ladder --out``) or an analyzer export into them. Times are seconds and
+never rounded here; the median and GFLOP/s are computed from the raw samples when not given.
 
 - ``KernelResult``: one kernel at one problem size (M, N, K): raw samples (seconds) and/or the
   median, GFLOP/s, % of cuBLAS, the correctness check. ``order`` is the kernel's rung on the
-  ladder (the report's "speedup vs previous" follows it); ``family == "reference"`` marks the
-  library reference (cuBLAS) that "% of cuBLAS" is measured against.
+  ladder (the report's "speedup vs previous" follows it); ``family == REFERENCE`` marks the library
+  reference (cuBLAS) that "% of cuBLAS" is measured against.
 - ``SweepPoint``: one configuration of a parameter sweep (tile size, block shape, unroll, ...).
+- ``ProfileNote``: what ``gemmlab ladder --profile`` recorded for a rung (bottleneck, signal).
 - ``RunView``: the run: GPU, environment (driver, CUDA, ...), creation time, command, results,
-  optional sweep, optional diagnoses (``Diagnosis.to_dict()`` JSON from the analyzer), and where the
-  data came from (``source``; ``data_note`` is shown as a banner, e.g. for sample data).
-
-The run JSON this module reads and writes (``RunView.to_dict``) has ``"schema": RUN_SCHEMA``.
+  optional sweep, optional diagnoses (``gemmlab analyze --json`` documents), optional roofline
+  ceilings, and where the data came from (``source``; ``data_note`` is shown as a banner).
 """
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from gemmlab.errors import InputError
 
-RUN_SCHEMA = "gemmlab.run/1"
+if TYPE_CHECKING:
+    from gemmlab.analysis.roofline import Ceilings
 
 # family of the library reference kernel that "% of cuBLAS" is measured against
 REFERENCE = "reference"
@@ -92,7 +88,8 @@ class KernelResult:
     pct_of_cublas: float | None = None  # computed against the run's reference when not given
     correct: bool | None = None  # None: not checked
     rel_err: float | None = None
-    config: Mapping[str, Any] = field(default_factory=dict)
+    beta: float = 0.0  # C = alpha*A@B + beta*C: beta != 0 also reads C (roofline bytes)
+    config: Mapping[str, Any] = field(default_factory=dict)  # launch geometry, params, function name
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -110,6 +107,10 @@ class KernelResult:
         object.__setattr__(self, "gflops", gf if gf is not None else self.flops / median / 1e9)
         object.__setattr__(self, "pct_of_cublas", _opt_positive(what, "pct_of_cublas", self.pct_of_cublas))
         object.__setattr__(self, "rel_err", _opt_finite(what, "rel_err", self.rel_err))
+        beta = _opt_finite(what, "beta", self.beta)
+        if beta is None or not math.isfinite(beta):
+            raise InputError(f"{what}: beta must be a finite number, got {self.beta!r}")
+        object.__setattr__(self, "beta", beta)
         if not _is_int(self.order):
             raise InputError(f"{what}: order must be an integer, got {self.order!r}")
         if self.correct is not None and not isinstance(self.correct, bool):
@@ -141,47 +142,6 @@ class KernelResult:
         if not self.samples_s:
             return None
         return self.quantile(0.75) - self.quantile(0.25)
-
-    def to_dict(self) -> dict:
-        return {
-            "name": self.name,
-            "order": self.order,
-            "family": self.family,
-            "M": self.M,
-            "N": self.N,
-            "K": self.K,
-            "samples_s": list(self.samples_s),
-            "median_s": self.median_s,
-            "gflops": self.gflops,
-            "pct_of_cublas": self.pct_of_cublas,
-            "correct": self.correct,
-            "rel_err": self.rel_err,
-            "config": dict(self.config),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "KernelResult":
-        if not isinstance(d, Mapping):
-            raise InputError(f"kernel result: expected an object, got {type(d).__name__}")
-        missing = [k for k in ("name", "M", "N", "K") if k not in d]
-        if missing:
-            raise InputError(f"kernel result {d.get('name', '?')!r}: missing {', '.join(missing)}")
-        return cls(
-            name=d["name"],
-            M=d["M"],
-            N=d["N"],
-            K=d["K"],
-            samples_s=tuple(d.get("samples_s") or ()),
-            median_s=d.get("median_s"),
-            order=d.get("order", 0),
-            family=d.get("family") or "ladder",
-            gflops=d.get("gflops"),
-            pct_of_cublas=d.get("pct_of_cublas"),
-            correct=d.get("correct"),
-            rel_err=d.get("rel_err"),
-            config=d.get("config") or {},
-        )
-
 
 @dataclass(frozen=True)
 class SweepPoint:
@@ -222,33 +182,14 @@ class SweepPoint:
     def gflops(self) -> float:
         return gemm_flops(self.M, self.N, self.K) / self.median_s / 1e9
 
-    def to_dict(self) -> dict:
-        return {
-            "kernel": self.kernel,
-            "params": dict(self.params),
-            "M": self.M,
-            "N": self.N,
-            "K": self.K,
-            "samples_s": list(self.samples_s),
-            "median_s": self.median_s,
-        }
+@dataclass(frozen=True)
+class ProfileNote:
+    """What ``gemmlab ladder --profile`` recorded for one rung."""
 
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "SweepPoint":
-        if not isinstance(d, Mapping):
-            raise InputError(f"sweep point: expected an object, got {type(d).__name__}")
-        missing = [k for k in ("kernel", "params", "M", "N", "K") if k not in d]
-        if missing:
-            raise InputError(f"sweep point {d.get('kernel', '?')!r}: missing {', '.join(missing)}")
-        return cls(
-            kernel=d["kernel"],
-            params=d["params"],
-            M=d["M"],
-            N=d["N"],
-            K=d["K"],
-            samples_s=tuple(d.get("samples_s") or ()),
-            median_s=d.get("median_s"),
-        )
+    bottleneck: str | None
+    signal: str | None
+    error: str | None = None
+    report: str | None = None  # the .ncu-rep it wrote
 
 
 @dataclass(frozen=True)
@@ -262,9 +203,12 @@ class RunView:
     env: Mapping[str, Any] = field(default_factory=dict)
     run_id: str | None = None
     sweep: tuple[SweepPoint, ...] = ()
-    diagnoses: Mapping[str, Any] | None = None  # Diagnosis.to_dict() JSON
-    source: str = ""  # where the data was read from (a path, "runs.db#7")
+    diagnoses: Mapping[str, Any] | None = None  # {"kernels": [Diagnosis.to_dict(), ...], "source": ...}
+    source: str = ""  # where the data was read from (a path, "runs.sqlite run 7")
     data_note: str = ""  # shown as a banner on the report (e.g. "sample data, not a measurement")
+    kind: str = "ladder"  # the command that made it: "ladder", "bench" or "sweep"
+    profile: Mapping[str, ProfileNote] = field(default_factory=dict)  # rung name → ladder --profile note
+    ceilings: "Ceilings | None" = None  # roofline ceilings for this GPU (measured or spec), if known
 
     def __post_init__(self) -> None:
         if not isinstance(self.gpu, str) or not self.gpu.strip():
@@ -283,6 +227,7 @@ class RunView:
         object.__setattr__(self, "results", results)
         object.__setattr__(self, "sweep", tuple(self.sweep))
         object.__setattr__(self, "env", dict(self.env or {}))
+        object.__setattr__(self, "profile", dict(self.profile or {}))
         if self.diagnoses is not None:
             if not isinstance(self.diagnoses, Mapping) or not isinstance(self.diagnoses.get("kernels"), list):
                 raise InputError("run: diagnoses must be a Diagnosis JSON object with a 'kernels' list")
@@ -315,14 +260,17 @@ class RunView:
             return None
         return 100.0 * r.gflops / ref.gflops
 
-    def diagnosis_for(self, name: str) -> Mapping[str, Any] | None:
-        """The analyzer's entry for kernel ``name``: matched on id, name, or the name before '('."""
+    def diagnosis_for(self, r: KernelResult) -> Mapping[str, Any] | None:
+        """The analyzer's entry for ``r``: its kernel name (up to any '(' of a demangled signature,
+        or '<' of template arguments) equals the result's name or the function it launched."""
         if not self.diagnoses:
             return None
+        wanted = {r.name}
+        if r.config.get("function"):
+            wanted.add(str(r.config["function"]))
         for k in self.diagnoses.get("kernels", []):
-            for key in ("id", "name"):
-                v = str(k.get(key) or "")
-                if v == name or v.split("(", 1)[0].strip() == name:
+            for key in ("name", "demangled"):
+                if kernel_base_name(str(k.get(key) or "")) in wanted:
                     return k
         return None
 
@@ -331,78 +279,11 @@ class RunView:
         """Short name for this run in comparisons: the GPU, plus the run id when known."""
         return f"{self.gpu} (run {self.run_id})" if self.run_id else self.gpu
 
-    def to_dict(self) -> dict:
-        return {
-            "schema": RUN_SCHEMA,
-            "run_id": self.run_id,
-            "gpu": self.gpu,
-            "created_utc": self.created_utc,
-            "command": self.command,
-            "env": dict(self.env),
-            "results": [r.to_dict() for r in self.results],
-            "sweep": [p.to_dict() for p in self.sweep],
-            "diagnoses": self.diagnoses,
-            "data_note": self.data_note,
-        }
 
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any], source: str = "") -> "RunView":
-        if not isinstance(d, Mapping):
-            raise InputError(f"{source or 'run'}: expected a JSON object, got {type(d).__name__}")
-        if d.get("schema") != RUN_SCHEMA:
-            raise InputError(f"{source or 'run'}: not a gemmlab run (schema {d.get('schema')!r}, expected {RUN_SCHEMA!r})")
-        if not isinstance(d.get("results"), list):
-            raise InputError(f"{source or 'run'}: 'results' must be a list of kernel results")
-        try:
-            return cls(
-                gpu=d.get("gpu") or "",
-                results=tuple(KernelResult.from_dict(r) for r in d["results"]),
-                created_utc=d.get("created_utc") or "",
-                command=d.get("command") or "",
-                env=d.get("env") or {},
-                run_id=None if d.get("run_id") is None else str(d["run_id"]),
-                sweep=tuple(SweepPoint.from_dict(p) for p in d.get("sweep") or ()),
-                diagnoses=d.get("diagnoses"),
-                source=source,
-                data_note=d.get("data_note") or "",
-            )
-        except InputError as e:
-            raise InputError(f"{source}: {e.message}" if source else e.message) from None
-
-
-def with_diagnoses(view: RunView, diagnoses: Mapping[str, Any]) -> RunView:
-    """The same run with the analyzer's ``Diagnosis.to_dict()`` JSON attached."""
-    from dataclasses import replace
-
-    return replace(view, diagnoses=diagnoses)
-
-
-def load_diagnoses(path: str | Path) -> dict:
-    """Read an analyzer JSON file (``gemmlab analyze --json``); one-line errors for bad files."""
-    p = Path(path)
-    data = _read_json(p, "an analyzer JSON file (gemmlab analyze --json)")
-    if not isinstance(data, dict) or not isinstance(data.get("kernels"), list):
-        raise InputError(f"{p}: not an analyzer diagnosis (expected a JSON object with a 'kernels' list)")
-    return data
-
-
-def _read_json(p: Path, expected: str) -> Any:
-    if not p.exists():
-        raise InputError(f"{p}: no such file; expected {expected}")
-    if p.is_dir():
-        raise InputError(f"{p}: is a directory; expected {expected}")
-    try:
-        return json.loads(p.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise InputError(f"{p}: binary data, not JSON; expected {expected}") from None
-    except json.JSONDecodeError as e:
-        raise InputError(f"{p}: not valid JSON (line {e.lineno}: {e.msg}); expected {expected}") from None
-
-
-def from_json(path: str | Path) -> RunView:
-    """A run JSON file (``RunView.to_dict()``, schema ``gemmlab.run/1``) → RunView."""
-    p = Path(path)
-    return RunView.from_dict(_read_json(p, f"a gemmlab run JSON file ({RUN_SCHEMA})"), source=str(p))
+def kernel_base_name(name: str) -> str:
+    """``void gemmlab_x<16>(float const*, ...)`` → ``gemmlab_x``."""
+    base = name.split("(", 1)[0].split("<", 1)[0].strip()
+    return base.split()[-1] if base else base
 
 
 def speedups(results: Sequence[KernelResult]) -> list[float | None]:

@@ -21,6 +21,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+from gemmlab.analysis.roofline import Ceilings, Placement  # noqa: E402
 from gemmlab.report.model import KernelResult, SweepPoint  # noqa: E402
 
 # One palette for all figures: a neutral blue for kernels, red for kernels that failed the
@@ -157,42 +158,69 @@ def timing_figure(results: Sequence[KernelResult], title: str) -> Figure:
 
 @dataclass(frozen=True)
 class SweepGrid:
-    """One heatmap's worth of a sweep: GFLOP/s over two parameters (or one), the others fixed."""
+    """One heatmap of a sweep: GFLOP/s over two groups of parameters (rows × columns).
+
+    Each axis is a tuple of parameter names; a cell's coordinates are the values of those
+    parameters (e.g. rows (BX, BY, BK) = (32, 8, 32), columns (EXTRA_SYNC, UNROLL) = (0, 1)).
+    """
 
     kernel: str
     shape: tuple[int, int, int]
-    y_param: str
-    y_values: tuple[Any, ...]
-    x_param: str | None  # None: a one-parameter sweep (one row)
-    x_values: tuple[Any, ...]
-    fixed: tuple[tuple[str, Any], ...]  # the other parameters' values in this grid
+    y_params: tuple[str, ...]
+    y_values: tuple[tuple[Any, ...], ...]
+    x_params: tuple[str, ...]  # empty: a one-axis sweep (one column)
+    x_values: tuple[tuple[Any, ...], ...]
     gflops: tuple[tuple[float, ...], ...]  # [y][x], NaN where that combination was not run
 
     @property
     def title(self) -> str:
         M, N, K = self.shape
-        fixed = ", ".join(f"{k}={v}" for k, v in self.fixed)
-        return f"{self.kernel} sweep, M,N,K={M},{N},{K}" + (f" ({fixed})" if fixed else "")
+        return f"{self.kernel} sweep, M,N,K={M},{N},{K}"
 
-    def best(self) -> tuple[Any, Any, float] | None:
-        """(y value, x value, GFLOP/s) of the fastest cell."""
+    def best(self) -> tuple[dict[str, Any], float] | None:
+        """({param: value} of the fastest cell, its GFLOP/s)."""
         arr = np.asarray(self.gflops, dtype=float)
         if np.all(np.isnan(arr)):
             return None
         i, j = np.unravel_index(np.nanargmax(arr), arr.shape)
-        return self.y_values[i], (self.x_values[j] if self.x_param else None), float(arr[i, j])
+        where = dict(zip(self.y_params, self.y_values[i]))
+        if self.x_params:
+            where.update(zip(self.x_params, self.x_values[j]))
+        return where, float(arr[i, j])
 
 
-def _sort_key(v: Any) -> tuple:
-    return (0, v, "") if isinstance(v, (int, float)) else (1, 0, str(v))
+def _sort_key(v: tuple) -> tuple:
+    return tuple((0, x, "") if isinstance(x, (int, float)) else (1, 0, str(x)) for x in v)
+
+
+def _split(varying: list[str], pts: Sequence[SweepPoint]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Rows and columns: the split of the varying parameters that leaves the fewest cells empty,
+    then the squarest grid, then the parameters' own order (so 2 parameters → one per axis)."""
+    if len(varying) == 1:
+        return (varying[0],), ()
+    best = None
+    n = len(varying)
+    for mask in range(1, 2**n - 1):
+        ys = tuple(k for i, k in enumerate(varying) if mask >> i & 1)
+        xs = tuple(k for i, k in enumerate(varying) if not mask >> i & 1)
+        ny = len({tuple(p.params.get(k) for k in ys) for p in pts})
+        nx = len({tuple(p.params.get(k) for k in xs) for p in pts})
+        empty = ny * nx - len({tuple(p.params.get(k) for k in varying) for p in pts})
+        order = [i for i, k in enumerate(varying) if k in ys]
+        key = (empty, abs(ny - nx), ny < nx, order)
+        if best is None or key < best[0]:
+            best = (key, ys, xs)
+    return best[1], best[2]
+
+
+MAX_SPLIT_PARAMS = 10  # 2**10 splits are tried; a sweep never varies that many knobs at once
 
 
 def sweep_grids(points: Sequence[SweepPoint]) -> list[SweepGrid]:
-    """Group sweep points by kernel and shape; two varying parameters → y × x heatmap.
+    """One grid per kernel and shape, over the parameters that vary in its sweep.
 
-    With more than two varying parameters, the first two (in the order the points name them) are
-    the axes and every combination of the others gets its own grid. Parameters that never vary
-    are left out. A combination measured twice keeps the faster median (it is the same config).
+    Parameters that never vary are left out; the varying ones are split between rows and columns
+    (see ``_split``). A combination measured twice keeps the faster median.
     """
     groups: dict[tuple[str, tuple[int, int, int]], list[SweepPoint]] = {}
     for p in points:
@@ -205,34 +233,32 @@ def sweep_grids(points: Sequence[SweepPoint]) -> list[SweepGrid]:
         varying = [k for k in names if len({repr(p.params.get(k)) for p in pts}) > 1]
         if not varying:
             continue
-        y_param, x_param = varying[0], (varying[1] if len(varying) > 1 else None)
-        rest = varying[2:]
-        facets: dict[tuple, list[SweepPoint]] = {}
+        if len(varying) > MAX_SPLIT_PARAMS:
+            raise ValueError(f"sweep of {kernel} varies {len(varying)} parameters; at most {MAX_SPLIT_PARAMS} are drawn")
+        y_params, x_params = _split(varying, pts)
+        ys = tuple(sorted({tuple(p.params.get(k) for k in y_params) for p in pts}, key=_sort_key))
+        xs = tuple(sorted({tuple(p.params.get(k) for k in x_params) for p in pts}, key=_sort_key))
+        cell = np.full((len(ys), len(xs)), np.nan)
         for p in pts:
-            facets.setdefault(tuple((k, p.params.get(k)) for k in rest), []).append(p)
-        for fixed, fpts in sorted(facets.items(), key=lambda kv: [_sort_key(v) for _, v in kv[0]]):
-            ys = tuple(sorted({p.params.get(y_param) for p in fpts}, key=_sort_key))
-            xs = tuple(sorted({p.params.get(x_param) for p in fpts}, key=_sort_key)) if x_param else (None,)
-            cell = np.full((len(ys), len(xs)), np.nan)
-            for p in fpts:
-                i = ys.index(p.params.get(y_param))
-                j = xs.index(p.params.get(x_param)) if x_param else 0
-                cell[i, j] = np.nanmax([cell[i, j], p.gflops])
-            grids.append(
-                SweepGrid(kernel, shape, y_param, ys, x_param, xs if x_param else (), fixed, tuple(map(tuple, cell)))
-            )
+            i = ys.index(tuple(p.params.get(k) for k in y_params))
+            j = xs.index(tuple(p.params.get(k) for k in x_params))
+            cell[i, j] = np.nanmax([cell[i, j], p.gflops])
+        grids.append(SweepGrid(kernel, shape, y_params, ys, x_params, xs, tuple(map(tuple, cell))))
     return grids
+
+
+def _tick(values: tuple) -> str:
+    return "/".join(str(v) for v in values)
 
 
 def sweep_figure(grid: SweepGrid) -> Figure:
     """A heatmap of GFLOP/s; every cell annotated, the best one outlined, missing cells blank."""
     arr = np.asarray(grid.gflops, dtype=float)
     ny, nx = arr.shape
-    fig, ax = plt.subplots(figsize=(max(4.0, 1.1 * nx + 2.6), max(2.4, 0.6 * ny + 1.6)))
-    masked = np.ma.masked_invalid(arr)
+    fig, ax = plt.subplots(figsize=(max(4.2, 1.25 * nx + 3.2), max(2.4, 0.5 * ny + 1.6)))
     cmap = matplotlib.colormaps["viridis"].copy()
     cmap.set_bad("#f2f2f2")
-    im = ax.imshow(masked, cmap=cmap, aspect="auto")
+    im = ax.imshow(np.ma.masked_invalid(arr), cmap=cmap, aspect="auto")
     finite = arr[np.isfinite(arr)]
     mid = (finite.min() + finite.max()) / 2 if finite.size else 0
     for i in range(ny):
@@ -241,16 +267,14 @@ def sweep_figure(grid: SweepGrid) -> Figure:
             text = "not run" if math.isnan(v) else f"{v:,.0f}"
             color = "#777777" if math.isnan(v) else ("black" if v > mid else "white")
             ax.text(j, i, text, ha="center", va="center", fontsize=9, color=color)
-    best = grid.best()
-    if best is not None:
-        i = grid.y_values.index(best[0])
-        j = grid.x_values.index(best[1]) if grid.x_param else 0
+    if finite.size:
+        i, j = np.unravel_index(np.nanargmax(arr), arr.shape)
         ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="#e67e22", linewidth=2.5))
-    ax.set_yticks(range(ny), [str(v) for v in grid.y_values])
-    ax.set_ylabel(grid.y_param)
-    if grid.x_param:
-        ax.set_xticks(range(nx), [str(v) for v in grid.x_values])
-        ax.set_xlabel(grid.x_param)
+    ax.set_yticks(range(ny), [_tick(v) for v in grid.y_values])
+    ax.set_ylabel(" / ".join(grid.y_params))
+    if grid.x_params:
+        ax.set_xticks(range(nx), [_tick(v) for v in grid.x_values])
+        ax.set_xlabel(" / ".join(grid.x_params))
     else:
         ax.set_xticks([])
     fig.colorbar(im, ax=ax, label="GFLOP/s")
@@ -259,58 +283,37 @@ def sweep_figure(grid: SweepGrid) -> Figure:
     return fig
 
 
-@dataclass(frozen=True)
-class RooflinePoint:
-    label: str
-    ai: float  # arithmetic intensity, FLOP per DRAM byte
-    gflops: float
+def roofline_figure(placements: Sequence[Placement], ceilings: Ceilings, title: str) -> Figure:
+    """Log-log roofline: min(FP32 peak, DRAM bandwidth × AI), each kernel as a point.
 
-
-@dataclass(frozen=True)
-class Ceiling:
-    label: str
-    value: float  # GFLOP/s for a compute ceiling, GB/s for a memory ceiling
-
-
-def roofline_figure(
-    points: Sequence[RooflinePoint],
-    compute: Sequence[Ceiling],
-    memory: Sequence[Ceiling],
-    title: str,
-) -> Figure:
-    """Log-log roofline: min(compute ceiling, bandwidth × AI) for each pair, kernels as points."""
-    if not points:
+    ``placements`` and ``ceilings`` come from ``gemmlab.analysis.roofline`` (the same numbers
+    ``gemmlab roofline`` prints); the legend says each point's % of the roof above it.
+    """
+    if not placements:
         raise ValueError("no roofline points")
-    if not compute or not memory:
-        raise ValueError("a roofline needs at least one compute and one memory ceiling")
-    ais = [p.ai for p in points]
-    lo = min(min(ais) / 4, min(c.value / m.value for c in compute for m in memory) / 8)
-    hi = max(max(ais) * 4, max(c.value / m.value for c in compute for m in memory) * 8)
-    x = np.geomspace(lo, hi, 256)
-    fig, ax = plt.subplots(figsize=(8.6, 4.4))
-    styles = ["-", "--", ":", "-."]
-    for i, m in enumerate(memory):
-        for c in compute:
-            ax.plot(x, np.minimum(c.value, m.value * x), color="#333333", linestyle=styles[i % 4], linewidth=1.2)
-        ax.annotate(
-            f"{m.label}: {m.value:,.0f} GB/s",
-            (lo * 1.3, m.value * lo * 1.3),
-            rotation=0,
-            fontsize=8,
-            color="#333333",
-            va="bottom",
-        )
-    for c in compute:
-        ax.annotate(f"{c.label}: {c.value:,.0f} GFLOP/s", (hi / 1.3, c.value), ha="right", va="bottom", fontsize=8)
-    markers = "osD^vP*Xh<>"
-    for i, p in enumerate(points):
-        ax.scatter([p.ai], [p.gflops], s=40, marker=markers[i % len(markers)], zorder=3, label=_short(p.label, 36))
+    ridge = ceilings.ridge
+    ais = [p.point.intensity for p in placements]
+    lo, hi = min(min(ais), ridge) / 8, max(max(ais), ridge) * 8
+    xs = np.geomspace(lo, hi, 256)
+    fig, ax = plt.subplots(figsize=(8.8, 4.6))
+    ax.plot(xs, [ceilings.attainable(x) / 1e9 for x in xs], color="#333333", linewidth=1.6)
+    ax.axvline(ridge, color="#999999", linestyle=":", linewidth=1)
+    ax.annotate(f"FP32 {ceilings.fp32_flops / 1e12:,.1f} TFLOP/s", (hi, ceilings.fp32_flops / 1e9),
+                xytext=(-4, 4), textcoords="offset points", ha="right", va="bottom", fontsize=8)
+    ax.annotate(f"DRAM {ceilings.dram_bytes_per_s / 1e12:,.2f} TB/s", (lo, lo * ceilings.dram_bytes_per_s / 1e9),
+                xytext=(6, 4), textcoords="offset points", ha="left", va="bottom", fontsize=8)
+    ax.annotate(f"ridge {ridge:.1f} FLOP/B", (ridge, ceilings.fp32_flops / 1e9), xytext=(4, -14),
+                textcoords="offset points", fontsize=8, color="#777777")
+    markers = "osD^vP*Xh<>p"
+    for i, p in enumerate(placements):
+        ax.scatter([p.point.intensity], [p.point.rate / 1e9], s=40, marker=markers[i % len(markers)], zorder=3,
+                   label=f"{_short(p.point.name, 30)}: {p.pct_of_attainable:.0f}% of roof")
+    rates = [p.point.rate / 1e9 for p in placements]
     ax.set_xscale("log")
     ax.set_yscale("log")
-    y_lo = min(min(p.gflops for p in points), min(m.value for m in memory) * lo) / 2
-    ax.set_ylim(y_lo, max(c.value for c in compute) * 2)
     ax.set_xlim(lo, hi)
-    ax.set_xlabel("arithmetic intensity (FLOP / DRAM byte)")
+    ax.set_ylim(min(min(rates), lo * ceilings.dram_bytes_per_s / 1e9) / 2, ceilings.fp32_flops / 1e9 * 2)
+    ax.set_xlabel("arithmetic intensity (FP32 FLOP / DRAM byte)")
     ax.set_ylabel("GFLOP/s")
     ax.set_title(title, fontsize=11)
     ax.grid(which="both", color="#eeeeee")
