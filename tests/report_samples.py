@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from gemmlab.bench.spec import BenchSpec
+from gemmlab.bench.stats import Measurement
 from gemmlab.report import sources
 from gemmlab.report.model import RunView
 
@@ -40,18 +42,14 @@ def samples(median: float, spread: float, n: int, seed: int) -> list[float]:
 
 def row(name: str, samples_s: list[float], shape=SHAPE, *, order=None, family=None, params=None,
         reference=False, correct=True, rel_err=8.1e-7, beta=0.0) -> dict:
-    """One result row as ``Row.to_dict()`` writes it (the fields the report reads)."""
+    """One result row as ``Row.to_dict()`` writes it, statistics from the harness's ``Measurement``."""
     M, N, K = shape
-    med = float(np.median(samples_s))
+    m = Measurement(BenchSpec(name, M, N, K, beta=beta, params=dict(params or {})), tuple(samples_s))
     return {
         "kernel": name,
         "is_reference": reference,
         "info": {"order": order, "family": family or name, "params": dict(params or {}), "function": f"{name}"},
-        "spec": {"kernel": name, "M": M, "N": N, "K": K, "alpha": 1.0, "beta": beta, "dtype": "float32",
-                 "params": dict(params or {})},
-        "samples_s": list(samples_s),
-        "median_s": med,
-        "gflops": 2 * M * N * K / med / 1e9,
+        **m.to_dict(),
         "correct": correct,
         "check": {"ok": correct, "rel_err": rel_err, "reason": "ok" if correct else "NaN in output"},
         "pct_of_cublas": None,

@@ -135,11 +135,7 @@ def _card(c: Card) -> list[str]:
     else:
         out.append('<p class="stats">Diagnosed but not measured in this run.</p>')
     if not c.diagnosed:
-        out.append(
-            '<p class="conf">No diagnosis attached: profile this kernel (<code>gemmlab profile RUNG</code> or '
-            "<code>gemmlab ladder --profile</code>) and pass the export or its <code>gemmlab analyze --json</code> "
-            "output with <code>--diagnosis</code>.</p>"
-        )
+        out.append('<p class="conf">No diagnosis attached.</p>')
         out.append("</article>")
         return out
     if c.primary is not None:
@@ -205,7 +201,15 @@ def render(rep: Report, generated_utc: str | None = None) -> str:
         out.append('<ul class="notes">' + "".join(f"<li>{e(n)}</li>" for n in rep.notes) + "</ul>")
     out.append("</section>")
 
-    out.append('<section id="kernels"><h2>Kernels</h2><div class="cards">')
+    out.append('<section id="kernels"><h2>Kernels</h2>')
+    n_plain = sum(1 for c in rep.cards if not c.diagnosed)
+    if n_plain:
+        out.append(
+            f'<p class="conf">{n_plain} of {len(rep.cards)} kernels have no diagnosis: profile them '
+            "(<code>gemmlab profile RUNG</code> or <code>gemmlab ladder --profile</code>) and pass the export or its "
+            "<code>gemmlab analyze --json</code> output with <code>--diagnosis</code>.</p>"
+        )
+    out.append('<div class="cards">')
     for c in rep.cards:
         out += _card(c)
     out.append("</div></section>")

@@ -71,11 +71,7 @@ def _card(c: Card) -> list[str]:
     else:
         out += ["Diagnosed but not measured in this run.", ""]
     if not c.diagnosed:
-        out += [
-            "No diagnosis attached: profile this kernel (`gemmlab profile RUNG` or `gemmlab ladder --profile`) "
-            "and pass the export or its `gemmlab analyze --json` output with `--diagnosis`.",
-            "",
-        ]
+        out += ["No diagnosis attached.", ""]
         return out
     if c.primary is not None:
         out += _finding(c.primary, "Primary: ")
@@ -136,6 +132,13 @@ def render(rep: Report, plot_dir: str | None, generated_utc: str | None = None) 
     if rep.notes:
         out.append("")
     out += ["## Kernels", ""]
+    n_plain = sum(1 for c in rep.cards if not c.diagnosed)
+    if n_plain:
+        out += [
+            f"{n_plain} of {len(rep.cards)} kernels have no diagnosis: profile them (`gemmlab profile RUNG` or "
+            "`gemmlab ladder --profile`) and pass the export or its `gemmlab analyze --json` output with `--diagnosis`.",
+            "",
+        ]
     for c in rep.cards:
         out += _card(c)
     if rep.env:

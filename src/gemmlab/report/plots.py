@@ -63,7 +63,7 @@ def ladder_figure(
     if len(pct) != len(ladder):
         raise ValueError(f"pct has {len(pct)} entries for {len(ladder)} kernels")
     n = len(ladder)
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * n + 2.5), 4.2))
+    fig, ax = plt.subplots(figsize=(min(11.0, max(6.0, 0.8 * n + 2.5)), 4.4))
     x = np.arange(n)
     heights = [r.gflops for r in ladder]
     colors = [COLOR_FAILED if r.correct is False else COLOR_KERNEL for r in ladder]
@@ -305,8 +305,10 @@ def roofline_figure(placements: Sequence[Placement], ceilings: Ceilings, title: 
     ax.annotate(f"ridge {ridge:.1f} FLOP/B", (ridge, ceilings.fp32_flops / 1e9), xytext=(4, -14),
                 textcoords="offset points", fontsize=8, color="#777777")
     markers = "osD^vP*Xh<>p"
+    colors = matplotlib.colormaps["tab20"].colors  # 20 distinct colours: a ladder has about a dozen rungs
     for i, p in enumerate(placements):
         ax.scatter([p.point.intensity], [p.point.rate / 1e9], s=40, marker=markers[i % len(markers)], zorder=3,
+                   color=colors[(2 * i) % 20 + (i // 10) % 2],
                    label=f"{_short(p.point.name, 30)}: {p.pct_of_attainable:.0f}% of roof")
     rates = [p.point.rate / 1e9 for p in placements]
     ax.set_xscale("log")
