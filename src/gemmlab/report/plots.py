@@ -30,6 +30,9 @@ COLOR_KERNEL = "#3b6ea8"
 COLOR_FAILED = "#c0392b"
 COLOR_REFERENCE = "#7f7f7f"
 DPI = 110
+# boxplot's vert=False became orientation="horizontal" in matplotlib 3.10 (vert is deprecated)
+_MPL = tuple(int(x) for x in matplotlib.__version__.split(".")[:2])
+_HORIZONTAL = {"orientation": "horizontal"} if _MPL >= (3, 10) else {"vert": False}
 
 
 def png_bytes(fig: Figure) -> bytes:
@@ -125,7 +128,7 @@ def timing_figure(results: Sequence[KernelResult], title: str) -> Figure:
     pos = np.arange(n)[::-1]  # first kernel on top
     box = dict(
         positions=pos,
-        vert=False,
+        **_HORIZONTAL,
         widths=0.55,
         showfliers=False,
         medianprops={"color": "black"},
@@ -256,8 +259,7 @@ def sweep_figure(grid: SweepGrid) -> Figure:
     arr = np.asarray(grid.gflops, dtype=float)
     ny, nx = arr.shape
     fig, ax = plt.subplots(figsize=(max(4.2, 1.25 * nx + 3.2), max(2.4, 0.5 * ny + 1.6)))
-    cmap = matplotlib.colormaps["viridis"].copy()
-    cmap.set_bad("#f2f2f2")
+    cmap = matplotlib.colormaps["viridis"].with_extremes(bad="#f2f2f2")
     im = ax.imshow(np.ma.masked_invalid(arr), cmap=cmap, aspect="auto")
     finite = arr[np.isfinite(arr)]
     mid = (finite.min() + finite.max()) / 2 if finite.size else 0
