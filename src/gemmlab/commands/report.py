@@ -137,10 +137,11 @@ def compare(
     if json_out:
         print_json(result.to_dict())
         return
-    legend = f"A = {result.label_a} ({a.source}); B = {result.label_b} ({b.source})"
+    console.print(f"A = {result.label_a} ({a.source})\nB = {result.label_b} ({b.source})", highlight=False, soft_wrap=True)
     for sc in result.shapes:
         M, N, K = sc.shape
-        print_table(COLUMNS, table_rows(sc), title=f"Time per kernel, M,N,K = {M},{N},{K}", caption=legend)
+        print_table(COLUMNS, table_rows(sc), title=f"Time per kernel, M,N,K = {M},{N},{K}",
+                    caption="time: median; 'vs previous': previous rung's median / this one's")
         if sc.steps:
             print_table(
                 ("Change", "A", "B", "Where it helped"),

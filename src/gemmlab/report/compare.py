@@ -211,4 +211,4 @@ def table_rows(sc: ShapeComparison) -> list[list[Any]]:
 
 
 COLUMNS = ("Kernel", "A time (ms)", "A vs previous", "A % of cuBLAS", "B time (ms)", "B vs previous",
-           "B % of cuBLAS", "B faster than A")
+           "B % of cuBLAS", "B speed vs A")
