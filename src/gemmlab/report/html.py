@@ -49,7 +49,9 @@ tr.wrong td { color:var(--bad); }
 figure { margin:16px 0; } figure img { max-width:100%; height:auto; border:1px solid var(--line); }
 figcaption { color:var(--muted); font-size:12.5px; margin-top:4px; }
 .notes li { color:var(--muted); }
-.cards { display:grid; grid-template-columns:1fr; gap:14px; }
+.cards { display:grid; grid-template-columns:1fr; gap:14px; margin-bottom:14px; }
+.cards.plain { grid-template-columns:repeat(auto-fill,minmax(340px,1fr)); gap:10px; }
+.cards.plain .card { padding:8px 12px; } .cards.plain .card p { margin:2px 0; }
 .card table { width:100%; table-layout:fixed; font-size:12.5px; } .card td, .card th { overflow-wrap:anywhere; }
 .card th:nth-child(1) { width:30%; } .card th:nth-child(2) { width:13%; } .card th:nth-child(3) { width:9%; }
 .card th:nth-child(4) { width:20%; }
@@ -209,9 +211,15 @@ def render(rep: Report, generated_utc: str | None = None) -> str:
             "(<code>gemmlab profile RUNG</code> or <code>gemmlab ladder --profile</code>) and pass the export or its "
             "<code>gemmlab analyze --json</code> output with <code>--diagnosis</code>.</p>"
         )
+    # diagnosed kernels full width; the undiagnosed ones (a stats line each) in a compact grid
     out.append('<div class="cards">')
     for c in rep.cards:
-        out += _card(c)
+        if c.diagnosed:
+            out += _card(c)
+    out.append('</div><div class="cards plain">')
+    for c in rep.cards:
+        if not c.diagnosed:
+            out += _card(c)
     out.append("</div></section>")
 
     if rep.env:
