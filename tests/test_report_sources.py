@@ -236,6 +236,15 @@ def test_a_diagnosis_matches_the_function_a_rung_launched():
     assert view.diagnosis_for(r)["name"] == "gemmlab_smem_tiled"
 
 
+def test_an_autotuned_rung_matches_the_candidate_it_launched_and_no_other():
+    cfg = {"function": "gemmlab_autotuned", "launched": {"rung": "autotuned_64x128x32_w32x64n2_s2_b3"}}
+    r = KernelResult("autotuned", 8, 8, 8, median_s=1e-3, config=cfg)
+    same = {"name": "gemmlab_autotuned_64x128x32_w32x64n2_s2_b3"}
+    other = {"name": "gemmlab_autotuned_64x128x16_w32x64n2_s3_b3"}  # the real capture's candidate
+    assert RunView("gpu", (r,), diagnoses={"kernels": [other, same]}).diagnosis_for(r) is same
+    assert RunView("gpu", (r,), diagnoses={"kernels": [other]}).diagnosis_for(r) is None
+
+
 def test_bad_diagnosis_files_are_one_line_errors(tmp_path):
     p = tmp_path / "d.json"
     p.write_text('{"kernel": []}')
@@ -246,6 +255,17 @@ def test_bad_diagnosis_files_are_one_line_errors(tmp_path):
 
 
 # --- ceilings ----------------------------------------------------------------------------------
+def test_ceilings_from_the_recorded_measurement_file():
+    path = REPO / "docs" / "results" / "h100-2026-11-21" / "ceilings.json"
+    c = sources.ceilings_from_file(path, "NVIDIA H100 80GB HBM3")
+    raw = json.loads(path.read_text())["measurement"]
+    assert c.source == "measured" and c.fp32_flops == raw["fp32_flops"] and c.dram_bytes_per_s == raw["copy_bytes_per_s"]
+    with pytest.raises(InputError, match="ceilings measured on NVIDIA H100 80GB HBM3, but the run is from NVIDIA RTX A4000"):
+        sources.ceilings_from_file(path, "NVIDIA RTX A4000")
+    with pytest.raises(InputError, match="not a gemmlab ceilings store"):
+        sources.ceilings_from_file(H100_RUN, "NVIDIA H100 80GB HBM3")
+
+
 def test_ceilings_are_measured_when_stored_else_spec_else_none(tmp_path, monkeypatch):
     from gemmlab.bench.ceilings import CeilingMeasurement, save_measurement
 

@@ -64,6 +64,11 @@ def report(
         Optional[Path], typer.Option("--sweep", help="Add the heatmaps of a sweep run (JSON file or database).")
     ] = None,
     sweep_run: Annotated[Optional[int], typer.Option("--sweep-run", help="Run id of --sweep in its database.")] = None,
+    ceilings: Annotated[
+        Optional[Path],
+        typer.Option("--ceilings", help="Roofline ceilings: gemmlab ceilings --measure --json output or a ceilings store "
+                     "(default: the stored measurement for this GPU, else its spec sheet)."),
+    ] = None,
     no_plots: Annotated[bool, typer.Option("--no-plots", help="Tables and cards only.")] = False,
     note: Annotated[Optional[str], typer.Option("--note", help="A line shown as a banner at the top (what the data is).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace existing output files.")] = False,
@@ -99,7 +104,8 @@ def report(
             diag = sources.load_diagnoses(recorded)
         except UserError as e:  # a report `ladder --profile` left behind: say so, report the rest
             warn(f"could not analyse the run's profiles ({e.message}); pass --diagnosis to attach diagnoses")
-    view = sources.attach(view, diagnoses=diag, ceilings=sources.ceilings_for(view.gpu), data_note=note or "")
+    ceil = sources.ceilings_from_file(ceilings, view.gpu) if ceilings is not None else sources.ceilings_for(view.gpu)
+    view = sources.attach(view, diagnoses=diag, ceilings=ceil, data_note=note or "")
     rep = content.build(view, with_plots=not no_plots)
 
     files: dict[Path, bytes] = {out: html.render(rep).encode("utf-8")}

@@ -93,6 +93,7 @@ class Card:
     collect_command: str
     recommendations: tuple[str, ...]
     diagnosed: bool
+    collect_note: str = ""  # what the command's placeholders mean, what to run after it
     diagnosis_source: str = ""  # the capture this diagnosis was made from
 
 
@@ -227,6 +228,7 @@ def _card(name: str, row: LadderRow | None, diag: Mapping[str, Any] | None) -> C
         collect_command=str(diag.get("collect_command") or ""),
         recommendations=tuple(_text(r) for r in diag.get("recommendations") or []),
         diagnosed=True,
+        collect_note=str(diag.get("collect_note") or ""),
         diagnosis_source=str(diag.get("source") or ""),
     )
 

@@ -262,12 +262,20 @@ class RunView:
 
     def diagnosis_for(self, r: KernelResult) -> Mapping[str, Any] | None:
         """The analyzer's entry for ``r``: its kernel name (up to any '(' of a demangled signature,
-        or '<' of template arguments) equals the result's name or the function it launched."""
+        or '<' of template arguments) equals the result's name, its function, or the function of
+        the variant it launched."""
         if not self.diagnoses:
             return None
         wanted = {r.name}
-        if r.config.get("function"):
-            wanted.add(str(r.config["function"]))
+        function = str(r.config.get("function") or "")
+        if function:
+            wanted.add(function)
+        launched = r.config.get("launched") or {}
+        if launched.get("rung") and function.endswith(r.name):
+            # a rung that resolved to a variant (autotuned → one candidate) runs that variant's
+            # function: the same prefix before the variant's name
+            prefix = function[: len(function) - len(r.name)]
+            wanted |= {str(launched["rung"]), prefix + str(launched["rung"])}
         for k in self.diagnoses.get("kernels", []):
             for key in ("name", "demangled"):
                 if kernel_base_name(str(k.get(key) or "")) in wanted:

@@ -239,9 +239,43 @@ def attach(view: RunView, diagnoses: Optional[dict] = None, ceilings: Any = None
 
 
 # --- roofline ceilings -----------------------------------------------------------------------
+CEILINGS_EXPECTED = "`gemmlab ceilings --measure --json` output or a ceilings store"
+
+
+def _measured(m: Any) -> Any:
+    from gemmlab.analysis.roofline import Ceilings
+
+    return Ceilings(m.gpu, m.fp32_flops, m.copy_bytes_per_s, "measured",
+                    f"measured {m.timestamp}: cuBLAS SGEMM n={m.gemm_n}, device-to-device copy")
+
+
+def ceilings_from_file(path: str | Path, gpu: str) -> Any:
+    """Measured ceilings from a file: ``gemmlab ceilings --measure --json`` output (one
+    measurement) or a ceilings store (the entry for ``gpu``)."""
+    from gemmlab.bench import ceilings as ceiling_store
+
+    p = Path(path)
+    data = _read_json(p, CEILINGS_EXPECTED)
+    if isinstance(data, dict) and isinstance(data.get("measurement"), dict):
+        try:
+            m = ceiling_store.CeilingMeasurement.from_dict(data["measurement"])
+        except (KeyError, TypeError, ValueError) as e:
+            raise InputError(f"{p}: malformed ceilings measurement ({e}); expected {CEILINGS_EXPECTED}") from None
+        from gemmlab.hardware import find_gpu
+
+        same = m.gpu == gpu or (find_gpu(m.gpu) is not None and find_gpu(m.gpu) == find_gpu(gpu))
+        if not same:
+            raise InputError(f"{p}: ceilings measured on {m.gpu}, but the run is from {gpu}")
+        return _measured(m)
+    m = ceiling_store.latest_for(gpu, p)  # raises InputError naming the file when it is not a store
+    if m is None:
+        raise InputError(f"{p}: no ceilings stored for {gpu}")
+    return _measured(m)
+
+
 def ceilings_for(gpu: str, store: Optional[Path] = None) -> Any:
     """Measured ceilings for ``gpu`` when stored, else its spec-sheet numbers, else None."""
-    from gemmlab.analysis.roofline import Ceilings, spec_ceilings
+    from gemmlab.analysis.roofline import spec_ceilings
     from gemmlab.bench import ceilings as ceiling_store
     from gemmlab.hardware import find_gpu
 
@@ -251,7 +285,6 @@ def ceilings_for(gpu: str, store: Optional[Path] = None) -> Any:
         log.warning("ceilings store: %s", e.message)
         m = None
     if m is not None:
-        return Ceilings(m.gpu, m.fp32_flops, m.copy_bytes_per_s, "measured",
-                        f"measured {m.timestamp}: cuBLAS SGEMM n={m.gemm_n}, device-to-device copy")
+        return _measured(m)
     spec = find_gpu(gpu)
     return spec_ceilings(spec) if spec is not None else None
