@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -162,3 +163,40 @@ def test_compare_refuses_the_same_run_twice_and_unknown_ids(capsys, tmp_path):
     one_error_line(code, err, "none.sqlite: no such file")
     code, _, err = run_cli(capsys, "compare", str(H100_RUN), str(H100_RUN), "--run-b", "2")
     one_error_line(code, err, "--run-b 2:", "is a run JSON file")
+
+
+def test_a_profiled_ladder_run_gets_its_recorded_reports_analysed(capsys, tmp_path):
+    d = json.loads((REPO / "docs" / "results" / "h100-2026-11-21" / "ladder_2048.json").read_text())
+    rep = REPO / "tests" / "fixtures" / "ncu" / "h100" / "ladder_warptiling_2048_full.ncu-rep"
+    d["profile"] = {"profiles": [
+        {"rung": "warptiling", "bottleneck": "inconclusive", "signal": "60.2% SM", "error": None, "report": str(rep)},
+        {"rung": "vectorized", "bottleneck": None, "signal": None, "error": None, "report": str(tmp_path / "gone.ncu-rep")},
+    ]}
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps(d))
+    out = tmp_path / "r.html"
+    code, _, err = run_cli(capsys, "report", str(run), "--out", str(out), "--no-plots")
+    assert code == 0, err
+    page = out.read_text()
+    card = page[page.index('id="kernel-warptiling"'):]
+    card = card[: card.index("</article>")]
+    assert "Diagnosed from" in card and "ladder_warptiling_2048_full.ncu-rep" in card
+    assert re.search(r"<th>Profiler signal</th>\s*<th>Main bottleneck</th>", page)
+    assert "<td>60.2% SM</td><td>inconclusive</td>" in page
+    assert "11 of 12 kernels have no diagnosis" in page  # the vanished report is skipped, not fatal
+
+
+def test_compare_two_runs_of_one_database(capsys, tmp_path):
+    from gemmlab.store import Store
+
+    db = tmp_path / "runs.sqlite"
+    with Store(db) as s:
+        for seed in (0, 50):
+            d = samples.ladder_result(seed=seed)
+            s.add_run("ladder", d["env"], d["rows"], {"shape": d["shape"]})
+    code, out, err = run_cli(capsys, "compare", str(db), str(db), "--run-a", "1", "--run-b", "2", "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["a"].endswith("(run 1) [A]") and d["b"].endswith("(run 2) [B]")  # same GPU: told apart
+    code, _, err = run_cli(capsys, "compare", str(db), str(db))
+    one_error_line(code, err, "RUN_A and RUN_B are the same run", "run 2")

@@ -74,8 +74,7 @@ def from_result(d: Any, source: str) -> RunView:
         raise InputError(f"{source}: not {RUN_EXPECTED}: no 'rows' list and 'env' object")
     if not d["rows"]:
         raise InputError(f"{source}: the run has no result rows")
-    where = source
-    results = tuple(_row_result(r, i, where) for i, r in enumerate(d["rows"]))
+    results = tuple(_row_result(r, i, source) for i, r in enumerate(d["rows"]))
     env = dict(d["env"])
     kind = str(d.get("command") or "ladder")
     sweep: tuple[SweepPoint, ...] = ()
