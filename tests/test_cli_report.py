@@ -197,6 +197,6 @@ def test_compare_two_runs_of_one_database(capsys, tmp_path):
     code, out, err = run_cli(capsys, "compare", str(db), str(db), "--run-a", "1", "--run-b", "2", "--json")
     assert code == 0, err
     d = json.loads(out)
-    assert d["a"].endswith("(run 1) [A]") and d["b"].endswith("(run 2) [B]")  # same GPU: told apart
+    assert (d["a"], d["b"]) == ("NVIDIA H100 80GB HBM3 (run 1)", "NVIDIA H100 80GB HBM3 (run 2)")
     code, _, err = run_cli(capsys, "compare", str(db), str(db))
     one_error_line(code, err, "RUN_A and RUN_B are the same run", "run 2")
