@@ -78,7 +78,12 @@ def ncu_report_module() -> ModuleType:
 
 
 def read_rep(path: Path) -> list[KernelLaunch]:
-    """Every profiled launch in the report at ``path``."""
+    """Every profiled launch in the report at ``path`` (read in a child process when this process
+    has a CUDA stack loaded: see ``ncu_rep_isolated``)."""
+    from gemmlab.profile import ncu_rep_isolated
+
+    if ncu_rep_isolated.cuda_loaded():
+        return ncu_rep_isolated.read_in_child(path)
     source = str(path)
     with open(path, "rb") as f:
         head = f.read(4096)
