@@ -1,7 +1,171 @@
-"""gemmlab commands: report (placeholder until its issue lands)."""
+"""gemmlab report / compare: a run as an HTML page (and Markdown), two runs side by side."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Annotated, Optional
 
 import typer
+
+from gemmlab.errors import InputError, UserError
+from gemmlab.output import console, print_json, print_table, warn
+
+RunArg = Annotated[
+    Path,
+    typer.Argument(metavar="RUN", help="A run JSON file (gemmlab ladder/bench/sweep --out) or a results database."),
+]
+
+
+def _target(path: Path, flag: str, force: bool) -> None:
+    """Refuse to overwrite without --force; the folder must exist."""
+    if path.is_dir():
+        raise InputError(f"{flag} {path}: is a directory; expected a file path")
+    if path.exists() and not force:
+        raise InputError(f"{flag} {path}: file exists; pass --force to replace it")
+    if not path.parent.is_dir():
+        raise InputError(f"{flag} {path}: folder {path.parent} does not exist")
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Write next to the target, then rename: a failed write never leaves half a file."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _profile_diagnoses(view, explicit: list[Path]) -> list[Path]:
+    """The .ncu-rep files `ladder --profile` recorded, unless the user gave --diagnosis."""
+    from gemmlab.report import sources
+
+    if explicit:
+        return []
+    return sources.profiled_reports(view)
+
+
+def report(
+    run: RunArg,
+    run_id: Annotated[Optional[int], typer.Option("--run", help="Run id in the database (default: the newest).")] = None,
+    out: Annotated[Path, typer.Option("--out", help="HTML file to write.")] = Path("report.html"),
+    markdown: Annotated[
+        Optional[Path], typer.Option("--markdown", help="Also write Markdown here; plots go to <name>_files/.")
+    ] = None,
+    diagnosis: Annotated[
+        Optional[list[Path]],
+        typer.Option("--diagnosis", help="gemmlab analyze --json output, or an ncu export to analyse (repeatable)."),
+    ] = None,
+    sweep: Annotated[
+        Optional[Path], typer.Option("--sweep", help="Add the heatmaps of a sweep run (JSON file or database).")
+    ] = None,
+    sweep_run: Annotated[Optional[int], typer.Option("--sweep-run", help="Run id of --sweep in its database.")] = None,
+    ceilings: Annotated[
+        Optional[Path],
+        typer.Option("--ceilings", help="Roofline ceilings: gemmlab ceilings --measure --json output or a ceilings store "
+                     "(default: the stored measurement for this GPU, else its spec sheet)."),
+    ] = None,
+    no_plots: Annotated[bool, typer.Option("--no-plots", help="Tables and cards only.")] = False,
+    note: Annotated[Optional[str], typer.Option("--note", help="A line shown as a banner at the top (what the data is).")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace existing output files.")] = False,
+) -> None:
+    """Write one self-contained HTML page for a run: ladder table, plots, one card per kernel."""
+    from dataclasses import replace
+
+    from gemmlab.report import content, html, sources
+    from gemmlab.report import markdown as md
+
+    if run_id is not None and run_id < 1:
+        raise InputError(f"--run {run_id}: run ids start at 1 (see `gemmlab runs`)")
+    _target(out, "--out", force)
+    plot_dir = None
+    if markdown is not None:
+        if markdown.resolve() == out.resolve():
+            raise InputError(f"--markdown {markdown}: the same file as --out")
+        _target(markdown, "--markdown", force)
+        plot_dir = f"{markdown.stem}_files"
+    view = sources.load_run(run, run_id)
+    if sweep is not None:
+        sweep_view = sources.load_run(sweep, sweep_run, flag="--sweep-run")
+        if not sweep_view.sweep:
+            raise InputError(f"--sweep {sweep}: run {sweep_view.run_id or ''} is a {sweep_view.kind} run, not a sweep")
+        view = replace(view, sweep=view.sweep + sweep_view.sweep)
+    elif sweep_run is not None:
+        raise InputError("--sweep-run picks a run in the --sweep database; give --sweep too")
+    explicit = list(diagnosis or [])
+    diag = sources.load_diagnoses(explicit)
+    recorded = _profile_diagnoses(view, explicit)
+    if recorded:
+        try:
+            diag = sources.load_diagnoses(recorded)
+        except UserError as e:  # a report `ladder --profile` left behind: say so, report the rest
+            warn(f"could not analyse the run's profiles ({e.message}); pass --diagnosis to attach diagnoses")
+    ceil = sources.ceilings_from_file(ceilings, view.gpu) if ceilings is not None else sources.ceilings_for(view.gpu)
+    view = sources.attach(view, diagnoses=diag, ceilings=ceil, data_note=note or "")
+    rep = content.build(view, with_plots=not no_plots)
+
+    files: dict[Path, bytes] = {out: html.render(rep).encode("utf-8")}
+    if markdown is not None:
+        text, plots = md.render(rep, None if no_plots else plot_dir)
+        for rel, png in plots.items():
+            p = markdown.parent / rel
+            if p.exists() and not force:
+                raise InputError(f"--markdown {markdown}: plot {p} exists; pass --force to replace it")
+            files[p] = png
+        files[markdown] = text.encode("utf-8")
+        if plots:
+            (markdown.parent / plot_dir).mkdir(exist_ok=True)
+    for path, data in files.items():
+        _write(path, data)
+    console.print(f"wrote {out}" + (f" and {markdown}" if markdown else "") + f" ({view.source})", highlight=False, soft_wrap=True)
+
+
+def compare(
+    run_a: Annotated[Path, typer.Argument(metavar="RUN_A", help="Run JSON file or results database (GPU A).")],
+    run_b: Annotated[Path, typer.Argument(metavar="RUN_B", help="Run JSON file or results database (GPU B).")],
+    run_id_a: Annotated[Optional[int], typer.Option("--run-a", help="Run id in RUN_A's database (default: newest).")] = None,
+    run_id_b: Annotated[Optional[int], typer.Option("--run-b", help="Run id in RUN_B's database (default: newest).")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
+) -> None:
+    """Two runs side by side (e.g. two GPUs): time per kernel, speedup per rung on each, which changes helped where."""
+    from gemmlab.report import sources
+    from gemmlab.report.compare import COLUMNS, compare as compare_runs, table_rows
+
+    a = sources.load_run(run_a, run_id_a, flag="--run-a")
+    b = sources.load_run(run_b, run_id_b, flag="--run-b")
+    if a.source == b.source:
+        raise InputError(f"RUN_A and RUN_B are the same run ({a.source}); pick two runs (--run-a/--run-b)")
+    result = compare_runs(a, b)
+    if json_out:
+        print_json(result.to_dict())
+        return
+    console.print(f"A = {result.label_a} ({a.source})\nB = {result.label_b} ({b.source})", highlight=False, soft_wrap=True)
+    for sc in result.shapes:
+        M, N, K = sc.shape
+        print_table(COLUMNS, table_rows(sc), title=f"Time per kernel, M,N,K = {M},{N},{K}",
+                    caption="time: median; 'vs previous': previous rung's median / this one's")
+        if sc.steps:
+            print_table(
+                ("Change", "A", "B", "Where it helped"),
+                [
+                    (f"{s.previous} -> {s.kernel}", f"{s.speedup_a:.2f}x ({s.effect_a})", f"{s.speedup_b:.2f}x ({s.effect_b})",
+                     s.verdict + ("" if s.noise_checked else " (no samples: noise not checked)"))
+                    for s in sc.steps
+                ],
+                title="Which changes helped where",
+                caption="speedup = previous rung's median / this rung's median; 'within noise': the two "
+                "interquartile ranges overlap",
+            )
+    for side, names in (("A", result.only_a), ("B", result.only_b)):
+        if names:
+            console.print(f"only in {side}: {', '.join(names)}", highlight=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
+    app.command("report")(report)
+    app.command("compare")(compare)

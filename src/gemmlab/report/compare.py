@@ -1,0 +1,214 @@
+"""Two runs side by side (usually two GPUs): which change on the ladder helped where.
+
+The fourth seed article runs the same kernels on a Pascal and an Ampere card and finds that
+shared-memory tiling gave 2.35x on one and 0.90x on the other. ``compare(a, b)`` makes that table
+for any two runs: per kernel the time on each GPU, the speedup over the previous rung on each,
+and for every step of the ladder whether it helped, hurt, or stayed within the noise on each GPU.
+
+"Within noise" is decided from the raw samples: a step helped when the new kernel's 75th
+percentile is below the old kernel's 25th (their interquartile ranges do not overlap), hurt when
+the reverse holds. Without samples only the medians are compared and the effect says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gemmlab.errors import InputError
+from gemmlab.report.model import KernelResult, RunView
+
+HELPED, HURT, NOISE, SAME = "helped", "hurt", "within noise", "no change"
+
+
+def effect(prev: KernelResult, cur: KernelResult) -> tuple[str, bool]:
+    """(effect of going from ``prev`` to ``cur``, whether the samples allowed a noise check)."""
+    if prev.samples_s and cur.samples_s:
+        if cur.quantile(0.75) < prev.quantile(0.25):
+            return HELPED, True
+        if cur.quantile(0.25) > prev.quantile(0.75):
+            return HURT, True
+        return NOISE, True
+    if cur.median_s < prev.median_s:
+        return HELPED, False
+    if cur.median_s > prev.median_s:
+        return HURT, False
+    return SAME, False
+
+
+@dataclass(frozen=True)
+class KernelRow:
+    name: str
+    time_a_ms: float
+    time_b_ms: float
+    speedup_a: float | None  # vs the previous rung on GPU A; None for the first rung
+    speedup_b: float | None
+    pct_a: float | None  # % of cuBLAS on each GPU (None without a reference)
+    pct_b: float | None
+    reference: bool = False
+
+    @property
+    def b_vs_a(self) -> float:
+        """How many times faster this kernel runs on B than on A."""
+        return self.time_a_ms / self.time_b_ms
+
+    def to_dict(self) -> dict:
+        return {
+            "kernel": self.name,
+            "reference": self.reference,
+            "time_a_ms": self.time_a_ms,
+            "time_b_ms": self.time_b_ms,
+            "speedup_vs_previous_a": self.speedup_a,
+            "speedup_vs_previous_b": self.speedup_b,
+            "pct_of_cublas_a": self.pct_a,
+            "pct_of_cublas_b": self.pct_b,
+            "b_vs_a": self.b_vs_a,
+        }
+
+
+@dataclass(frozen=True)
+class Step:
+    """One rung-to-rung change and its effect on each GPU."""
+
+    previous: str
+    kernel: str
+    speedup_a: float
+    speedup_b: float
+    effect_a: str
+    effect_b: str
+    noise_checked: bool  # both GPUs had samples for both kernels
+
+    @property
+    def verdict(self) -> str:
+        """One phrase: where the change helped."""
+        a, b = self.effect_a, self.effect_b
+        if a == b:
+            return {HELPED: "helped on both", HURT: "hurt on both"}.get(a, f"{a} on both")
+        if a == HELPED and b != HELPED:
+            return "helped on A only"
+        if b == HELPED and a != HELPED:
+            return "helped on B only"
+        return f"A: {a}, B: {b}"
+
+    def to_dict(self) -> dict:
+        return {
+            "previous": self.previous,
+            "kernel": self.kernel,
+            "speedup_a": self.speedup_a,
+            "speedup_b": self.speedup_b,
+            "effect_a": self.effect_a,
+            "effect_b": self.effect_b,
+            "noise_checked": self.noise_checked,
+            "verdict": self.verdict,
+        }
+
+
+@dataclass(frozen=True)
+class ShapeComparison:
+    shape: tuple[int, int, int]
+    rows: tuple[KernelRow, ...]
+    steps: tuple[Step, ...]
+
+    def to_dict(self) -> dict:
+        M, N, K = self.shape
+        return {"M": M, "N": N, "K": K, "kernels": [r.to_dict() for r in self.rows], "steps": [s.to_dict() for s in self.steps]}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    label_a: str
+    label_b: str
+    shapes: tuple[ShapeComparison, ...]
+    only_a: tuple[str, ...]  # "name at M,N,K" measured on A but not on B
+    only_b: tuple[str, ...]
+
+    def lines(self) -> list[str]:
+        """Each step as one sentence: "gemm_tiled16 (vs gemm_coalesced): 2.35x on A, 0.90x on B"."""
+        out = []
+        for sc in self.shapes:
+            for s in sc.steps:
+                note = "" if s.noise_checked else " [no samples: noise not checked]"
+                out.append(
+                    f"{s.kernel} (vs {s.previous}): {s.speedup_a:.2f}x on {self.label_a}, "
+                    f"{s.speedup_b:.2f}x on {self.label_b}: {s.verdict}{note}"
+                )
+        return out
+
+    def to_dict(self) -> dict:
+        return {
+            "a": self.label_a,
+            "b": self.label_b,
+            "shapes": [s.to_dict() for s in self.shapes],
+            "only_in_a": list(self.only_a),
+            "only_in_b": list(self.only_b),
+            "summary": self.lines(),
+        }
+
+
+def _labels(a: RunView, b: RunView) -> tuple[str, str]:
+    la, lb = a.label, b.label
+    if la == lb:  # the same GPU twice (before/after a driver update, say): keep them apart
+        la, lb = f"{la} [A]", f"{lb} [B]"
+    return la, lb
+
+
+def _at(name: str, shape: tuple[int, int, int]) -> str:
+    return f"{name} at {shape[0]},{shape[1]},{shape[2]}"
+
+
+def compare(a: RunView, b: RunView) -> Comparison:
+    """Kernels measured in both runs at the same M,N,K, in run A's ladder order."""
+    label_a, label_b = _labels(a, b)
+    keys_a = {(r.name, r.shape) for r in a.results}
+    keys_b = {(r.name, r.shape) for r in b.results}
+    only_a = tuple(_at(n, s) for n, s in sorted(keys_a - keys_b))
+    only_b = tuple(_at(n, s) for n, s in sorted(keys_b - keys_a))
+    shapes = []
+    for shape in a.shapes:
+        if shape not in b.shapes:
+            continue
+        by_b = {r.name: r for r in b.results if r.shape == shape}
+        ladder_a = [r for r in a.ladder(shape) if r.name in by_b and not by_b[r.name].is_reference]
+        ladder_b = [by_b[r.name] for r in ladder_a]
+        rows = []
+        steps = []
+        for i, (ra, rb) in enumerate(zip(ladder_a, ladder_b)):
+            sa = sb = None
+            if i > 0:
+                pa, pb = ladder_a[i - 1], ladder_b[i - 1]
+                sa, sb = pa.median_s / ra.median_s, pb.median_s / rb.median_s
+                ea, ca = effect(pa, ra)
+                eb, cb = effect(pb, rb)
+                steps.append(Step(pa.name, ra.name, sa, sb, ea, eb, ca and cb))
+            rows.append(KernelRow(ra.name, ra.median_s * 1e3, rb.median_s * 1e3, sa, sb, a.pct_of_reference(ra), b.pct_of_reference(rb)))
+        ref_a, ref_b = a.reference(shape), b.reference(shape)
+        if ref_a is not None and ref_b is not None:
+            rows.append(KernelRow(ref_a.name if ref_a.name == ref_b.name else f"{ref_a.name} / {ref_b.name}",
+                                  ref_a.median_s * 1e3, ref_b.median_s * 1e3, None, None, 100.0, 100.0, reference=True))
+        if rows:
+            shapes.append(ShapeComparison(shape, tuple(rows), tuple(steps)))
+    if not shapes:
+        raise InputError(
+            f"{a.source or label_a} and {b.source or label_b} share no kernel at the same M,N,K; "
+            "compare runs of the same ladder at the same size"
+        )
+    return Comparison(label_a, label_b, tuple(shapes), only_a, only_b)
+
+
+def table_rows(sc: ShapeComparison) -> list[list[Any]]:
+    """Rows for the CLI table (COLUMNS order), numbers formatted once here."""
+    def x(v: float | None) -> str:
+        return "–" if v is None else f"{v:.2f}x"
+
+    def pct(v: float | None) -> str:
+        return "–" if v is None else f"{v:.1f}%"
+
+    return [
+        [r.name, f"{r.time_a_ms:,.3f}", "reference" if r.reference else x(r.speedup_a), pct(r.pct_a),
+         f"{r.time_b_ms:,.3f}", "reference" if r.reference else x(r.speedup_b), pct(r.pct_b), x(r.b_vs_a)]
+        for r in sc.rows
+    ]
+
+
+COLUMNS = ("Kernel", "A time (ms)", "A vs previous", "A % of cuBLAS", "B time (ms)", "B vs previous",
+           "B % of cuBLAS", "B speed vs A")

@@ -1,0 +1,282 @@
+"""The report's input model and its adapters: harness run JSON, the results store, analyzer output."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+import report_samples as samples
+
+from gemmlab.errors import InputError
+from gemmlab.report import sources
+from gemmlab.report.model import KernelResult, RunView, kernel_base_name, speedups
+
+REPO = Path(__file__).resolve().parents[1]
+H100_RUN = REPO / "docs" / "results" / "harness-h100-2026-11-21" / "ladder2048.json"
+
+
+# --- KernelResult ------------------------------------------------------------------------------
+def test_median_and_gflops_come_from_the_raw_samples():
+    r = KernelResult("k", 1000, 1000, 1000, samples_s=(3e-3, 1e-3, 2e-3, 9e-3))
+    assert r.median_s == pytest.approx(2.5e-3)  # even count: mean of the middle two
+    assert r.gflops == pytest.approx(2e9 / 2.5e-3 / 1e9)  # 2·M·N·K / t
+    assert r.iqr_s == pytest.approx(np_iqr([3e-3, 1e-3, 2e-3, 9e-3]))
+
+
+def np_iqr(x):
+    import numpy as np
+
+    return float(np.quantile(x, 0.75) - np.quantile(x, 0.25))
+
+
+def test_a_given_median_is_kept_unrounded():
+    r = KernelResult("k", 3, 5, 7, median_s=1.23456789e-3)
+    assert r.median_s == 1.23456789e-3
+    assert r.samples_s == () and r.iqr_s is None
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(samples_s=(1e-3, float("nan"))), "samples_s must be finite positive seconds"),
+        (dict(samples_s=(1e-3, -1e-3)), "samples_s must be finite positive seconds"),
+        (dict(), "needs samples_s or median_s"),
+        (dict(median_s=0.0), "median_s must be a finite positive number"),
+        (dict(median_s=1e-3, correct="yes"), "correct must be true, false or null"),
+        (dict(median_s=1e-3, beta=float("inf")), "beta must be a finite number"),
+    ],
+)
+def test_bad_results_are_refused_with_the_field_named(kwargs, message):
+    with pytest.raises(InputError, match=message):
+        KernelResult("k", 16, 16, 16, **kwargs)
+
+
+def test_shape_must_be_positive_integers():
+    with pytest.raises(InputError, match="N must be a positive integer, got 0"):
+        KernelResult("k", 16, 0, 16, median_s=1e-3)
+    with pytest.raises(InputError, match="M must be a positive integer"):
+        KernelResult("k", True, 16, 16, median_s=1e-3)
+
+
+def test_a_run_refuses_the_same_kernel_twice_at_one_shape():
+    r = KernelResult("k", 8, 8, 8, median_s=1e-3)
+    with pytest.raises(InputError, match="appears twice"):
+        RunView("gpu", (r, r))
+    with pytest.raises(InputError, match="has no kernel results"):
+        RunView("gpu", ())
+
+
+def test_speedups_are_previous_median_over_this_median():
+    rs = [KernelResult(n, 8, 8, 8, median_s=t) for n, t in (("a", 4e-3), ("b", 1e-3), ("c", 2e-3))]
+    assert speedups(rs) == [None, 4.0, 0.5]
+
+
+@pytest.mark.parametrize(
+    "name, base",
+    [
+        ("gemmlab_smem_tiled", "gemmlab_smem_tiled"),
+        ("void gemm_tiled<16>(float const*, float const*, float*, int, int, int)", "gemm_tiled"),
+        ("gemm_coalesced(const float *, const float *, float *, int, int, int)", "gemm_coalesced"),
+    ],
+)
+def test_kernel_base_name(name, base):
+    assert kernel_base_name(name) == base
+
+
+# --- harness run JSON --------------------------------------------------------------------------
+def test_the_recorded_h100_run_reads_with_every_number_kept():
+    view = sources.from_json(H100_RUN)
+    raw = json.loads(H100_RUN.read_text())
+    assert view.gpu == "NVIDIA H100 80GB HBM3"
+    assert view.run_id == "1" and view.kind == "ladder"
+    assert view.created_utc == "2026-11-21T19:57:02+00:00"
+    assert view.command.startswith("gemmlab ladder --shape 2048,2048,2048")
+    assert [r.name for r in view.results] == [r["kernel"] for r in raw["rows"]]
+    for r, row in zip(view.results, raw["rows"]):
+        assert r.median_s == row["median_s"]  # stored value, not recomputed or rounded
+        assert r.samples_s == tuple(row["samples_s"])
+        assert r.rel_err == row["check"]["rel_err"]
+        assert r.pct_of_cublas == row["pct_of_cublas"]
+    ladder = view.ladder((2048, 2048, 2048))
+    # smem_tiled and smem_tiled_unroll share rung number 3; file order keeps them apart
+    assert [r.name for r in ladder][2:4] == ["smem_tiled", "smem_tiled_unroll"]
+    ref = view.reference((2048, 2048, 2048))
+    assert ref.name == "cublas" and ref.is_reference
+    assert view.env["fp32_peak_tflops"] == pytest.approx(66.90816)
+
+
+def test_a_sweep_run_becomes_sweep_points_grouped_by_family():
+    view = sources.from_result(samples.sweep_result(), "sweep.json")
+    assert view.kind == "sweep"
+    assert {p.kernel for p in view.sweep} == {"smem_tiled"}
+    assert len(view.sweep) == 6  # the cuBLAS reference is not a sweep point
+    assert {(p.params["BX"], p.params["UNROLL"]) for p in view.sweep} == set(samples.SWEEP_REL)
+
+
+def test_a_sweep_variant_that_failed_its_check_is_not_a_point():
+    d = samples.sweep_result()
+    d["rows"][0]["correct"] = False
+    view = sources.from_result(d, "sweep.json")
+    assert len(view.sweep) == 5
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "no 'rows' list and 'env' object"),
+        ('{"rows": [], "env": {}}', "the run has no result rows"),
+        ('{"rows": [{"kernel": "k"}], "env": {}}', "result row 0 lacks kernel or spec M,N,K"),
+    ],
+)
+def test_bad_run_files_are_one_line_errors(tmp_path, text, message):
+    p = tmp_path / "run.json"
+    p.write_text(text)
+    with pytest.raises(InputError, match=message) as e:
+        sources.load_run(p)
+    assert str(p) in e.value.message and "\n" not in e.value.message
+
+
+def test_a_run_id_for_a_json_file_is_refused(tmp_path):
+    p = tmp_path / "run.json"
+    p.write_text(json.dumps(samples.ladder_result()))
+    with pytest.raises(InputError, match="--run 3: .* is a run JSON file"):
+        sources.load_run(p, 3)
+
+
+# --- the results store -------------------------------------------------------------------------
+def _db_with_runs(tmp_path) -> Path:
+    from gemmlab.store import Store
+
+    raw = json.loads(H100_RUN.read_text())
+    db = tmp_path / "runs.sqlite"
+    with Store(db) as s:
+        s.add_run("ladder", raw["env"], raw["rows"], {k: raw[k] for k in ("shape", "peak", "options")})
+        other = samples.ladder_result()
+        s.add_run("ladder", other["env"], other["rows"], {"shape": other["shape"]})
+    return db
+
+
+def test_from_store_reads_the_newest_run_or_the_one_asked_for(tmp_path):
+    db = _db_with_runs(tmp_path)
+    newest = sources.load_run(db)
+    assert newest.run_id == "2" and newest.results[0].name == "gemm_uncoalesced"
+    first = sources.load_run(db, 1)
+    raw = json.loads(H100_RUN.read_text())
+    assert first.run_id == "1" and first.source == f"{db} run 1"
+    assert [r.median_s for r in first.results] == [r["median_s"] for r in raw["rows"]]
+    assert first.command.startswith("gemmlab ladder --shape 2048,2048,2048")
+
+
+def test_an_unknown_run_id_names_the_database(tmp_path):
+    db = _db_with_runs(tmp_path)
+    with pytest.raises(InputError, match=r"run 9: no such run in .*runs.sqlite"):
+        sources.load_run(db, 9)
+
+
+def test_an_empty_database_says_so(tmp_path):
+    from gemmlab.store import Store
+
+    db = tmp_path / "empty.sqlite"
+    Store(db).close()
+    with pytest.raises(InputError, match="holds no runs yet"):
+        sources.load_run(db)
+
+
+def test_a_foreign_sqlite_file_is_refused_and_left_untouched(tmp_path):
+    db = tmp_path / "other.sqlite"
+    with sqlite3.connect(db) as c:
+        c.execute("CREATE TABLE notes (x TEXT)")
+    before = db.read_bytes()
+    with pytest.raises(InputError, match="without gemmlab's runs/results tables"):
+        sources.load_run(db)
+    assert db.read_bytes() == before
+    with sqlite3.connect(db) as c:
+        assert [r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type='table'")] == ["notes"]
+
+
+def test_a_missing_file_and_a_directory_are_named(tmp_path):
+    with pytest.raises(InputError, match="no such file; expected a gemmlab run"):
+        sources.load_run(tmp_path / "nope.sqlite")
+    with pytest.raises(InputError, match="is a directory"):
+        sources.load_run(tmp_path)
+
+
+# --- diagnoses ---------------------------------------------------------------------------------
+def test_an_ncu_export_is_analysed_and_matched_to_the_run_by_kernel_name():
+    view = samples.run(with_sweep=False)
+    kernels = view.diagnoses["kernels"]
+    assert [k["name"] for k in kernels] == [n for n, _, _ in samples.KERNELS]
+    d = view.diagnosis_for(view.results[0])
+    assert d["name"] == "gemm_uncoalesced"
+    assert d["primary"]["category"] == "uncoalesced_global_loads"  # the analyzer's verdict on the real capture
+    assert view.diagnosis_for(view.results[-1]) is None  # cuBLAS was not in the capture
+
+
+def test_analyze_json_documents_are_merged(tmp_path):
+    from gemmlab.analysis.diagnose import diagnose_all
+    from gemmlab.analysis.evidence import report_dict
+    from gemmlab.profile.load import load
+
+    doc = report_dict("capture.csv", diagnose_all(load(samples.CAPTURE)))
+    p = tmp_path / "a.json"
+    p.write_text(json.dumps(doc))
+    merged = sources.load_diagnoses([p, samples.CAPTURE])
+    assert len(merged["kernels"]) == 10
+    assert merged["source"] == f"capture.csv; {samples.CAPTURE}"
+
+
+def test_a_diagnosis_matches_the_function_a_rung_launched():
+    r = KernelResult("smem_tiled", 8, 8, 8, median_s=1e-3, config={"function": "gemmlab_smem_tiled"})
+    view = RunView("gpu", (r,), diagnoses={"kernels": [{"name": "gemmlab_smem_tiled", "primary": {}}]})
+    assert view.diagnosis_for(r)["name"] == "gemmlab_smem_tiled"
+
+
+def test_an_autotuned_rung_matches_the_candidate_it_launched_and_no_other():
+    cfg = {"function": "gemmlab_autotuned", "launched": {"rung": "autotuned_64x128x32_w32x64n2_s2_b3"}}
+    r = KernelResult("autotuned", 8, 8, 8, median_s=1e-3, config=cfg)
+    same = {"name": "gemmlab_autotuned_64x128x32_w32x64n2_s2_b3"}
+    other = {"name": "gemmlab_autotuned_64x128x16_w32x64n2_s3_b3"}  # the real capture's candidate
+    assert RunView("gpu", (r,), diagnoses={"kernels": [other, same]}).diagnosis_for(r) is same
+    assert RunView("gpu", (r,), diagnoses={"kernels": [other]}).diagnosis_for(r) is None
+
+
+def test_bad_diagnosis_files_are_one_line_errors(tmp_path):
+    p = tmp_path / "d.json"
+    p.write_text('{"kernel": []}')
+    with pytest.raises(InputError, match="JSON without a 'kernels' list"):
+        sources.load_diagnoses([p])
+    with pytest.raises(InputError, match="no such file"):
+        sources.load_diagnoses([tmp_path / "missing.json"])
+
+
+# --- ceilings ----------------------------------------------------------------------------------
+def test_ceilings_from_the_recorded_measurement_file():
+    path = REPO / "docs" / "results" / "h100-2026-11-21" / "ceilings.json"
+    c = sources.ceilings_from_file(path, "NVIDIA H100 80GB HBM3")
+    raw = json.loads(path.read_text())["measurement"]
+    assert c.source == "measured" and c.fp32_flops == raw["fp32_flops"] and c.dram_bytes_per_s == raw["copy_bytes_per_s"]
+    with pytest.raises(InputError, match="ceilings measured on NVIDIA H100 80GB HBM3, but the run is from NVIDIA RTX A4000"):
+        sources.ceilings_from_file(path, "NVIDIA RTX A4000")
+    with pytest.raises(InputError, match="not a gemmlab ceilings store"):
+        sources.ceilings_from_file(H100_RUN, "NVIDIA H100 80GB HBM3")
+
+
+def test_ceilings_are_measured_when_stored_else_spec_else_none(tmp_path, monkeypatch):
+    from gemmlab.bench.ceilings import CeilingMeasurement, save_measurement
+
+    store = tmp_path / "ceilings.json"
+    monkeypatch.setenv("GEMMLAB_CEILINGS", str(store))
+    spec = sources.ceilings_for("NVIDIA H100 80GB HBM3")
+    assert spec.source == "spec" and spec.dram_bytes_per_s == 3350e9
+    assert math.isclose(spec.fp32_flops, 2 * 128 * 132 * 1980e6)
+    assert sources.ceilings_for("Some Unknown GPU") is None
+    save_measurement(CeilingMeasurement("NVIDIA H100 80GB HBM3", 51.6e12, 8192, (1.0,), 3.0e12, 2**30, (1.0,),
+                                        "2026-11-21T10:00:00Z"), store)
+    measured = sources.ceilings_for("NVIDIA H100 80GB HBM3")
+    assert measured.source == "measured" and measured.fp32_flops == 51.6e12 and measured.dram_bytes_per_s == 3.0e12
+    assert os.path.exists(store)
