@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
 
 from gemmlab.errors import InputError
-from gemmlab.profile.metrics import DERIVED_SOL_NEEDS, METRICS, STALL_REASONS, definition
+from gemmlab.profile.metrics import DERIVED_SOL_NEEDS, METRICS, PCSAMP_REASONS, STALL_REASONS, definition
 
 
 @dataclass(frozen=True)
@@ -102,13 +102,15 @@ GROUPS: tuple[Group, ...] = (
        "pipe (shared loads per FMA)"),
     _g("source_counters",
        ("gl_sectors_theoretical", "gl_sectors_ideal", "smem_wavefronts_theoretical", "smem_wavefronts_ideal",
-        "branch_uniform_pct"),
+        "branch_uniform_pct", *[f"pcsamp_{r}" for r in PCSAMP_REASONS]),
        "per-instruction theoretical vs ideal sectors and shared wavefronts: the exact measure of uncoalesced "
        "and conflicting accesses (NVIDIA's UncoalescedGlobalAccess/SharedAccess rules); only the section "
        "collects these source-level metrics",
        section="SourceCounters"),
     _g("warp_stalls",
-       ("issue_active", "warps_eligible", "warps_active", "warp_cpi", *[f"stall_{r}" for r in STALL_REASONS]),
+       # The per-reason stall counters cost 9 passes; the reasons come from SourceCounters' sampling
+       # instead (metrics.DERIVED_SOL: warp_cpi × each reason's share of the samples).
+       ("issue_active", "warps_eligible", "warps_active", "warp_cpi"),
        "CPIStall: which reason dominates the cycles between a warp's instructions; all reasons, so the "
        "top one is known and the shares add up to the CPI"),
     _g("local_memory", ("local_ld_sectors", "local_st_sectors", "local_ld_inst", "local_st_inst", "inst_executed"),
@@ -131,6 +133,8 @@ DEFAULT_GROUPS = GROUP_NAMES
 
 # Metrics in the table that the default leaves out, and why (docs/profile.md repeats this).
 NOT_COLLECTED = {
+    **{f"stall_{r}": "derived from SourceCounters' warp-state samples × warp_cpi (the 19 counters cost 9 passes)"
+       for r in STALL_REASONS},
     "sm_pct": "derived from the SM pipes and issue slots (sm__throughput costs 9 passes alone)",
     "mem_pct": "derived from L1, L2 and DRAM (gpu__compute_memory_throughput costs 6 passes alone)",
     "l1tex_pct": "derived from L1 wavefronts and LSU requests (l1tex__throughput costs 6 passes alone)",

@@ -41,6 +41,11 @@ STALL_REASONS = (
     "wait",
 )
 
+# The warp-state sampler's reasons (smsp__pcsamp_warps_issue_stalled_<r>): the counters' list with
+# "no_instructions" spelled in the plural, "gmma" absent and "warpgroup_arrive" added.
+PCSAMP_NAME = {"no_instruction": "no_instructions"}
+PCSAMP_REASONS = tuple(r for r in STALL_REASONS if r != "gmma") + ("warpgroup_arrive",)
+
 
 @dataclass(frozen=True)
 class MetricDef:
@@ -270,6 +275,12 @@ _DEFS = [
        "MemoryWorkloadAnalysis", "cycles L2 returned data to the crossbar, % of elapsed"),
     _d("l2_data_sectors_pct", "lts__d_sectors.avg.pct_of_peak_sustained_elapsed", "%",
        "MemoryWorkloadAnalysis", "L2 data-bank sector accesses, % of peak"),
+    # --- Sampled stall reasons (SourceCounters' warp-state sampling; see derived stalls below) ---
+    *[
+        _d(f"pcsamp_{r}", f"smsp__pcsamp_warps_issue_stalled_{PCSAMP_NAME.get(r, r)}", "sample",
+           "SourceCounters", f"PC samples of warps stalled on {r}")
+        for r in PCSAMP_REASONS
+    ],
 ]
 
 METRICS: dict[str, MetricDef] = {d.short: d for d in _DEFS}
@@ -366,12 +377,38 @@ def _mem_pct(launch: KernelLaunch) -> Optional[tuple[str, float]]:
 
 
 DERIVED_SOL = {"sm_pct": _sm_pct, "l1tex_pct": _l1tex_pct, "l2_pct": _l2_pct, "mem_pct": _mem_pct}
+
+
+# --- Stall reasons from the warp-state sampler --------------------------------------------------
+# The per-reason counters (smsp__average_warps_issue_stalled_<r>_per_issue_active.ratio) need one
+# hardware counter each: the 19 of them cost 9 replay passes on the H100 (benchmarks/metric_pass_costs.py),
+# while SourceCounters' PC sampling, which the default collects for the per-instruction sectors anyway,
+# samples every warp's state in one pass. A reason's share of the samples times the cycles between a
+# warp's instructions (warp_cpi, one counter) estimates the same cycles-per-issue: on the nine
+# --set full H100 captures within 0.2 cycles or 15% of the counter for every reason above 0.5 cycles
+# (tests/test_derived_sol.py). Only used when the counter itself is absent.
+def _stall_from_samples(reason: str):
+    def derive(launch: KernelLaunch) -> Optional[tuple[str, float]]:
+        cpi = _direct(launch, ("warp_cpi",))
+        samples = _direct(launch, tuple(f"pcsamp_{r}" for r in PCSAMP_REASONS))
+        total = sum(v for _, v in samples)
+        mine = _direct(launch, (f"pcsamp_{reason}",)) if reason in PCSAMP_REASONS else []
+        if not cpi or total <= 0 or len(samples) < len(PCSAMP_REASONS) // 2:
+            return None
+        share = mine[0][1] / total if mine else 0.0
+        return (f"{cpi[0][0]} × {mine[0][0] if mine else 'no samples of ' + reason} / all stall samples",
+                cpi[0][1] * share)
+    return derive
+
+
+DERIVED_SOL.update({f"stall_{r}": _stall_from_samples(r) for r in STALL_REASONS})
 # The constituents each derivation cannot do without (a collection holding these covers the short).
 DERIVED_SOL_NEEDS = {
     "sm_pct": ("pipe_lsu_pct", "pipe_fma_pct", "issue_active_pct", "sm_active_cycles", "sm_cycles_elapsed"),
     "l1tex_pct": ("l1_wavefronts_pct", "sm_active_cycles", "sm_cycles_elapsed"),
     "l2_pct": ("l2_tex_sectors_pct", "l2_xbar_in_pct"),
     "mem_pct": ("l1_wavefronts_pct", "dram_pct", "l2_tex_sectors_pct", "l2_xbar_in_pct"),
+    **{f"stall_{r}": ("warp_cpi", "pcsamp_long_scoreboard", "pcsamp_selected") for r in STALL_REASONS},
 }
 
 
