@@ -101,6 +101,7 @@ def test_plain_text():
 
 
 def test_missing_ncu_report_is_a_tool_missing_line(monkeypatch):
+    monkeypatch.setenv("GEMMLAB_NCU_REP_ISOLATE", "0")  # the module lookup of the reading process itself
     monkeypatch.setattr(ncu_rep, "module_dirs", lambda: [])
     monkeypatch.setitem(sys.modules, "ncu_report", None)  # import ncu_report → ImportError
     ncu_rep.ncu_report_module.cache_clear()

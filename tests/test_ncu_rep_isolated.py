@@ -13,9 +13,11 @@ REP = Path(__file__).parent / "fixtures" / "ncu" / "h100" / "gemm_tiled16.ncu-re
 
 
 def test_child_process_reads_the_same_records(monkeypatch):
+    monkeypatch.setenv("GEMMLAB_NCU_REP_ISOLATE", "0")
+    assert not ncu_rep_isolated.isolate()
     direct = load(REP)
-    monkeypatch.setenv("GEMMLAB_NCU_REP_ISOLATE", "1")
-    assert ncu_rep_isolated.cuda_loaded()
+    monkeypatch.delenv("GEMMLAB_NCU_REP_ISOLATE")
+    assert ncu_rep_isolated.isolate()  # the default
     child = load(REP)
     assert [k.name for k in child] == [k.name for k in direct] == ["gemm_tiled16"]
     same = lambda a, b: a == b or (a.value != a.value and b.value != b.value and a.unit == b.unit)  # NaN == NaN
@@ -28,6 +30,6 @@ def test_child_process_reads_the_same_records(monkeypatch):
 def test_child_process_errors_come_back_as_one_line(monkeypatch, tmp_path):
     bad = tmp_path / "bad.ncu-rep"
     bad.write_bytes(b"NVR\x00" + bytes(range(256)) * 4)
-    monkeypatch.setenv("GEMMLAB_NCU_REP_ISOLATE", "1")
+    monkeypatch.delenv("GEMMLAB_NCU_REP_ISOLATE", raising=False)
     with pytest.raises(InputError, match="bad.ncu-rep"):
         load(bad)

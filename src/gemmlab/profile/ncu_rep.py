@@ -78,11 +78,11 @@ def ncu_report_module() -> ModuleType:
 
 
 def read_rep(path: Path) -> list[KernelLaunch]:
-    """Every profiled launch in the report at ``path`` (read in a child process when this process
-    has a CUDA stack loaded: see ``ncu_rep_isolated``)."""
+    """Every profiled launch in the report at ``path`` (read in a fresh child process unless
+    GEMMLAB_NCU_REP_ISOLATE=0: see ``ncu_rep_isolated`` for the crash this avoids)."""
     from gemmlab.profile import ncu_rep_isolated
 
-    if ncu_rep_isolated.cuda_loaded():
+    if ncu_rep_isolated.isolate():
         return ncu_rep_isolated.read_in_child(path)
     source = str(path)
     with open(path, "rb") as f:

@@ -1,11 +1,13 @@
-"""Read a ``.ncu-rep`` in a child process when the CUDA stack is already loaded here.
+"""Read a ``.ncu-rep`` in a child process.
 
 NVIDIA's ``ncu_report`` that ships with Nsight Compute 2025.3.1 crashes (SIGSEGV inside
-``IMetric.unit()``) in a process that has CuPy's CUDA libraries loaded and a context open — seen on
-the lent H100, 2026-11-21: the same report loads fine in a fresh process. ``gemmlab ladder
---profile`` and the GPU tests are such processes, so there the report is read by
-``python -m gemmlab.profile.ncu_rep_isolated PATH``, which prints the records as JSON; a user's
-error in the child comes back as the same one-line error here.
+``IMetric.unit()``) when the reading process has other native libraries loaded — seen on the lent
+H100/H200 machines, 2026-11-21, both with CuPy's CUDA context open and inside the ``gemmlab`` CLI
+(typer, rich, numpy, matplotlib loaded), while the same report loads fine in a fresh interpreter.
+A crash would take the user's command down with no message, so gemmlab always reads reports in a
+fresh ``python -m gemmlab.profile.ncu_rep_isolated PATH``, which prints the records as JSON; a
+user's error in the child comes back as the same one-line error. ``GEMMLAB_NCU_REP_ISOLATE=0``
+reads in-process (the child itself runs that way).
 """
 
 from __future__ import annotations
@@ -20,15 +22,9 @@ from pathlib import Path
 from gemmlab.errors import InputError, ToolMissing, UserError
 from gemmlab.profile.records import KernelLaunch, Metric, RuleResult
 
-# Modules whose import puts a CUDA runtime and context into this process.
-CUDA_MODULES = ("cupy", "torch", "jax", "numba.cuda", "pycuda")
-
-
-def cuda_loaded() -> bool:
-    """True when reading in-process is unsafe: a CUDA stack is imported (or GEMMLAB_NCU_REP_ISOLATE=1)."""
-    if os.environ.get("GEMMLAB_NCU_REP_ISOLATE") == "1":
-        return True
-    return any(m in sys.modules for m in CUDA_MODULES)
+def isolate() -> bool:
+    """Read in a child process unless GEMMLAB_NCU_REP_ISOLATE=0 (as the child itself sets)."""
+    return os.environ.get("GEMMLAB_NCU_REP_ISOLATE", "1") != "0"
 
 
 def to_json(launches: list[KernelLaunch]) -> str:
