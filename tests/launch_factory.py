@@ -27,3 +27,19 @@ QUIET_STALLS = {f"stall_{r}": 0.0 for r in (
     "barrier", "branch_resolving", "dispatch_stall", "drain", "gmma", "imc_miss", "lg_throttle",
     "long_scoreboard", "math_pipe_throttle", "membar", "mio_throttle", "misc", "no_instruction",
     "not_selected", "short_scoreboard", "sleeping", "tex_throttle", "wait")}
+
+
+def uncollected(argv: list[str], missing) -> list[str]:
+    """The missing metrics an ncu argv would not collect: neither by name in --metrics, nor through a
+    --section that defines them, nor (for a derived SOL percentage) through all of its constituents."""
+    from gemmlab.profile.metrics import DERIVED_SOL_NEEDS
+
+    asked = set(argv[argv.index("--metrics") + 1].split(",")) if "--metrics" in argv else set()
+    sections = {argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--section"}
+
+    def by_name(short: str) -> bool:  # by name, or (the SourceCounters samples) by the section that defines it
+        return bool(set(METRICS[short].names) & asked) or METRICS[short].section in sections
+
+    return [m.metric for m in missing
+            if not (m.section in sections or set(m.ncu_names) & asked
+                    or (m.metric in DERIVED_SOL_NEEDS and all(by_name(n) for n in DERIVED_SOL_NEEDS[m.metric])))]

@@ -13,6 +13,7 @@ import csv
 import re
 
 from conftest import NCU_H100
+from launch_factory import uncollected
 
 from gemmlab.analysis.diagnose import diagnose_all
 from gemmlab.analysis.evidence import Confidence
@@ -88,7 +89,8 @@ def check_basic(dx):
         assert argv[argv.index("-k") + 1] == f"regex:^{d.name}$"
         assert argv[argv.index("--clock-control") + 1] == "none"
         assert argv[argv.index("--launch-skip") + 1] == "1"
-        assert "-o" in argv and "MemoryWorkloadAnalysis_Tables" in argv
+        assert "-o" in argv and uncollected(argv, d.missing_evidence) == []
+        assert d.collect_profile.startswith("gemmlab profile --kernel")  # the default collection covers them
 
 
 def test_details_page_content():

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Optional, Sequence
 
 from gemmlab.analysis import gemm
@@ -26,6 +27,7 @@ from gemmlab.analysis.rules import (Outcome, atomics, coalescing, divergence, la
                                     pipes, shared, sol, stalls)
 from gemmlab.analysis.vocabulary import UNIT_BOUND, WASTE, Category
 from gemmlab.errors import UserError
+from gemmlab.profile import collect, targets
 from gemmlab.profile import command as cmd
 from gemmlab.profile import metrics as M
 from gemmlab.profile.ncu_rep import split_ncu_command
@@ -102,12 +104,12 @@ def diagnose(launch: KernelLaunch, options: AnalyzeOptions = AnalyzeOptions()) -
     ladder = gemm.next_rung(ctx, primary, rest) if is_gemm and primary.category != Category.INCONCLUSIVE else None
     if ladder is not None:
         primary.ladder = ladder
-    argv, purpose, note = _collect(launch, primary, missing, options)
+    argv, purpose, note, profile_line = _collect(launch, primary, missing, options)
     return Diagnosis(
         kernel_id=launch.id, name=launch.name, demangled=launch.demangled, source=launch.source,
         format=launch.format, is_gemm=is_gemm, triage=tri.to_dict(), primary=primary, findings=rest,
         missing_evidence=missing, collect_command=cmd.render(argv), collect_argv=argv, collect_purpose=purpose,
-        collect_note=note, recommendations=_recommendations(primary, rest, ladder), ladder=ladder)
+        collect_note=note, collect_profile=profile_line, recommendations=_recommendations(primary, rest, ladder), ladder=ladder)
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:
@@ -243,11 +245,16 @@ def app_argv(launch: KernelLaunch, options: AnalyzeOptions) -> tuple[list[str], 
 
 
 def _collect(launch: KernelLaunch, primary: Finding, missing: list[MissingEvidence],
-             options: AnalyzeOptions) -> tuple[list[str], str, str]:
+             options: AnalyzeOptions) -> tuple[list[str], str, str, str]:
+    """The ncu command that collects what is missing (or re-measures the primary's evidence), a note on
+    it, and, when ``gemmlab profile``'s default collection covers every metric needed, that collection
+    (11 replay passes on the H100 instead of whole sections: docs/results/profile.md) with the
+    ``gemmlab profile`` line that runs the same thing."""
     sections: list[str] = []
     metrics: list[str] = []
     if missing:
         purpose = "missing-evidence"
+        shorts = [m.metric for m in missing]
         for m in missing:
             if m.section:
                 sections.append(m.section)
@@ -262,13 +269,27 @@ def _collect(launch: KernelLaunch, primary: Finding, missing: list[MissingEviden
                                        if s in M.METRICS and M.METRICS[s].section]
     app, note = app_argv(launch, options)
     out_name = f"{launch.name or 'kernel'}_evidence"
-    argv = cmd.ncu_command(app, kernel_name=launch.name or None, sections=sorted(set(sections)),
-                           metrics=sorted(set(metrics)), launch_skip=options.launch_skip,
-                           launch_count=options.launch_count, output=out_name)
+    # Evidence may name metrics the analyzer derives (not in the table): they follow from the table's.
+    known = [s for s in shorts if s in M.METRICS]
+    default = collect.default_collection()
+    profile_line = ""
+    if known and (not missing or len(known) == len(shorts)) and not collect.uncovered(known, default):
+        target = targets.Target(tuple(app), out_name,
+                                kernel_regex=f"^{re.escape(launch.name)}$" if launch.name else None,
+                                launch_skip=options.launch_skip, launch_count=options.launch_count)
+        argv = targets.build_argv("ncu", target, default, Path(out_name), overwrite=False)
+        profile_line = cmd.render(
+            ["gemmlab", "profile"] + (["--kernel", target.kernel_regex] if target.kernel_regex else [])
+            + ["--launch-skip", str(options.launch_skip), "--launch-count", str(options.launch_count),
+               "-o", out_name, "--"] + list(app))
+    else:
+        argv = cmd.ncu_command(app, kernel_name=launch.name or None, sections=sorted(set(sections)),
+                               metrics=sorted(set(metrics)), launch_skip=options.launch_skip,
+                               launch_count=options.launch_count, output=out_name)
     note = (note + " " if note else "") + (
         f"--launch-skip {options.launch_skip} skips the kernel's warm-up launch (use 0 if the program launches "
         f"it only once). Then: gemmlab analyze {out_name}.ncu-rep")
-    return argv, purpose, note
+    return argv, purpose, note, profile_line
 
 
 def _recommendations(primary: Finding, rest: list[Finding], ladder) -> list[str]:

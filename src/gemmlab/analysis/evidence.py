@@ -159,6 +159,7 @@ class Diagnosis:
     collect_note: str
     recommendations: list[str]
     ladder: Optional[LadderStep] = None
+    collect_profile: str = ""  # the same collection through ``gemmlab profile`` ("" when it has none)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -176,6 +177,7 @@ class Diagnosis:
             "collect_argv": list(self.collect_argv),
             "collect_purpose": self.collect_purpose,
             "collect_note": self.collect_note,
+            "collect_profile": self.collect_profile or None,
             "recommendations": list(self.recommendations),
             "ladder": self.ladder.to_dict() if self.ladder else None,
         }

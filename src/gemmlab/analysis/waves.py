@@ -24,6 +24,33 @@ if TYPE_CHECKING:
 NCU_TAIL_REPORT_PCT = 20.0
 
 
+def ncu_tail_cost_pct(full_waves: int, partial: bool) -> Optional[float]:
+    """NVIDIA's LaunchConfiguration bound on the runtime share of a partial last wave: 100 / (1 + floor(w)) %,
+    defined when there is a partial wave after at least one full one; None otherwise."""
+    if partial and full_waves >= 1:
+        return 100.0 / (1 + full_waves)
+    return None
+
+
+def idle_sm_share(grid_blocks: float, sm_count: float) -> Optional[float]:
+    """Share of SMs with no block at all, (SMs − grid) / SMs, when the grid is smaller than the SM count."""
+    if grid_blocks < sm_count:
+        return (sm_count - grid_blocks) / sm_count
+    return None
+
+
+def tail_idle_share(w: float) -> float:
+    """Share of all block-slot time left idle by the partial last wave of ``w`` waves, assuming blocks of
+    equal duration: the last wave fills frac(w) of the slots, so (ceil(w) − w) / ceil(w) is idle."""
+    return (math.ceil(w) - w) / math.ceil(w)
+
+
+def partial_wave_blocks(grid_blocks: float, w: float) -> int:
+    """Blocks in the partial last wave of a grid of ``grid_blocks`` running ``w`` waves (a wave holds
+    grid / w blocks)."""
+    return math.ceil(grid_blocks * (w - math.floor(w)) / w)
+
+
 @dataclass(frozen=True)
 class WaveResult:
     grid_blocks: int
@@ -61,16 +88,13 @@ class WaveResult:
     @property
     def tail_cost_pct(self) -> Optional[float]:
         """NVIDIA's estimate of the runtime share of the partial wave (needs ≥ 1 full wave)."""
-        if self.tail_blocks and self.full_waves >= 1:
-            return 100.0 / (1 + self.full_waves)
-        return None
+        return ncu_tail_cost_pct(self.full_waves, self.tail_blocks > 0)
 
     @property
     def idle_sm_pct(self) -> Optional[float]:
         """Share of SMs with no block at all when the grid is smaller than the SM count."""
-        if self.grid_blocks < self.sm_count:
-            return 100.0 * (self.sm_count - self.grid_blocks) / self.sm_count
-        return None
+        share = idle_sm_share(self.grid_blocks, self.sm_count)
+        return 100.0 * share if share is not None else None
 
     @property
     def ncu_would_flag(self) -> bool:

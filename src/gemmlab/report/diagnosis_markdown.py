@@ -55,7 +55,9 @@ def render_diagnosis(d: Diagnosis) -> str:
     else:
         lines.append("None: every metric the rules use is present.")
     label = "Collect it with" if d.collect_purpose == "missing-evidence" else "Re-measure after a change with"
-    lines += ["", f"{label}:", "", "```bash", d.collect_command, "```", "", f"_{d.collect_note}_", ""]
+    lines += ["", f"{label}:", "", "```bash", d.collect_command]
+    lines += ["# or, the same collection the easy way:", d.collect_profile] if d.collect_profile else []
+    lines += ["```", "", f"_{d.collect_note}_", ""]
     if d.recommendations:
         lines += ["### Recommendations", ""] + [f"{i}. {r}" for i, r in enumerate(d.recommendations, 1)] + [""]
     return "\n".join(lines)

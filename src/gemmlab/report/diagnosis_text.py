@@ -92,6 +92,9 @@ def render_diagnosis(d: Diagnosis, console: Console) -> None:
     label = "Collect it with" if d.collect_purpose == "missing-evidence" else "Nothing is missing; re-measure after a change with"
     console.print(Text(f"{label}:", style="bold"))
     console.print(Text("  " + d.collect_command), soft_wrap=True)
+    if d.collect_profile:
+        console.print(Text("  or, the same collection the easy way:", style="dim"))
+        console.print(Text("  " + d.collect_profile), soft_wrap=True)
     console.print(Text(f"  ({d.collect_note})", style="dim"))
     if d.recommendations:
         console.print(Text("Recommendations:", style="bold"))

@@ -21,8 +21,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from gemmlab.analysis.roofline import Ceilings, Placement  # noqa: E402
 from gemmlab.report.model import KernelResult, SweepPoint  # noqa: E402
+from gemmlab.report.roofline_plot import roofline_figure  # noqa: E402,F401  (the one roofline drawing)
 
 # One palette for all figures: a neutral blue for kernels, red for kernels that failed the
 # correctness check (their speed does not count), grey for the library reference.
@@ -281,46 +281,5 @@ def sweep_figure(grid: SweepGrid) -> Figure:
         ax.set_xticks([])
     fig.colorbar(im, ax=ax, label="GFLOP/s")
     ax.set_title(grid.title, fontsize=10)
-    fig.tight_layout()
-    return fig
-
-
-def roofline_figure(placements: Sequence[Placement], ceilings: Ceilings, title: str) -> Figure:
-    """Log-log roofline: min(FP32 peak, DRAM bandwidth × AI), each kernel as a point.
-
-    ``placements`` and ``ceilings`` come from ``gemmlab.analysis.roofline`` (the same numbers
-    ``gemmlab roofline`` prints); the legend says each point's % of the roof above it.
-    """
-    if not placements:
-        raise ValueError("no roofline points")
-    ridge = ceilings.ridge
-    ais = [p.point.intensity for p in placements]
-    lo, hi = min(min(ais), ridge) / 8, max(max(ais), ridge) * 8
-    xs = np.geomspace(lo, hi, 256)
-    fig, ax = plt.subplots(figsize=(8.8, 4.6))
-    ax.plot(xs, [ceilings.attainable(x) / 1e9 for x in xs], color="#333333", linewidth=1.6)
-    ax.axvline(ridge, color="#999999", linestyle=":", linewidth=1)
-    ax.annotate(f"FP32 {ceilings.fp32_flops / 1e12:,.1f} TFLOP/s", (hi, ceilings.fp32_flops / 1e9),
-                xytext=(-4, 4), textcoords="offset points", ha="right", va="bottom", fontsize=8)
-    ax.annotate(f"DRAM {ceilings.dram_bytes_per_s / 1e12:,.2f} TB/s", (lo, lo * ceilings.dram_bytes_per_s / 1e9),
-                xytext=(6, 4), textcoords="offset points", ha="left", va="bottom", fontsize=8)
-    ax.annotate(f"ridge {ridge:.1f} FLOP/B", (ridge, ceilings.fp32_flops / 1e9), xytext=(4, -14),
-                textcoords="offset points", fontsize=8, color="#777777")
-    markers = "osD^vP*Xh<>p"
-    colors = matplotlib.colormaps["tab20"].colors  # 20 distinct colours: a ladder has about a dozen rungs
-    for i, p in enumerate(placements):
-        ax.scatter([p.point.intensity], [p.point.rate / 1e9], s=40, marker=markers[i % len(markers)], zorder=3,
-                   color=colors[(2 * i) % 20 + (i // 10) % 2],
-                   label=f"{_short(p.point.name, 30)}: {p.pct_of_attainable:.0f}% of roof")
-    rates = [p.point.rate / 1e9 for p in placements]
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlim(lo, hi)
-    ax.set_ylim(min(min(rates), lo * ceilings.dram_bytes_per_s / 1e9) / 2, ceilings.fp32_flops / 1e9 * 2)
-    ax.set_xlabel("arithmetic intensity (FP32 FLOP / DRAM byte)")
-    ax.set_ylabel("GFLOP/s")
-    ax.set_title(title, fontsize=11)
-    ax.grid(which="both", color="#eeeeee")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)  # never over a point
     fig.tight_layout()
     return fig

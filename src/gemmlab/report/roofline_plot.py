@@ -1,4 +1,8 @@
-"""A log-log roofline chart (matplotlib, Agg backend) written to PNG, SVG or PDF."""
+"""The one log-log roofline drawing (matplotlib, Agg backend), and saving it to PNG, SVG or PDF.
+
+``roofline_figure`` draws; the report inlines it (``gemmlab.report.plots``) and ``gemmlab roofline
+--plot`` saves it with ``save_figure``, which never replaces a file without ``overwrite``.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +10,97 @@ import logging
 import os
 import tempfile
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from gemmlab.analysis.roofline import Ceilings, Placement
 from gemmlab.errors import InputError
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 log = logging.getLogger(__name__)
 FORMATS = ("png", "svg", "pdf")
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")  # no display: plots are drawn on headless machines and in CI
+    import matplotlib.pyplot as plt
+
+    return matplotlib, plt
+
+
+def _short(name: str, width: int) -> str:
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+def roofline_figure(placements: Sequence[Placement], ceilings: Ceilings, title: str | None = None) -> "Figure":
+    """Log-log roofline: min(FP32 peak, DRAM bandwidth × AI), each kernel as a point.
+
+    ``placements`` and ``ceilings`` come from ``gemmlab.analysis.roofline`` (the same numbers
+    ``gemmlab roofline`` prints); the legend says each point's % of the roof above it, and where the
+    points mix ncu-measured and analytic counts, which each one is.
+    """
+    matplotlib, plt = _pyplot()
+    import numpy as np
+
+    ridge = ceilings.ridge
+    ais = [p.point.intensity for p in placements] or [ridge]
+    lo, hi = min(min(ais), ridge) / 8, max(max(ais), ridge) * 8
+    xs = np.geomspace(lo, hi, 256)
+    fig, ax = plt.subplots(figsize=(8.8, 4.6))
+    ax.plot(xs, [ceilings.attainable(x) / 1e9 for x in xs], color="#333333", linewidth=1.6)
+    ax.axvline(ridge, color="#999999", linestyle=":", linewidth=1)
+    ax.annotate(f"FP32 {ceilings.fp32_flops / 1e12:,.1f} TFLOP/s", (hi, ceilings.fp32_flops / 1e9),
+                xytext=(-4, 4), textcoords="offset points", ha="right", va="bottom", fontsize=8)
+    ax.annotate(f"DRAM {ceilings.dram_bytes_per_s / 1e12:,.2f} TB/s", (lo, lo * ceilings.dram_bytes_per_s / 1e9),
+                xytext=(6, 4), textcoords="offset points", ha="left", va="bottom", fontsize=8)
+    ax.annotate(f"ridge {ridge:.1f} FLOP/B", (ridge, ceilings.fp32_flops / 1e9), xytext=(4, -14),
+                textcoords="offset points", fontsize=8, color="#777777")
+    markers = "osD^vP*Xh<>p"
+    colors = matplotlib.colormaps["tab20"].colors  # 20 distinct colours: a ladder has about a dozen rungs
+    mixed = len({p.point.source for p in placements}) > 1
+    for i, p in enumerate(placements):
+        source = f" ({p.point.source})" if mixed else ""
+        ax.scatter([p.point.intensity], [p.point.rate / 1e9], s=40, marker=markers[i % len(markers)], zorder=3,
+                   color=colors[(2 * i) % 20 + (i // 10) % 2],
+                   label=f"{_short(p.point.name, 30)}{source}: {p.pct_of_attainable:.0f}% of roof")
+    rates = [p.point.rate / 1e9 for p in placements]
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(min(rates + [lo * ceilings.dram_bytes_per_s / 1e9]) / 2, ceilings.fp32_flops / 1e9 * 2)
+    ax.set_xlabel("arithmetic intensity (FP32 FLOP / DRAM byte)")
+    ax.set_ylabel("GFLOP/s")
+    ax.set_title(title or f"FP32 roofline, {ceilings.gpu} ({ceilings.source}: {ceilings.detail})", fontsize=11)
+    ax.grid(which="both", color="#eeeeee")
+    if placements:
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)  # never over a point
+    fig.tight_layout()
+    return fig
+
+
+def save_figure(fig: "Figure", path: str | os.PathLike[str], *, overwrite: bool = False, dpi: int = 150) -> Path:
+    """Write ``fig`` to ``path`` (.png, .svg or .pdf) and close it; refuse to replace an existing file
+    unless ``overwrite``. The figure is closed whether or not the save succeeds."""
+    _, plt = _pyplot()
+    try:
+        out = _check_path(path, overwrite)
+        fmt = out.suffix.lower().lstrip(".")
+        # Write next to the target, then rename: a failed save never leaves half a file behind.
+        fd, tmp = tempfile.mkstemp(prefix=".roofline-", suffix=out.suffix, dir=out.parent)
+        os.close(fd)
+        try:
+            fig.savefig(tmp, format=fmt, dpi=dpi, bbox_inches="tight")
+            os.replace(tmp, out)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    finally:
+        plt.close(fig)
+    log.info("wrote plot %s", out)
+    return out
 
 
 def plot_roofline(
@@ -23,66 +111,17 @@ def plot_roofline(
     overwrite: bool = False,
     title: str | None = None,
 ) -> Path:
-    """Draw the roofs and the points; refuse to replace an existing file unless ``overwrite``."""
+    """Draw the roofline and save it to ``path``; refuse to replace an existing file unless ``overwrite``."""
+    _check_path(path, overwrite)  # before drawing: a refused file costs no rendering
+    return save_figure(roofline_figure(placements, ceilings, title), path, overwrite=overwrite)
+
+
+def _check_path(path: str | os.PathLike[str], overwrite: bool) -> Path:
     out = Path(path)
-    fmt = out.suffix.lower().lstrip(".")
-    if fmt not in FORMATS:
+    if out.suffix.lower().lstrip(".") not in FORMATS:
         raise InputError(f"--plot {out}: the file name must end in {', '.join('.' + f for f in FORMATS)}")
     if out.exists() and not overwrite:
         raise InputError(f"--plot {out}: the file exists; pass --force to replace it")
     if not out.parent.is_dir():
         raise InputError(f"--plot {out}: directory {out.parent} does not exist")
-
-    import matplotlib
-
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    ridge = ceilings.ridge
-    ais = [p.point.intensity for p in placements] or [ridge]
-    lo = min(min(ais), ridge) / 8
-    hi = max(max(ais), ridge) * 8
-    fig, ax = plt.subplots(figsize=(8, 5.5))
-    try:
-        xs = [lo, ridge, hi]
-        ys = [ceilings.attainable(x) / 1e12 for x in xs]
-        ax.plot(xs, ys, color="black", linewidth=2, label=f"roof ({ceilings.source}: {ceilings.detail})")
-        ax.axvline(ridge, color="grey", linestyle=":", linewidth=1)
-        ax.annotate(
-            f"ridge {ridge:.1f} FLOP/B",
-            (ridge, ceilings.fp32_flops / 1e12),
-            textcoords="offset points",
-            xytext=(4, -14),
-            fontsize=8,
-            color="grey",
-        )
-        markers = {"ncu": "o", "analytic": "s"}
-        for p in placements:
-            ax.scatter(
-                p.point.intensity,
-                p.point.rate / 1e12,
-                marker=markers.get(p.point.source, "o"),
-                zorder=3,
-                label=f"{p.point.name} ({p.point.source}): {p.pct_of_attainable:.0f}% of roof",
-            )
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("arithmetic intensity [FP32 FLOP / DRAM byte]")
-        ax.set_ylabel("FP32 throughput [TFLOP/s]")
-        ax.set_title(title or f"FP32 roofline, {ceilings.gpu}")
-        ax.grid(True, which="both", linewidth=0.3)
-        ax.legend(fontsize=7, loc="lower right")
-        fig.tight_layout()
-        # Write next to the target, then rename: a failed save never leaves half a file behind.
-        fd, tmp = tempfile.mkstemp(prefix=".roofline-", suffix=out.suffix, dir=out.parent)
-        os.close(fd)
-        try:
-            fig.savefig(tmp, format=fmt, dpi=150)
-            os.replace(tmp, out)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-    finally:
-        plt.close(fig)
-    log.info("wrote roofline plot %s", out)
     return out

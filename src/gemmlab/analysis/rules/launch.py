@@ -6,7 +6,8 @@ frac(w) > 0 and floor(w) ≥ 1, and can cost up to 1 / (1 + floor(w)) of the run
 
 gemmlab's tail estimate assumes blocks of equal duration: the last wave keeps frac(w) of the block
 slots busy, so (ceil(w) − w) / ceil(w) of all slot-time is idle. Reported from 5% (below that it
-is within run-to-run noise of a kernel's duration).
+is within run-to-run noise of a kernel's duration). The arithmetic of both rules lives in
+gemmlab.analysis.waves, shared with ``gemmlab calc waves``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from gemmlab.analysis.rules import Outcome
 from gemmlab.analysis.rules.sol import Triage
 from gemmlab.analysis.rules.stalls import issue_active
 from gemmlab.analysis.vocabulary import Category as C
+from gemmlab.analysis.waves import idle_sm_share, ncu_tail_cost_pct, partial_wave_blocks, tail_idle_share
 
 CATEGORIES = (C.TAIL_EFFECT, C.GRID_TOO_SMALL)
 NEEDS = {
@@ -39,8 +41,8 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
         if ctx.v(k) is None:
             out.needs[k] = why
     grid, sms, w = ctx.v("grid_size"), ctx.v("sm_count"), ctx.v("waves")
-    if grid is not None and sms is not None and grid < sms:
-        idle = (sms - grid) / sms
+    idle = idle_sm_share(grid, sms) if grid is not None and sms is not None else None
+    if idle is not None:
         out.findings.append(Finding(
             C.GRID_TOO_SMALL, f"Grid too small: {fmt(grid)} blocks for {fmt(sms)} SMs leaves {pct(idle)} of the "
             "SMs idle.", Confidence.HIGH, idle, "NVIDIA LaunchConfiguration estimate: (SMs − blocks) / SMs",
@@ -76,11 +78,11 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
             ["Give the GPU more blocks (smaller tiles or split-K) so at least one full wave of blocks runs."]))
         return out
     if whole >= 1 and frac > 0:
-        idle = (math.ceil(w) - w) / math.ceil(w)
-        bound = 1.0 / (1 + whole)
+        idle = tail_idle_share(w)
+        bound = ncu_tail_cost_pct(whole, partial=True) / 100.0
         if idle < TAIL_REPORT:
             return out
-        blocks_last = math.ceil(grid * frac / w) if grid else None
+        blocks_last = partial_wave_blocks(grid, w) if grid else None
         out.findings.append(Finding(
             C.TAIL_EFFECT,
             f"Tail effect: {fmt(w)} waves per SM — the last partial wave"
