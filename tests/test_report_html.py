@@ -129,6 +129,7 @@ def test_diagnosis_cards_carry_evidence_missing_evidence_and_the_ncu_command(sam
     d = view.diagnoses["kernels"][0]
     assert d["primary"]["summary"] in text
     assert d["collect_command"] in text
+    assert d["collect_profile"] and d["collect_profile"] in text  # the gemmlab profile shortcut too
     evidence_tables = [t for t in page.tables if t and t[0][:2] == ["Metric", "Value"]]
     assert evidence_tables
     first_metric = d["primary"]["evidence"][0]["metric"]

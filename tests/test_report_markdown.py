@@ -80,6 +80,7 @@ def test_cards_carry_the_diagnosis_and_its_command():
     assert "### `gemm_uncoalesced`" in text
     assert f"Primary: **{markdown.esc(d['primary']['category'])}**" in text
     assert "```sh\n" + d["collect_command"] + "\n```" in text
+    assert d["collect_profile"] and "```sh\n" + d["collect_profile"] + "\n```" in text
 
 
 def test_markdown_special_characters_do_not_break_tables_or_formatting():

@@ -94,6 +94,7 @@ class Card:
     recommendations: tuple[str, ...]
     diagnosed: bool
     collect_note: str = ""  # what the command's placeholders mean, what to run after it
+    collect_profile: str = ""  # the same collection through `gemmlab profile` ("" when it has none)
     diagnosis_source: str = ""  # the capture this diagnosis was made from
 
 
@@ -229,6 +230,7 @@ def _card(name: str, row: LadderRow | None, diag: Mapping[str, Any] | None) -> C
         recommendations=tuple(_text(r) for r in diag.get("recommendations") or []),
         diagnosed=True,
         collect_note=str(diag.get("collect_note") or ""),
+        collect_profile=str(diag.get("collect_profile") or ""),
         diagnosis_source=str(diag.get("source") or ""),
     )
 

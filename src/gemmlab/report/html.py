@@ -163,6 +163,8 @@ def _card(c: Card) -> list[str]:
         out.append("</ul>")
     if c.collect_command:
         out.append(f"<p><strong>Collect the evidence</strong></p><pre><code>{e(c.collect_command)}</code></pre>")
+        if c.collect_profile:
+            out.append(f"<p>or, the same collection the easy way:</p><pre><code>{e(c.collect_profile)}</code></pre>")
         if c.collect_note:
             out.append(f'<p class="conf">{e(c.collect_note)}</p>')
     if c.diagnosis_source:

@@ -86,6 +86,9 @@ def _card(c: Card) -> list[str]:
         out += ["What to try:", ""] + [f"- {esc(t)}" for t in c.recommendations] + [""]
     if c.collect_command:
         out += ["Collect the evidence:", "", "```sh", c.collect_command.replace("```", "` ` `"), "```", ""]
+        if c.collect_profile:
+            out += ["or, the same collection the easy way:", "", "```sh",
+                    c.collect_profile.replace("```", "` ` `"), "```", ""]
         if c.collect_note:
             out += [esc(c.collect_note), ""]
     if c.diagnosis_source:
