@@ -74,6 +74,21 @@ def test_collect_command_uses_the_program_recorded_in_the_report(rung):
                                    "--shape", "2048,2048,2048", "--warmup", "5"]
     assert "./app" not in d.collect_argv
     assert "recorded in the report" in d.collect_note
+    # the same launch as the report: gemmlab profile skipped 5 warm-ups by kernel name; autotuned was
+    # picked by its NVTX range instead (its kernel is chosen at run time), so no skip was recorded
+    i = d.collect_argv.index("--launch-skip")
+    if rung == "autotuned":
+        assert d.collect_argv[i + 1] == "1" and "warm-up launch" in d.collect_note
+    else:
+        assert d.collect_argv[i + 1] == "5" and "--launch-skip 5 is the skip the report was profiled with" in d.collect_note
+
+
+def test_an_explicit_program_keeps_the_default_skip():
+    from gemmlab.analysis.diagnose import AnalyzeOptions
+
+    (d,) = diagnose_all(load(capture("warptiling")), AnalyzeOptions(app_argv=("./my_app", "2048")))
+    i = d.collect_argv.index("--launch-skip")
+    assert d.collect_argv[i + 1] == "1" and d.collect_argv[-2:] == ["./my_app", "2048"]
 
 
 def test_session_command_and_its_program():

@@ -15,6 +15,8 @@ How the primary is chosen (``docs/analyzer.md`` has the long form):
 
 from __future__ import annotations
 
+import dataclasses
+
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -229,12 +231,7 @@ def app_argv(launch: KernelLaunch, options: AnalyzeOptions) -> tuple[list[str], 
         return list(options.app_argv), ""
     ncu_argv, recorded = split_ncu_command(launch.command_line) if launch.command_line else ([], [])
     if recorded:
-        note = "the program and arguments are those ncu recorded in the report"
-        for flag in ("--launch-skip", "-s"):
-            if flag in ncu_argv[:-1]:
-                note += f" (it was profiled with --launch-skip {ncu_argv[ncu_argv.index(flag) + 1]})"
-                break
-        return recorded, note + "."
+        return recorded, "the program and arguments are those ncu recorded in the report."
     program = program_path(launch)
     if program:
         return [program], f"{program} is the program named in the export; append its own arguments."
@@ -242,6 +239,15 @@ def app_argv(launch: KernelLaunch, options: AnalyzeOptions) -> tuple[list[str], 
         p = launch.process if "/" in launch.process else f"./{launch.process}"
         return [p], f"{p} stands for the profiled process '{launch.process}'; use its real path and append its arguments."
     return ["./app"], "./app stands for the program that launches this kernel (the export does not name it)."
+
+
+def recorded_skip(launch: KernelLaunch) -> Optional[int]:
+    """The --launch-skip ncu recorded for this report (how the profiled launch was reached), if any."""
+    ncu_argv, _ = split_ncu_command(launch.command_line) if launch.command_line else ([], [])
+    for flag in ("--launch-skip", "-s"):
+        if flag in ncu_argv[:-1] and ncu_argv[ncu_argv.index(flag) + 1].isdigit():
+            return int(ncu_argv[ncu_argv.index(flag) + 1])
+    return None
 
 
 def _collect(launch: KernelLaunch, primary: Finding, missing: list[MissingEvidence],
@@ -268,6 +274,11 @@ def _collect(launch: KernelLaunch, primary: Finding, missing: list[MissingEviden
         sections = ["SpeedOfLight"] + [M.METRICS[s].section for s in shorts
                                        if s in M.METRICS and M.METRICS[s].section]
     app, note = app_argv(launch, options)
+    # Reach the same launch the report profiled: its recorded --launch-skip, when the program is the
+    # recorded one too; otherwise skip the kernel's warm-up launch.
+    recorded = recorded_skip(launch) if options.app_argv is None else None
+    skip = recorded if recorded is not None else options.launch_skip
+    options = dataclasses.replace(options, launch_skip=skip)
     out_name = f"{launch.name or 'kernel'}_evidence"
     # Evidence may name metrics the analyzer derives (not in the table): they follow from the table's.
     known = [s for s in shorts if s in M.METRICS]
@@ -286,9 +297,9 @@ def _collect(launch: KernelLaunch, primary: Finding, missing: list[MissingEviden
         argv = cmd.ncu_command(app, kernel_name=launch.name or None, sections=sorted(set(sections)),
                                metrics=sorted(set(metrics)), launch_skip=options.launch_skip,
                                launch_count=options.launch_count, output=out_name)
-    note = (note + " " if note else "") + (
-        f"--launch-skip {options.launch_skip} skips the kernel's warm-up launch (use 0 if the program launches "
-        f"it only once). Then: gemmlab analyze {out_name}.ncu-rep")
+    skip_note = (f"--launch-skip {skip} is the skip the report was profiled with." if recorded is not None else
+                 f"--launch-skip {skip} skips the kernel's warm-up launch (use 0 if the program launches it only once).")
+    note = (note + " " if note else "") + f"{skip_note} Then: gemmlab analyze {out_name}.ncu-rep"
     return argv, purpose, note, profile_line
 
 
