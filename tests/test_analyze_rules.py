@@ -399,3 +399,15 @@ def test_ffma_ratios_are_not_used_for_tensor_core_kernels():
     assert C.INSTRUCTION_OVERHEAD not in cats(d)
     for f in [d.primary] + d.findings:
         assert "smem_wavefronts_per_ffma" not in [e.metric for e in f.evidence]
+
+
+def test_gemm_detection_by_name():
+    from gemmlab.analysis.gemm import looks_like_gemm
+
+    assert looks_like_gemm("gemm_tiled16") and looks_like_gemm("sgemm_kernel")
+    assert looks_like_gemm("Kernel2", "void cutlass::Kernel2<cutlass_80_simt_sgemm_128x128_8x4_nn_align1>(...)")
+    assert looks_like_gemm("gemmlab_double_buffered") and looks_like_gemm("gemmlab_vectorized_scalar")
+    assert looks_like_gemm("gemmlab_autotuned_64x128x16_w32x64n2_s3_b3")
+    # gemmlab's prefix alone does not make a kernel a GEMM (seen on the device: an example ReLU)
+    assert not looks_like_gemm("gemmlab_example_relu")
+    assert not looks_like_gemm("cupy_copy__float_float32") and not looks_like_gemm("reduce_kernel")

@@ -20,8 +20,11 @@ from gemmlab.analysis.vocabulary import Category as C
 RUNGS = ("naive_uncoalesced", "coalesced", "smem_tiled", "blocktile_1d", "blocktile_2d", "vectorized",
          "bank_conflict_free", "warptiling", "double_buffered", "autotuned")
 
-_GEMM_NAME = re.compile(r"gemm|matmul|mat_mul|matrixmul|(^|[_:])mm($|_)|sgemv|cutlass.*gemm|xmma|wgmma",
+# "gemm" but not gemmlab's own prefix: gemmlab_example_relu is no GEMM (its ladder kernels are
+# recognised by name below).
+_GEMM_NAME = re.compile(r"gemm(?!lab)|matmul|mat_mul|matrixmul|(^|[_:])mm($|_)|sgemv|cutlass.*gemm|xmma|wgmma",
                         re.IGNORECASE)
+_LADDER_PREFIX = "gemmlab_"
 
 # Conflict-free shared wavefronts per warp-FFMA at or above which each FMA still pulls its own
 # operand from shared memory (one output per thread: ≥ 1 wavefront for B alone; wide loads of A only
@@ -30,7 +33,17 @@ ONE_OUTPUT_PER_THREAD_WAVEFRONTS = 1.0
 
 
 def looks_like_gemm(name: str, demangled: str = "") -> bool:
-    return bool(_GEMM_NAME.search(name) or _GEMM_NAME.search(demangled))
+    return bool(_GEMM_NAME.search(name) or _GEMM_NAME.search(demangled) or _ladder_kernel(name))
+
+
+def _ladder_kernel(name: str) -> bool:
+    """gemmlab's own rungs launch as ``gemmlab_<rung>`` (``_scalar`` twins, autotune candidates)."""
+    if not name.startswith(_LADDER_PREFIX):
+        return False
+    from gemmlab.kernels import registry  # the registry is plain Python: no GPU needed
+
+    rest = name[len(_LADDER_PREFIX):]
+    return any(rest == n or rest.startswith(n + "_") for n in registry.names())
 
 
 def _uses_shared(ctx: Context) -> Optional[bool]:
