@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import json
 
@@ -205,3 +206,14 @@ def test_argument_parsers():
     assert [parse_arch_name(s) for s in ("sm_90", "sm90a", "9.0", "90", "compute_86", "12.0", "sm_100")] == [
         "sm_90", "sm_90", "sm_90", "sm_90", "sm_86", "sm_120", "sm_100"]
     assert parse_arch_name("hopper") is None
+
+
+@pytest.mark.parametrize("rung", ["bank_conflict_free", "warptiling", "double_buffered", "autotuned"])
+def test_occupancy_agrees_with_ncu_on_the_ladder_captures(capsys, rung):
+    """The top rungs use dynamic shared memory and large register counts: every limit ncu reported
+    (registers, shared memory with the carve-out it picked, warps, blocks, barriers) must match."""
+    pytest.importorskip("ncu_report")
+    rep = Path(__file__).parent / "fixtures" / "ncu" / "h100" / f"ladder_{rung}_2048_full.ncu-rep"
+    (row,) = run_json(capsys, "occupancy", "--from-capture", str(rep))
+    assert row["ncu_agrees"] and row["limiter"] == "registers"
+    assert row["blocks_per_sm"] == (3 if rung == "autotuned" else 2)
