@@ -37,6 +37,19 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of `gemmlab ARGV`, run in-process through the real front door."""
+    from gemmlab.cli import main
+
+    try:
+        main(list(argv))
+        code = 0
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else 1
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 @pytest.fixture
 def ncu_h100() -> Path:
     return NCU_H100

@@ -5,20 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import NCU_H100
-
-from gemmlab.cli import main
+from conftest import NCU_H100, run_cli as run
 
 
-def run(capsys, *argv):
-    """(exit code, stdout, stderr) of `gemmlab ARGV`."""
-    code = 0
-    try:
-        main(list(argv))
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else 1
-    out, err = capsys.readouterr()
-    return code, out, err
+
 
 
 def one_line_error(err: str) -> str:

@@ -8,21 +8,13 @@ from pathlib import Path
 import json
 
 import pytest
+from conftest import run_cli as run
 from ncu_raw_records import NCU_H100, RAW_BASE
 
-from gemmlab.cli import main
 
 RAW = str(NCU_H100 / "gemm_ladder_raw.csv")  # scaled units, as ncu prints by default
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else 1
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def run_json(capsys, *argv: str):

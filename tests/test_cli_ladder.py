@@ -15,23 +15,14 @@ from pathlib import Path
 from typing import Mapping
 
 import pytest
-from conftest import gpu_status
+from conftest import gpu_status, run_cli
 from fakes_bench import article_result
 
-from gemmlab.cli import main
 from gemmlab.store import Store
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
 
-def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else 1
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(autouse=True)

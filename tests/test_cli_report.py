@@ -7,22 +7,14 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 import report_samples as samples
 
-from gemmlab.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 H100_RUN = REPO / "docs" / "results" / "harness-h100-2026-11-21" / "ladder2048.json"
 
 
-def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else 1
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(autouse=True)
