@@ -194,6 +194,8 @@ def global_load_waste(ctx: Context) -> Optional[Waste]:
         ev.append(ctx.ev("gld_bytes_per_sector", "32 byte/sector used when fully coalesced",
                          "bytes fetched but not used waste L1/L2/DRAM bandwidth (broadcast loads also "
                          "read 4 of 32 bytes, which is not waste)"))
+    if gld == 0.0:  # no LSU global loads (TMA/bulk copies bypass these counters): nothing to waste
+        return Waste(0.0, 0.0, ev, Confidence.HIGH, note="no global-load sectors through the LSU")
     # 1. exact: per-instruction theoretical vs ideal sectors (SourceCounters), loads+stores
     if th is not None and ideal is not None and gld:
         total_excess = max(0.0, th - ideal)
@@ -262,6 +264,8 @@ def global_store_waste(ctx: Context) -> Optional[Waste]:
     if bps is not None:
         ev.append(ctx.ev("gst_bytes_per_sector", "32 byte/sector when fully coalesced",
                          "partially written sectors cost full L2 write bandwidth"))
+    if gst == 0.0:  # no LSU global stores (a TMA store epilogue, or none at all): nothing to waste
+        return Waste(0.0, 0.0, ev, Confidence.HIGH, note="no global-store sectors through the LSU")
     if gst is not None and bps is not None:
         w = max(0.0, 1.0 - bps / SECTOR_BYTES)
         return Waste(w, gst * w, ev, Confidence.HIGH)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
-from gemmlab.analysis import gemm
+from gemmlab.analysis import gemm, limits
 from gemmlab.analysis.context import Context, fmt
 from gemmlab.analysis.evidence import Confidence, Diagnosis, Finding, MissingEvidence
 from gemmlab.analysis.rules import (Outcome, atomics, coalescing, divergence, launch, local, memory, occupancy,
@@ -93,7 +93,7 @@ def diagnose(launch: KernelLaunch, options: AnalyzeOptions = AnalyzeOptions()) -
     diff = tri.differential() if tri.regime != "unknown" else list(Category)
     unevaluated = [c for o in outcomes if not o.evaluated for c in o.categories if c in diff]
 
-    primary = _choose_primary(tri, findings, diff, unevaluated)
+    primary = limits.choose(ctx, tri, findings) or _choose_primary(tri, findings, diff, unevaluated)
     rest = [f for f in findings if f is not primary]
     rest = [f for f in rest
             if f.impact >= MIN_SECONDARY_IMPACT or f.category in WASTE or f.category in UNIT_BOUND or f.at_limit]

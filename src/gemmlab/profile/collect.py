@@ -117,7 +117,7 @@ GROUPS: tuple[Group, ...] = (
        "spills: local-memory traffic and its share of instructions (NVIDIA flags > 10%)"),
     _g("pipes",
        ("pipe_fma_pct", "pipe_alu_pct", "pipe_fp64_pct", "pipe_xu_pct", "pipe_lsu_pct", "pipe_shared_pct",
-        "pipe_tensor_pct", "pipe_tensor_gmma_pct", "ipc_active", "ffma_rate", "ffma_peak_per_sm",
+        "pipe_tensor_pct", "pipe_tensor_imma_pct", "pipe_tensor_dmma_pct", "pipe_tensor_gmma_pct", "ipc_active", "ffma_rate", "ffma_peak_per_sm",
         "thread_inst_per_inst", "thread_inst_pred_on_per_inst"),
        "which pipe is busy when the SM is the bottleneck, FMA rate vs peak; divergence (< 24 of 32 threads)"),
     _g("memory_hierarchy", ("l1_hit_pct", "l2_hit_pct", "dram_bytes_per_s", "lsuin_requests_pct"),

@@ -18,7 +18,7 @@ from gemmlab.analysis import derived as D
 from gemmlab.analysis.context import Context, fmt, pct
 from gemmlab.analysis.evidence import Confidence, Finding, lowest
 from gemmlab.analysis.rules import Outcome
-from gemmlab.analysis.rules.sol import HIGH_PCT, LATENCY_BELOW_PCT, Triage
+from gemmlab.analysis.rules.sol import HIGH_PCT, LATENCY_BELOW_PCT, Triage, high_pct
 from gemmlab.analysis.rules.stalls import stall_evidence
 from gemmlab.analysis.vocabulary import Category as C
 
@@ -130,7 +130,7 @@ def _unit_bound(ctx: Context, tri: Triage, out: Outcome, unit: str) -> None:
                 "L2/shared memory (tiling raises arithmetic intensity).",
                 "At this DRAM utilisation, access-pattern tweaks no longer help; only less traffic does."]
         what = "DRAM"
-    at_limit = busy * 100 >= HIGH_PCT and waste < WASTE_OK
+    at_limit = busy * 100 >= high_pct(unit) and waste < WASTE_OK
     out.findings.append(Finding(
         cat, f"{what} bound: {what} bandwidth at {fmt(100 * busy)}% of peak"
         + (" with efficient accesses." if known and waste < WASTE_OK else "."),

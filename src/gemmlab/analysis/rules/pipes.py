@@ -27,7 +27,7 @@ busiest unit (once overhead is gone that unit becomes the limit).
 
 from __future__ import annotations
 
-from gemmlab.analysis import derived as D
+from gemmlab.analysis import derived as D, limits
 from gemmlab.analysis.context import Context, fmt, pct
 from gemmlab.analysis.evidence import Confidence, Finding
 from gemmlab.analysis.rules import Outcome
@@ -67,10 +67,12 @@ def _pipes(ctx: Context, tri: Triage, out: Outcome) -> None:
         v = ctx.v(short)
         if v is not None and (best is None or v > best[1]):
             best = (short, v, label)
-    tensor = max([v for v in (ctx.v("pipe_tensor_pct"), ctx.v("pipe_tensor_gmma_pct")) if v is not None],
-                 default=None)
+    # HMMA/WGMMA, IMMA and DMMA each have their own utilisation; sm__inst_executed_pipe_tensor_op_gmma
+    # counts WGMMA *instructions* (3-12% even at peak: each does a lot of work), so it is not one.
+    busiest = limits.tensor_pipe(ctx)
+    tensor = busiest[1] if busiest is not None else None
     if tensor is not None and tensor >= LATENCY_BELOW_PCT:
-        short = "pipe_tensor_pct" if ctx.v("pipe_tensor_pct") == tensor else "pipe_tensor_gmma_pct"
+        short = busiest[0]
         out.findings.append(Finding(
             C.TENSOR_BOUND, f"Tensor-core bound: the tensor pipe runs at {fmt(tensor)}% of peak.",
             Confidence.HIGH, 0.0, "not estimated: the math itself is the limit",

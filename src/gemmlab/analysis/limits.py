@@ -1,0 +1,129 @@
+"""Units near their limit first: the primary of a kernel whose DRAM, L2, tensor pipe or a math pipe runs
+at high throughput is that unit — unless a cause explains where that unit's load comes from.
+
+The rule families estimate, for each possible cause, how much of the run a fix could recover; that
+ranking decides among causes of a *busy* unit. But a cause in a unit that is not the limit recovers
+nothing, and a unit at its limit doing necessary work is the diagnosis itself (nothing a code change
+inside the kernel wins back). So before the ranking:
+
+1. Tensor pipe (HMMA/WGMMA, IMMA or DMMA) ≥ 80% of peak (NVIDIA's high-throughput line): tensor_bound,
+   at limit. The shared-memory and L1 traffic of such a kernel is operand delivery (WGMMA reads its
+   operands from shared memory, TMA writes them there), not a problem to fix.
+2. DRAM at or above its high-throughput line (``sol.DRAM_HIGH_PCT``): dram_bound at limit, unless
+   excess sectors (uncoalesced loads or stores) or local-memory traffic make up at least half of what
+   reaches L2/DRAM — then that cause is the primary and names DRAM as the unit it saturates.
+3. L2 at ≥ 80% and clearly busier than DRAM (triage): the same, with atomics as a further cause.
+4. A math pipe (FMA, FP64, ALU, XU) or the issue slots at ≥ 80% with a math pipe the busiest pipe:
+   compute_bound — unless fewer than 24 of 32 threads are active per instruction (NVIDIA's
+   ThreadDivergence line): then warp_divergence, since the pipe is busy doing masked-off lanes.
+
+Anything else goes to the ranking (``diagnose._choose_primary``).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from gemmlab.analysis import derived as D
+from gemmlab.analysis.context import Context, fmt, pct
+from gemmlab.analysis.evidence import Confidence, Finding
+from gemmlab.analysis.rules.divergence import THREADS_FLAG
+from gemmlab.analysis.rules.sol import DRAM_HIGH_PCT, HIGH_PCT, Triage
+from gemmlab.analysis.vocabulary import Category as C
+
+# A waste cause explains a unit's load when at least half of the sectors reaching it are excess: then
+# fixing the access pattern at least halves that unit's traffic, more than any other change could.
+EXPLAINS_SHARE = 0.5
+
+TENSOR_PIPES = ("pipe_tensor_pct", "pipe_tensor_imma_pct", "pipe_tensor_dmma_pct")
+MATH_PIPES = ("pipe_fma_pct", "pipe_fp64_pct", "pipe_alu_pct", "pipe_xu_pct")
+OTHER_PIPES = ("pipe_lsu_pct",)
+
+
+def tensor_pipe(ctx: Context) -> Optional[tuple[str, float]]:
+    """The busiest tensor pipe (short name, % of peak), or None when the export has none."""
+    vals = [(s, ctx.v(s)) for s in TENSOR_PIPES if ctx.v(s) is not None]
+    return max(vals, key=lambda kv: kv[1]) if vals else None
+
+
+def _excess_share_at_l2(ctx: Context) -> tuple[float, Optional[C], list]:
+    """The share of L2 sectors that are excess (from uncoalesced loads, stores, or local memory) and
+    which cause contributes most."""
+    l2_total = ctx.v("l2_sectors_total")
+    if not l2_total:
+        return 0.0, None, []
+    parts: list[tuple[float, C, list]] = []
+    ld, st = D.global_load_waste(ctx), D.global_store_waste(ctx)
+    if ld is not None and ld.excess:
+        # loads that hit in L1 never reach L2 (a 16-byte-per-thread pattern split over two instructions
+        # re-reads its sector from L1)
+        reach = 1.0 - (ctx.v("gld_hit_rate") or 0.0) / 100.0
+        parts.append((ld.excess * reach, C.UNCOALESCED_GLOBAL_LOADS, ld.evidence))
+    if st is not None and st.excess:
+        parts.append((st.excess, C.UNCOALESCED_GLOBAL_STORES, st.evidence))
+    loc = (ctx.v("local_ld_sectors") or 0.0) + (ctx.v("local_st_sectors") or 0.0)
+    if loc:
+        parts.append((loc * (1.0 - (ctx.v("l1_hit_pct") or 0.0) / 100.0), C.LOCAL_MEMORY, []))
+    if not parts:
+        return 0.0, None, []
+    total = sum(p[0] for p in parts)
+    top = max(parts, key=lambda p: p[0])
+    return min(1.0, total / l2_total), top[1], top[2]
+
+
+def _explained(ctx: Context, findings: dict[C, Finding], unit: str, busy: float) -> Optional[Finding]:
+    share, cause, _ = _excess_share_at_l2(ctx)
+    if cause is None or share < EXPLAINS_SHARE or cause not in findings:
+        return None
+    f = findings[cause]
+    f.impact = max(f.impact, busy * share)
+    f.impact_basis = (f"{unit} busy {pct(busy)} × excess share of the L2/DRAM sectors {pct(share)} "
+                      "(fixing the pattern removes that traffic from the unit at its limit)")
+    f.summary = f.summary.rstrip(".") + f"; this waste is {pct(share)} of the traffic of {unit}, which runs at its limit."
+    f.at_limit = False
+    return f
+
+
+def choose(ctx: Context, tri: Triage, found: list[Finding]) -> Optional[Finding]:
+    """The primary decided by a unit at its limit, or None to leave the choice to the ranking."""
+    if tri.regime != "throughput":
+        return None
+    findings = {f.category: f for f in found}
+    tensor = tensor_pipe(ctx)
+    if tensor is not None and tensor[1] >= HIGH_PCT and C.TENSOR_BOUND in findings:
+        f = findings[C.TENSOR_BOUND]
+        f.at_limit = True
+        return f
+    dram, l2 = tri.pct.get("dram"), tri.pct.get("l2")
+    if dram is not None and dram >= DRAM_HIGH_PCT and "dram" in tri.hot:
+        return _explained(ctx, findings, "DRAM", dram / 100.0) or findings.get(C.DRAM_BOUND)
+    if l2 is not None and l2 >= HIGH_PCT and "l2" in tri.hot:
+        cause = _explained(ctx, findings, "L2", l2 / 100.0)
+        if cause is None and C.ATOMIC_CONTENTION in findings and findings[C.ATOMIC_CONTENTION].impact >= 0.05:
+            cause = findings[C.ATOMIC_CONTENTION]
+        return cause or findings.get(C.L2_BOUND)
+    return _compute(ctx, tri, findings)
+
+
+def _compute(ctx: Context, tri: Triage, findings: dict[C, Finding]) -> Optional[Finding]:
+    pipes = {s: ctx.v(s) for s in MATH_PIPES + OTHER_PIPES if ctx.v(s) is not None}
+    if not pipes:
+        return None
+    top, top_v = max(pipes.items(), key=lambda kv: kv[1])
+    issue = ctx.v("issue_active_pct")
+    if top not in MATH_PIPES or not (top_v >= HIGH_PCT or (issue is not None and issue >= HIGH_PCT)):
+        return None
+    threads = ctx.v("thread_inst_per_inst")
+    if threads is not None and threads < THREADS_FLAG and C.WARP_DIVERGENCE in findings:
+        return findings[C.WARP_DIVERGENCE]
+    f = findings.get(C.COMPUTE_BOUND)
+    if f is None:
+        return None
+    if top_v >= HIGH_PCT:
+        f.at_limit = True
+    elif issue is not None and issue >= HIGH_PCT:
+        f.summary = f.summary.rstrip(".") + (f"; the schedulers issue on {fmt(issue)}% of cycles, so instruction "
+                                             "issue, not a stall, is the limit.")
+        if f.confidence == Confidence.LOW:
+            f.confidence = Confidence.MEDIUM
+    return f
