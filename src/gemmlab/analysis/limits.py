@@ -9,13 +9,17 @@ inside the kernel wins back). So before the ranking:
 1. Tensor pipe (HMMA/WGMMA, IMMA or DMMA) ≥ 80% of peak (NVIDIA's high-throughput line): tensor_bound,
    at limit. The shared-memory and L1 traffic of such a kernel is operand delivery (WGMMA reads its
    operands from shared memory, TMA writes them there), not a problem to fix.
-2. DRAM at or above its high-throughput line (``sol.DRAM_HIGH_PCT``): dram_bound at limit, unless
+2. DRAM at or above its high-throughput line (``sol.DRAM_HIGH_PCT``), or co-limiting with the SM and
+   busier than it relative to what DRAM can sustain: dram_bound, unless
    excess sectors (uncoalesced loads or stores) or local-memory traffic make up at least half of what
    reaches L2/DRAM — then that cause is the primary and names DRAM as the unit it saturates.
 3. L2 at ≥ 80% and clearly busier than DRAM (triage): the same, with atomics as a further cause.
-4. A math pipe (FMA, FP64, ALU, XU) or the issue slots at ≥ 80% with a math pipe the busiest pipe:
-   compute_bound — unless fewer than 24 of 32 threads are active per instruction (NVIDIA's
-   ThreadDivergence line): then warp_divergence, since the pipe is busy doing masked-off lanes.
+4. A math pipe (FMA, FP64, ALU, XU) or the issue slots at ≥ 80% — or the issue slots carrying a busy
+   SM — with a math pipe the busiest pipe: compute_bound (issue-bound when no pipe is near peak) —
+   unless fewer than 24 of 32 threads are active per instruction (NVIDIA's ThreadDivergence line):
+   then warp_divergence, since the pipe is busy doing masked-off lanes.
+5. Latency regime: warps waiting on the L1TEX scoreboard while local memory is most of the L1
+   global+local traffic wait on local memory: local_memory.
 
 Anything else goes to the ranking (``diagnose._choose_primary``).
 """
@@ -28,7 +32,7 @@ from gemmlab.analysis import derived as D
 from gemmlab.analysis.context import Context, fmt, pct
 from gemmlab.analysis.evidence import Confidence, Finding
 from gemmlab.analysis.rules.divergence import THREADS_FLAG
-from gemmlab.analysis.rules.sol import DRAM_HIGH_PCT, HIGH_PCT, Triage
+from gemmlab.analysis.rules.sol import CO_LIMIT_POINTS, DRAM_HIGH_PCT, DRAM_SUSTAINABLE, HIGH_PCT, Triage
 from gemmlab.analysis.vocabulary import Category as C
 
 # A waste cause explains a unit's load when at least half of the sectors reaching it are excess: then
@@ -86,6 +90,8 @@ def _explained(ctx: Context, findings: dict[C, Finding], unit: str, busy: float)
 
 def choose(ctx: Context, tri: Triage, found: list[Finding]) -> Optional[Finding]:
     """The primary decided by a unit at its limit, or None to leave the choice to the ranking."""
+    if tri.regime == "latency":
+        return latency_cause(ctx, tri, found)
     if tri.regime != "throughput":
         return None
     findings = {f.category: f for f in found}
@@ -94,8 +100,12 @@ def choose(ctx: Context, tri: Triage, found: list[Finding]) -> Optional[Finding]
         f = findings[C.TENSOR_BOUND]
         f.at_limit = True
         return f
-    dram, l2 = tri.pct.get("dram"), tri.pct.get("l2")
-    if dram is not None and dram >= DRAM_HIGH_PCT and "dram" in tri.hot:
+    dram, l2, sm = tri.pct.get("dram"), tri.pct.get("l2"), tri.pct.get("sm")
+    # DRAM leads when at its high-throughput line, or when, measured against what it can sustain, it
+    # is busier than the SM it shares the limit with (co-limited kernels: a norm or softmax pass)
+    dram_leads = dram is not None and "dram" in tri.hot and (
+        dram >= DRAM_HIGH_PCT or (sm is not None and dram / DRAM_SUSTAINABLE >= sm))
+    if dram_leads:
         return _explained(ctx, findings, "DRAM", dram / 100.0) or findings.get(C.DRAM_BOUND)
     if l2 is not None and l2 >= HIGH_PCT and "l2" in tri.hot:
         cause = _explained(ctx, findings, "L2", l2 / 100.0)
@@ -111,19 +121,56 @@ def _compute(ctx: Context, tri: Triage, findings: dict[C, Finding]) -> Optional[
         return None
     top, top_v = max(pipes.items(), key=lambda kv: kv[1])
     issue = ctx.v("issue_active_pct")
-    if top not in MATH_PIPES or not (top_v >= HIGH_PCT or (issue is not None and issue >= HIGH_PCT)):
+    sm = tri.pct.get("sm")
+    # the issue slots carry the SM when they are its busiest sub-unit (within the co-limit margin of
+    # sm__throughput, which is the max of its sub-units): the SM is busy issuing instructions
+    issue_carries = (issue is not None and sm is not None and "sm" in tri.hot and issue >= sm - CO_LIMIT_POINTS)
+    if top not in MATH_PIPES or not (top_v >= HIGH_PCT or (issue is not None and issue >= HIGH_PCT) or issue_carries):
         return None
     threads = ctx.v("thread_inst_per_inst")
     if threads is not None and threads < THREADS_FLAG and C.WARP_DIVERGENCE in findings:
         return findings[C.WARP_DIVERGENCE]
     f = findings.get(C.COMPUTE_BOUND)
     if f is None:
-        return None
+        f = _issue_bound(ctx, top, top_v, issue)
     if top_v >= HIGH_PCT:
         f.at_limit = True
-    elif issue is not None and issue >= HIGH_PCT:
+    elif issue is not None and issue >= HIGH_PCT and "schedulers issue" not in f.summary:
         f.summary = f.summary.rstrip(".") + (f"; the schedulers issue on {fmt(issue)}% of cycles, so instruction "
                                              "issue, not a stall, is the limit.")
-        if f.confidence == Confidence.LOW:
-            f.confidence = Confidence.MEDIUM
+    if f.confidence == Confidence.LOW:
+        f.confidence = Confidence.MEDIUM
     return f
+
+
+PIPE_LABELS = {"pipe_fma_pct": "FMA", "pipe_fp64_pct": "FP64", "pipe_alu_pct": "ALU", "pipe_xu_pct": "XU"}
+
+
+def _issue_bound(ctx: Context, top: str, top_v: float, issue: Optional[float]) -> Finding:
+    """compute_bound when the SM is busy issuing instructions that no single pipe saturates."""
+    ev = [ctx.ev(top, f"{HIGH_PCT:.0f}% (NVIDIA high-throughput threshold)", "the busiest math pipe")]
+    if issue is not None:
+        ev.append(ctx.ev("issue_active_pct", f"{HIGH_PCT:.0f}%: beyond it issue bandwidth, not stalls, limits",
+                         "share of cycles a scheduler issued an instruction"))
+    idle = None if issue is None else max(0.0, 1.0 - issue / 100.0)
+    summary = (f"Compute bound (instruction issue): the schedulers issue on {fmt(issue)}% of cycles and the "
+               f"busiest pipe is {PIPE_LABELS[top]} at {fmt(top_v)}%: the kernel is limited by how many "
+               "instructions it issues, spread over several pipes.")
+    return Finding(
+        C.COMPUTE_BOUND, summary, Confidence.MEDIUM, idle or 0.0,
+        "idle issue slots: what hiding the remaining stalls could recover (fewer instructions is the other lever)",
+        ev, ["Issue fewer instructions per result: vectorise (float4/half2), hoist index arithmetic out of loops, "
+             "unroll, and use intrinsics for special functions.",
+             "Check the instruction mix (ncu InstructionStats / the SASS) for index math and conversions."])
+
+
+def latency_cause(ctx: Context, tri: Triage, found: list[Finding]) -> Optional[Finding]:
+    """In the latency regime: warps waiting on the L1TEX scoreboard wait on local memory when local
+    accesses are most of the L1 global+local traffic — the local-memory finding names the cause."""
+    if tri.regime != "latency":
+        return None
+    loc = (ctx.v("local_ld_sectors") or 0.0) + (ctx.v("local_st_sectors") or 0.0)
+    glob = (ctx.v("gld_sectors") or 0.0) + (ctx.v("gst_sectors") or 0.0)
+    if loc <= 0 or loc / (loc + glob) < EXPLAINS_SHARE:
+        return None
+    return next((f for f in found if f.category == C.LOCAL_MEMORY), None)

@@ -53,6 +53,12 @@ def _impact(ctx: Context, tri: Triage, w: D.Waste, store: bool) -> tuple[float, 
     """Largest over memory levels of busy fraction × excess share of that level's traffic."""
     best, basis = 0.0, ""
     l1, l2 = tri.busy("l1"), tri.busy("l2")
+    if tri.regime == "throughput":
+        # less traffic in a unit that is not a limit recovers no time: weigh only the busy levels (L2
+        # also stands for DRAM, whose traffic is what misses in L2)
+        hot = set(tri.hot)
+        l1 = l1 if hot & {"l1", "memory"} else None
+        l2 = l2 if hot & {"l2", "dram", "memory"} else None
     traffic = _l1_traffic(ctx)
     if w.excess is not None and traffic:
         if l1 is not None:

@@ -110,6 +110,12 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
     impact = (1.0 - theo / 100.0) * room
     basis = (f"missing warps {pct(1 - theo / 100)} × min(idle issue slots {pct(idle)}, "
              f"busiest unit's headroom {pct(headroom) if headroom is not None else 'n/a'})")
+    waves = ctx.v("waves")
+    if waves is not None and waves <= 1.0:
+        # every block of the grid is resident at once: a higher limit leaves the extra slots empty
+        impact = 0.0
+        basis = (f"none: the grid fits in {fmt(waves)} wave(s), so every block is already resident and a "
+                 "higher occupancy limit would find no blocks to fill the extra warp slots")
     if issue is None:
         conf = conf.cap(Confidence.MEDIUM)
     first = limiters[0]
