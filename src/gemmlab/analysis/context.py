@@ -39,8 +39,20 @@ class Context:
         self.facts = ncu_rules.parse(launch.rules)
 
     def v(self, short: str) -> Optional[float]:
-        """The numeric value of a short-named metric, or None when the export lacks it."""
-        return M.value(self.launch, short)
+        """The numeric value of a short-named metric, or None when the export lacks it. A pipe's
+        utilisation the export lacks comes from ncu's HighPipeUtilization rule when that rule names it
+        the busiest pipe (details page, live --csv output)."""
+        val = M.value(self.launch, short)
+        if val is None and self.facts.highest_pipe is not None and self.facts.highest_pipe[0] == short:
+            return self.facts.highest_pipe[1].value
+        return val
+
+    def ev_any(self, short: str, compared_with: str, why: str) -> Evidence:
+        """Evidence for ``short`` from the record, or from the ncu rule that quoted it."""
+        if M.resolve(self.launch, short) is None and self.facts.highest_pipe is not None \
+                and self.facts.highest_pipe[0] == short:
+            return self.from_rule(self.facts.highest_pipe[1], short, "%", compared_with, why)
+        return self.ev(short, compared_with, why)
 
     def has(self, *shorts: str) -> bool:
         return all(self.v(s) is not None for s in shorts)

@@ -148,7 +148,7 @@ PIPE_LABELS = {"pipe_fma_pct": "FMA", "pipe_fp64_pct": "FP64", "pipe_alu_pct": "
 
 def _issue_bound(ctx: Context, top: str, top_v: float, issue: Optional[float]) -> Finding:
     """compute_bound when the SM is busy issuing instructions that no single pipe saturates."""
-    ev = [ctx.ev(top, f"{HIGH_PCT:.0f}% (NVIDIA high-throughput threshold)", "the busiest math pipe")]
+    ev = [ctx.ev_any(top, f"{HIGH_PCT:.0f}% (NVIDIA high-throughput threshold)", "the busiest math pipe")]
     if issue is not None:
         ev.append(ctx.ev("issue_active_pct", f"{HIGH_PCT:.0f}%: beyond it issue bandwidth, not stalls, limits",
                          "share of cycles a scheduler issued an instruction"))

@@ -48,6 +48,11 @@ _OCC_LIMITERS = (
 )
 
 
+# HighPipeUtilization's pipe names → gemmlab's short metric names (sm__pipe_*_cycles_active / inst_executed)
+RULE_PIPES = {"Tensor": "pipe_tensor_pct", "FMA": "pipe_fma_pct", "ALU": "pipe_alu_pct", "FP64": "pipe_fp64_pct",
+              "XU": "pipe_xu_pct", "LSU": "pipe_lsu_pct"}
+
+
 def _f(text: str) -> float:
     return float(text.replace(",", ""))
 
@@ -88,6 +93,8 @@ class RuleFacts:
     tail: Optional[RuleNumber] = None  # value = full waves
     divergence: Optional[RuleNumber] = None
     issue_every: Optional[RuleNumber] = None  # cycles between issued instructions per scheduler
+    # HighPipeUtilization: the busiest pipe over elapsed cycles, as gemmlab's short metric name
+    highest_pipe: Optional[tuple[str, RuleNumber]] = None
     messages: list[tuple[str, str]] = field(default_factory=list)  # (rule, plain text)
 
     @property
@@ -146,6 +153,16 @@ def parse(rules: list[RuleResult]) -> RuleFacts:
             c = re.search(r"total average of " + _NUM + " cycles", text)
             if c:
                 facts.stall_cpi = _f(c.group(1))
+        elif name == "HighPipeUtilization":
+            m = re.search(r"^(\w+) is the highest-utilized pipeline \(" + _NUM + r"%\) based on elapsed", text)
+            if m:
+                pipe = m.group(1)
+                sub = re.search(r"dominated by its (\w+)", text)
+                if pipe == "Shared" and sub and sub.group(1) == "Tensor":
+                    pipe = "Tensor"  # the FP64+tensor shared pipe, busy with its tensor sub-pipeline
+                short = RULE_PIPES.get(pipe)
+                if short is not None:
+                    facts.highest_pipe = (short, RuleNumber(_f(m.group(2)), name, text, sp))
         elif name == "TheoreticalOccupancy":
             m = re.search(r"theoretical occupancy \(" + _NUM + r"%\) is limited by (.*)", text)
             if m:

@@ -76,13 +76,13 @@ def _pipes(ctx: Context, tri: Triage, out: Outcome) -> None:
         out.findings.append(Finding(
             C.TENSOR_BOUND, f"Tensor-core bound: the tensor pipe runs at {fmt(tensor)}% of peak.",
             Confidence.HIGH, 0.0, "not estimated: the math itself is the limit",
-            [ctx.ev(short, f"{HIGH_PCT:.0f}% (NVIDIA high-throughput threshold)", "tensor pipe busy")],
+            [ctx.ev_any(short, f"{HIGH_PCT:.0f}% (NVIDIA high-throughput threshold)", "tensor pipe busy")],
             ["The tensor pipe is the limit: only lower precision (e.g. FP8) or less math helps; keep the "
              "pipe fed (async copies, deep pipelining) so it stays there."],
             at_limit=tensor >= HIGH_PCT))
     if best is not None and best[1] >= HIGH_PCT:
         short, v, label = best
-        ev = [ctx.ev(short, f"{HIGH_PCT:.0f}% (NVIDIA high-throughput threshold)", f"{label} pipe busy")]
+        ev = [ctx.ev_any(short, f"{HIGH_PCT:.0f}% (NVIDIA high-throughput threshold)", f"{label} pipe busy")]
         ev += stall_evidence(ctx, ("math_pipe_throttle",), "warps wait for the busy pipe")
         recs = ["The math pipe is the limit: reduce instruction count (fewer, fused operations) or move the "
                 "math to tensor cores (TF32/BF16 MMA) where precision allows."]
@@ -101,7 +101,7 @@ def _below_peak(ctx: Context, tri: Triage, out: Outcome, short: str, v: float, l
     sm = ctx.v("sm_pct")
     if tri.regime != "throughput" or "sm" not in tri.hot or sm is None or v < sm - CO_LIMIT_POINTS:
         return
-    ev = [ctx.ev(short, f"{HIGH_PCT:.0f}% (NVIDIA high-throughput threshold); within {CO_LIMIT_POINTS:.0f} "
+    ev = [ctx.ev_any(short, f"{HIGH_PCT:.0f}% (NVIDIA high-throughput threshold); within {CO_LIMIT_POINTS:.0f} "
                  f"points of the SM's {fmt(sm)}%", f"the {label} pipe is what keeps the SM busy")]
     conf = Confidence.HIGH
     doubts: list[str] = []
