@@ -43,15 +43,22 @@ class Context:
         utilisation the export lacks comes from ncu's HighPipeUtilization rule when that rule names it
         the busiest pipe (details page, live --csv output)."""
         val = M.value(self.launch, short)
-        if val is None and self.facts.highest_pipe is not None and self.facts.highest_pipe[0] == short:
-            return self.facts.highest_pipe[1].value
+        if val is None:
+            num = self._rule_pipe(short)
+            return None if num is None else num.value
         return val
+
+    def _rule_pipe(self, short: str):
+        """A pipe utilisation quoted by HighPipeUtilization (by elapsed cycles, else by instructions)."""
+        for quoted in (self.facts.highest_pipe, self.facts.highest_pipe_inst):
+            if quoted is not None and quoted[0] == short:
+                return quoted[1]
+        return None
 
     def ev_any(self, short: str, compared_with: str, why: str) -> Evidence:
         """Evidence for ``short`` from the record, or from the ncu rule that quoted it."""
-        if M.resolve(self.launch, short) is None and self.facts.highest_pipe is not None \
-                and self.facts.highest_pipe[0] == short:
-            return self.from_rule(self.facts.highest_pipe[1], short, "%", compared_with, why)
+        if M.resolve(self.launch, short) is None and self._rule_pipe(short) is not None:
+            return self.from_rule(self._rule_pipe(short), short, "%", compared_with, why)
         return self.ev(short, compared_with, why)
 
     def has(self, *shorts: str) -> bool:

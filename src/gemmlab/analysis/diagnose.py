@@ -142,7 +142,7 @@ def _choose_primary(tri: sol.Triage, findings: list[Finding], diff: list[Categor
         limits.sort(key=lambda f: (not f.at_limit, -f.impact))
         best = limits[0] if limits else None
     if best is None:
-        return _inconclusive(tri, diff, unevaluated, findings)
+        return _likeliest(tri, diff, unevaluated, findings) or _inconclusive(tri, diff, unevaluated, findings)
     conf = best.confidence
     reasons = []
     competing = [c for c in unevaluated if c != best.category]
@@ -169,6 +169,56 @@ def _choose_primary(tri: sol.Triage, findings: list[Finding], diff: list[Categor
         best.summary = best.summary.rstrip(".") + f". Confidence {conf.value}: " + "; ".join(reasons) + "."
         best.confidence = conf
     return best
+
+
+def _likeliest(tri: sol.Triage, diff: list[Category], unevaluated: list[Category],
+               findings: list[Finding]) -> Optional[Finding]:
+    """When the export lacks what separates the candidates (a details page has no stall reasons or
+    sector counts for some kernels), the likelier candidate at low confidence rather than no answer:
+    the best-supported finding, or — with no unit busy (NVIDIA SOLBottleneck: both sides below 60%) —
+    latency_bound itself. The missing evidence and the command that collects it stay with it."""
+    if tri.regime == "latency" and not unevaluated:
+        return _sm_carried(tri, findings)
+    if tri.regime == "unknown" or not unevaluated:
+        return None
+    guesses = sorted((f for f in findings if f.category in diff), key=lambda f: -f.impact)
+    if guesses:
+        g = guesses[0]
+    elif tri.regime == "throughput" and "sm" in tri.hot and Category.COMPUTE_BOUND in diff:
+        g = Finding(Category.COMPUTE_BOUND, f"Compute bound: {tri.summary()}; the page does not say which SM "
+                    "sub-unit (pipe, issue slots) carries it.", Confidence.LOW, 0.0,
+                    "not estimated: the busy sub-unit is not in this export", list(tri.evidence),
+                    ["Collect the pipe utilisations (ComputeWorkloadAnalysis) and the instruction mix to see "
+                     "which instructions fill the SM."])
+    elif tri.regime == "latency" and Category.LATENCY_BOUND in diff:
+        g = Finding(Category.LATENCY_BOUND, f"Latency bound: {tri.summary()}.", Confidence.LOW, 0.0,
+                    "not estimated: the stall reasons that say which latency are missing", list(tri.evidence),
+                    ["Collect the stall reasons (WarpStateStats or SourceCounters sampling) to see which latency "
+                     "the warps wait on, then raise parallelism where it is: more warps, more independent work "
+                     "per thread, fewer dependent loads."])
+    else:
+        return None
+    others = [c.value for c in unevaluated if c != g.category]
+    g.confidence = Confidence.LOW
+    g.summary = (g.summary.rstrip(".") + ". Confidence low: the likelier candidate; this export lacks the metrics "
+                 "that rule out " + ", ".join(others[:4]) + (" …" if len(others) > 4 else "")
+                 + " (see missing evidence: a raw page of the same capture, or the command given, settles it).")
+    g.candidates = [g.category.value] + others
+    return g
+
+
+def _sm_carried(tri: sol.Triage, findings: list[Finding]) -> Optional[Finding]:
+    """Every rule decided and none found a cause, no unit is above 60%, but the SM is the busiest unit and
+    a math pipe carries it (compute_bound below peak, from the pipes rule): that characterisation, not
+    "inconclusive" — the kernel does its math below peak with no single stall to blame."""
+    sm = tri.pct.get("sm")
+    others = [v for k, v in tri.pct.items() if k not in ("sm", "memory") and v is not None]
+    if sm is None or (others and sm < max(others)):
+        return None
+    f = next((f for f in findings if f.category == Category.COMPUTE_BOUND), None)
+    if f is not None and f.confidence == Confidence.LOW:
+        f.confidence = Confidence.MEDIUM
+    return f
 
 
 def _inconclusive(tri: sol.Triage, diff: list[Category], unevaluated: list[Category],

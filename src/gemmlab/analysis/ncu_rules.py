@@ -95,6 +95,8 @@ class RuleFacts:
     issue_every: Optional[RuleNumber] = None  # cycles between issued instructions per scheduler
     # HighPipeUtilization: the busiest pipe over elapsed cycles, as gemmlab's short metric name
     highest_pipe: Optional[tuple[str, RuleNumber]] = None
+    # ... and the busiest pipe by executed instructions ("the highest utilized pipeline (X%) is LSU")
+    highest_pipe_inst: Optional[tuple[str, RuleNumber]] = None
     messages: list[tuple[str, str]] = field(default_factory=list)  # (rule, plain text)
 
     @property
@@ -163,6 +165,10 @@ def parse(rules: list[RuleResult]) -> RuleFacts:
                 short = RULE_PIPES.get(pipe)
                 if short is not None:
                     facts.highest_pipe = (short, RuleNumber(_f(m.group(2)), name, text, sp))
+            i = re.search(r"number of executed instructions, the highest utilized pipeline \(" + _NUM
+                          + r"%\) is (\w+)", text)
+            if i and RULE_PIPES.get(i.group(2)) is not None:
+                facts.highest_pipe_inst = (RULE_PIPES[i.group(2)], RuleNumber(_f(i.group(1)), name, text, sp))
         elif name == "TheoreticalOccupancy":
             m = re.search(r"theoretical occupancy \(" + _NUM + r"%\) is limited by (.*)", text)
             if m:

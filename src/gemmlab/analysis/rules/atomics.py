@@ -23,6 +23,36 @@ NEEDS = {
 }
 
 
+# Atomics are a large part of the memory work when at least one global memory request in ten is an atomic
+# or reduction: the same 10% line NVIDIA uses for excess wavefronts and sectors.
+ATOMIC_REQUEST_SHARE = 0.10
+
+
+def _without_stalls(ctx: Context, tri: Triage, out: Outcome, n: float) -> None:
+    """No unit busy, atomics a large share of the memory requests, and no stall reasons to confirm that
+    warps wait on them: a low-confidence finding, so the likeliest answer can name it."""
+    reqs = sum(ctx.v(k) or 0.0 for k in ("gld_requests", "gst_requests")) + n
+    share = n / reqs if reqs else 0.0
+    if share < ATOMIC_REQUEST_SHARE:
+        return
+    out.needs["stall_lg_throttle"] = "stall reasons: whether warps wait on the atomics (lg_throttle, long_scoreboard)"
+    headroom = tri.headroom if tri.headroom is not None else 1.0
+    ev = [ctx.ev(k, "—", "atomic / reduction operations executed in L2")
+          for k in ("global_atom_inst", "global_red_inst", "l2_atom_sectors", "l2_red_sectors")
+          if ctx.v(k) is not None]
+    ev.append(ctx.derived("atomic_request_share", "atomic+reduction requests / all global requests", share,
+                          "fraction", f"{ATOMIC_REQUEST_SHARE:.0%}", "atomics that serialise in L2 while no unit is busy"))
+    out.findings.append(Finding(
+        C.ATOMIC_CONTENTION,
+        f"Atomic contention (likely): {pct(share)} of the global memory requests are atomics or reductions "
+        f"({fmt(n)}) while no unit is busy; the stall reasons that would confirm the wait are missing.",
+        Confidence.LOW, headroom * share, f"busiest unit's headroom {pct(headroom)} × atomic share of requests "
+        f"{pct(share)} (upper bound without stall reasons)", ev,
+        ["Aggregate before the atomic: reduce within the warp (__shfl_down_sync) and block (shared memory), "
+         "then issue one atomic per block.",
+         "Spread hot addresses (privatised copies per block, merged at the end)."]))
+
+
 def evaluate(ctx: Context, tri: Triage) -> Outcome:
     atom, red = ctx.v("global_atom_inst"), ctx.v("global_red_inst")
     out = Outcome("atomics", CATEGORIES, evaluated=atom is not None or red is not None)
@@ -34,7 +64,11 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
         return out
     stalls = [s for s in (stall(ctx, r) for r in ("lg_throttle", "drain", "long_scoreboard", "membar"))
               if s is not None and s.share > STALL_SHARE]
-    if not stalls or tri.regime == "throughput" and not set(tri.hot) & {"l2"}:
+    if tri.regime == "throughput" and not set(tri.hot) & {"l2"}:
+        return out
+    if not stalls:
+        if stall(ctx, "long_scoreboard") is None and tri.regime == "latency":
+            _without_stalls(ctx, tri, out, n)  # a page without stall reasons (details of a --metrics capture)
         return out
     share = sum(s.share for s in stalls)
     impact, basis = latency_impact(share, issue_active(ctx), tri.headroom)

@@ -99,7 +99,11 @@ def _pipes(ctx: Context, tri: Triage, out: Outcome) -> None:
 def _below_peak(ctx: Context, tri: Triage, out: Outcome, short: str, v: float, label: str) -> None:
     """compute_bound, not at limit: the math pipe carries a busy SM but stays below 80% of peak."""
     sm = ctx.v("sm_pct")
-    if tri.regime != "throughput" or "sm" not in tri.hot or sm is None or v < sm - CO_LIMIT_POINTS:
+    # the SM must be the unit that limits (throughput), or, with no unit above 60%, the busiest one: the
+    # finding then characterises a kernel no single stall explains (diagnose._sm_carried)
+    busiest = tri.regime == "latency" and sm is not None and all(
+        x is None or x <= sm for k, x in tri.pct.items() if k not in ("sm", "memory"))
+    if not ((tri.regime == "throughput" and "sm" in tri.hot) or busiest) or sm is None or v < sm - CO_LIMIT_POINTS:
         return
     ev = [ctx.ev_any(short, f"{HIGH_PCT:.0f}% (NVIDIA high-throughput threshold); within {CO_LIMIT_POINTS:.0f} "
                  f"points of the SM's {fmt(sm)}%", f"the {label} pipe is what keeps the SM busy")]

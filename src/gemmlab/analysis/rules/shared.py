@@ -20,7 +20,7 @@ from gemmlab.analysis.context import Context, fmt, pct
 from gemmlab.analysis.evidence import Confidence, Finding, lowest
 from gemmlab.analysis.rules import Outcome
 from gemmlab.analysis.rules.sol import HIGH_PCT, Triage
-from gemmlab.analysis.rules.stalls import stall_evidence
+from gemmlab.analysis.rules.stalls import STALL_SHARE, stall, stall_evidence
 from gemmlab.analysis.vocabulary import Category as C
 
 CATEGORIES = (C.SHARED_BANK_CONFLICTS, C.SHARED_MEMORY_THROUGHPUT)
@@ -43,6 +43,25 @@ SHARED_DOMINANT = 0.5
 BUSY_FLAG = 0.6
 
 
+def _from_stalls(ctx: Context, tri: Triage, out: Outcome) -> None:
+    """A page without shared-memory counters: L1 busy while the MIO queue (shared-memory instructions)
+    holds the warps, and ncu's SharedMemoryConflicts rule did not fire, points at conflict-free shared
+    traffic — at low confidence, so it can be named as the likelier candidate."""
+    l1 = tri.busy("l1")
+    mio = stall(ctx, "mio_throttle") or stall(ctx, "short_scoreboard")
+    if l1 is None or l1 < BUSY_FLAG or mio is None or mio.share <= STALL_SHARE or ctx.facts.shared_conflicts:
+        return
+    out.findings.append(Finding(
+        C.SHARED_MEMORY_THROUGHPUT,
+        f"Shared-memory throughput (likely): L1/TEX at {fmt(100 * l1)}% while warps wait on the MIO queue "
+        f"({mio.reason} {pct(mio.share)} of their cycles) and ncu reports no bank conflicts; the shared-memory "
+        "wavefront counts that would confirm it are missing.",
+        Confidence.LOW, l1 * mio.share, f"L1/TEX busy {pct(l1)} × {mio.reason} share {pct(mio.share)} (upper bound)",
+        [e for e in tri.evidence if e.metric == "l1tex_pct"] + [mio.evidence],
+        ["Reuse operands from registers: compute several outputs per thread (1D/2D register blocking) so "
+         "each shared load feeds several FMAs."]))
+
+
 def evaluate(ctx: Context, tri: Triage) -> Outcome:
     out = Outcome("shared", CATEGORIES, evaluated=False)
     for k, why in NEEDS.items():
@@ -57,6 +76,7 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
     l1 = tri.busy("l1")
     out.evaluated = waste is not None and (shares is not None or l1 is None)
     if waste is None:
+        _from_stalls(ctx, tri, out)
         return out
     share = shares.shared if shares is not None else 1.0
     busy = l1 if l1 is not None else (tri.busy("memory") or 1.0)
