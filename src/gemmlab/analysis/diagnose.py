@@ -177,8 +177,16 @@ def _likeliest(tri: sol.Triage, diff: list[Category], unevaluated: list[Category
     sector counts for some kernels), the likelier candidate at low confidence rather than no answer:
     the best-supported finding, or — with no unit busy (NVIDIA SOLBottleneck: both sides below 60%) —
     latency_bound itself. The missing evidence and the command that collects it stay with it."""
-    if tri.regime == "latency" and not unevaluated:
+    if not unevaluated and tri.regime == "latency":
         return _sm_carried(tri, findings)
+    sm = tri.pct.get("sm")
+    if not unevaluated and tri.regime == "throughput" and "sm" in tri.hot and sm is not None and sm >= sol.HIGH_PCT:
+        # NVIDIA SOLBottleneck: the compute side at ≥ 80% is the limit; no pipe in the export carries it
+        return Finding(Category.COMPUTE_BOUND, f"Compute bound: {tri.summary()}; no pipe utilisation in this "
+                       "export carries the SM (the special-function, uniform or branch units are not broken out).",
+                       Confidence.LOW, 0.0, "not estimated: the busy SM sub-unit is not in this export",
+                       list(tri.evidence), ["Collect the pipe utilisations (ComputeWorkloadAnalysis) and the "
+                                            "instruction mix (InstructionStats) to see which instructions fill the SM."])
     if tri.regime == "unknown" or not unevaluated:
         return None
     guesses = sorted((f for f in findings if f.category in diff), key=lambda f: -f.impact)

@@ -169,8 +169,19 @@ def latency_cause(ctx: Context, tri: Triage, found: list[Finding]) -> Optional[F
     accesses are most of the L1 global+local traffic — the local-memory finding names the cause."""
     if tri.regime != "latency":
         return None
+    f = next((f for f in found if f.category == C.LOCAL_MEMORY), None)
+    if f is None:
+        return None
     loc = (ctx.v("local_ld_sectors") or 0.0) + (ctx.v("local_st_sectors") or 0.0)
     glob = (ctx.v("gld_sectors") or 0.0) + (ctx.v("gst_sectors") or 0.0)
-    if loc <= 0 or loc / (loc + glob) < EXPLAINS_SHARE:
-        return None
-    return next((f for f in found if f.category == C.LOCAL_MEMORY), None)
+    if ctx.has("local_ld_sectors", "local_st_sectors"):
+        return f if loc > 0 and loc / (loc + glob) >= EXPLAINS_SHARE else None
+    # no sector counts (details page): ncu's own rules say local traffic exists and its CPIStall rule
+    # names the L1TEX scoreboard (global/local loads) as the top wait; the likelier cause, medium confidence
+    top = max(ctx.facts.stalls.items(), key=lambda kv: kv[1].value, default=None)
+    if top is not None and top[0] == "long_scoreboard":
+        f.confidence = Confidence.MEDIUM
+        f.summary = f.summary.rstrip(".") + ("; warps wait mostly on the L1TEX scoreboard, which local loads "
+                                             "feed: the likelier cause of the waits.")
+        return f
+    return None

@@ -26,6 +26,22 @@ NEEDS = {
 LOCAL_SHARE_FLAG = 0.01  # 1% of L1 global+local sectors
 
 
+def _from_rule(ctx: Context, out: Outcome, keys: list) -> None:
+    """No local sector counts, but ncu's MemoryCacheAccessPattern rule quotes local loads/stores: the
+    kernel has local traffic (how much is unknown, so the impact is not estimated; the latency regime's
+    check in ``analysis.limits`` decides whether it explains the waits)."""
+    ev = [ctx.from_rule(ctx.facts.bytes_per_sector[k], f"{k[0]}_{k[1]}_bytes_per_sector", "byte/sector", "32",
+                        f"ncu quotes the access pattern of local {k[1]}s: the kernel moves local-memory traffic")
+          for k in keys]
+    ev += stall_evidence(ctx, ("long_scoreboard", "lg_throttle"), "waiting on local-memory accesses")
+    out.findings.append(Finding(
+        C.LOCAL_MEMORY, "Local memory: ncu reports local " + " and ".join(f"{k[1]}s" for k in keys)
+        + " (spills or local arrays); the local sector counts that size it are not in this export.",
+        Confidence.LOW, 0.0, "not estimated: no local sector counts", ev,
+        ["Compile with -Xptxas -v to see spill stores/loads and the stack frame; index per-thread arrays only "
+         "with compile-time constants (unrolled loops) so they stay in registers."]))
+
+
 def evaluate(ctx: Context, tri: Triage) -> Outcome:
     out = Outcome("local", CATEGORIES, evaluated=ctx.has("local_ld_sectors", "local_st_sectors"))
     for k, why in NEEDS.items():
@@ -33,7 +49,10 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
             out.needs[k] = why
     if not out.evaluated:
         spill = ctx.v("local_spill_pct")
-        if spill == 0:  # ncu's spill counter says there is no register spilling
+        local_rule = [k for k in ctx.facts.bytes_per_sector if k[0] == "local"]
+        if local_rule:
+            _from_rule(ctx, out, local_rule)
+        elif spill == 0:  # ncu's spill counter says there is no register spilling (local arrays may remain)
             out.evaluated = True
             out.needs.clear()
         return out
