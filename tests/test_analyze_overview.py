@@ -311,3 +311,23 @@ def test_report_dict_without_overview_is_unchanged(corpus):
     assert list(report_dict("x", diagnoses[:2])) == ["schema_version", "source", "kernels"]
     assert list(report_dict("x", diagnoses, "n", ov.to_dict())) == ["schema_version", "source", "overview",
                                                                     "kernels", "note"]
+
+
+@pytest.mark.parametrize("width, compact", [(80, True), (100, True), (120, False), (160, False)])
+def test_table_fits_the_console(corpus, width, compact):
+    """The group table is laid out to the console's width (rich would otherwise squeeze columns to nothing
+    or crop the last one); narrow consoles get short headers and no grid / block column."""
+    import io
+
+    from rich.console import Console
+
+    _, _, ov = corpus
+    buf = io.StringIO()
+    console = Console(file=buf, width=width, no_color=True)
+    for part in ov_render.rich_tables(ov, 10, width):
+        console.print(part)
+    lines = buf.getvalue().splitlines()
+    assert max(len(line.rstrip()) for line in lines) <= width
+    header = next(line for line in lines if line.lstrip().startswith("id "))
+    assert ("grid / block" in header) is not compact and (" n " in header) is compact
+    assert "#115  planted_local" in buf.getvalue() and "(47.7%)" in buf.getvalue()

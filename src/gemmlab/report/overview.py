@@ -21,6 +21,9 @@ RIGHT = ("id", "launches", "total time", "share", "a fix could win")
 # a fix's time and share go on two lines
 GAP = 2  # characters between two columns (a padding space and the box's blank divider)
 WIDTH_CAP = {"grid / block": 13, "primary category": 25, "a fix could win": 8, "total time": 8}
+# a narrow console: short headers and tighter caps (a long category name folds onto a second line)
+COMPACT = {"launches": "n", "total time": "time", "at limit": "limit", "a fix could win": "fix"}
+COMPACT_CAP = {"primary category": 15, "a fix could win": 7, "total time": 7}
 CATEGORY_COLUMNS = ("primary category", "at limit", "launches", "GPU time", "share")
 CONF_STYLE = {"high": "green", "medium": "yellow", "low": "red"}
 
@@ -85,24 +88,38 @@ def rest_note(ov: Overview, top: int) -> str:
             "time) are in the overview table only: --top 0 or --all prints every card, --json has every launch.")
 
 
-def _widths(body: Sequence[Sequence[str]], width: int) -> list[int]:
-    """Column widths that fit ``width``: every column as wide as its widest cell up to its cap (cells
-    wrap beyond it), the kernel name takes what is left (16 to 40 characters, then "…")."""
+def _widths(body: Sequence[Sequence[str]], width: int, cols: Sequence[int], headers: Sequence[str],
+            caps: dict[str, int], kernel_min: int) -> list[int]:
+    """Widths for the columns ``cols`` (indices into COLUMNS) under ``headers``: each as wide as its widest
+    cell up to its cap (cells wrap beyond it); the kernel name takes what is left (``kernel_min`` to 40
+    characters, then "…"); room left over unwraps the capped columns."""
     out, widest = [], []
-    for j, c in enumerate(COLUMNS):
-        longest_word = max(len(w) for w in c.split())
+    for j, h in zip(cols, headers):
+        longest_word = max(len(w) for w in h.split())
         widest.append(max([len(r[j]) for r in body] + [longest_word]))
-        out.append(max(longest_word, min(widest[j], WIDTH_CAP.get(c, widest[j]))))
-    k = COLUMNS.index("kernel")
-    rest = sum(out) - out[k] + GAP * (len(COLUMNS) - 1)
-    out[k] = max(16, min(out[k], 40, width - rest))
+        out.append(max(longest_word, min(widest[-1], caps.get(COLUMNS[j], widest[-1]))))
+    k = list(cols).index(COLUMNS.index("kernel"))
+    rest = sum(out) - out[k] + GAP * (len(cols) - 1)
+    out[k] = max(kernel_min, min(out[k], 40, width - rest))
     spare = width - rest - out[k]
-    for j, c in enumerate(COLUMNS):  # room left: the capped columns unwrap
-        if c in WIDTH_CAP and spare > 0:
-            grow = min(spare, widest[j] - out[j])
-            out[j] += grow
+    for i, j in enumerate(cols):
+        if COLUMNS[j] in caps and spare > 0:
+            grow = min(spare, widest[i] - out[i])
+            out[i] += grow
             spare -= grow
     return out
+
+
+def layout(body: Sequence[Sequence[str]], width: int) -> tuple[list[int], list[str], list[int]]:
+    """(column indices, headers, widths) for a console ``width`` wide. Below about 105 columns the table
+    goes compact: short headers, no grid / block column (the cards and --json have it), tighter wraps."""
+    cols = list(range(len(COLUMNS)))
+    widths = _widths(body, width, cols, COLUMNS, WIDTH_CAP, 16)
+    if sum(widths) + GAP * (len(cols) - 1) <= width:
+        return cols, list(COLUMNS), widths
+    cols = [j for j, c in enumerate(COLUMNS) if c != "grid / block"]
+    headers = [COMPACT.get(COLUMNS[j], COLUMNS[j]) for j in cols]
+    return cols, headers, _widths(body, width, cols, headers, COMPACT_CAP, 12)
 
 
 def rich_tables(ov: Overview, top: int, width: int = 120) -> list:
@@ -113,16 +130,18 @@ def rich_tables(ov: Overview, top: int, width: int = 120) -> list:
     if where:
         out.append(Text(where, style="bold"))
     body = rows(ov)
-    t = Table(title="Kernels ranked by total GPU time", title_justify="left", caption=caption(ov, top),
+    cols, headers, widths = layout(body, width)
+    note = "" if len(cols) == len(COLUMNS) else "n: launches; fix: a fix could win. "
+    t = Table(title="Kernels ranked by total GPU time", title_justify="left", caption=note + caption(ov, top),
               caption_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1),
               collapse_padding=True)
-    for c, w in zip(COLUMNS, _widths(body, width)):
-        t.add_column(c, justify="right" if c in RIGHT else "left", width=w,
+    for j, h, w in zip(cols, headers, widths):
+        c = COLUMNS[j]
+        t.add_column(h, justify="right" if c in RIGHT else "left", width=w,
                      overflow="ellipsis" if c == "kernel" else "fold", no_wrap=c == "kernel")
+    conf = COLUMNS.index("conf.")
     for r in body:
-        cells = list(r)
-        cells[7] = Text(r[7], CONF_STYLE.get(r[7], ""))
-        t.add_row(*cells)
+        t.add_row(*[Text(r[j], CONF_STYLE.get(r[j], "")) if j == conf else r[j] for j in cols])
     out.append(t)
     c = Table(title="GPU time by primary category (each launch under its own)", title_justify="left",
               box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
