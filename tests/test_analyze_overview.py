@@ -193,7 +193,7 @@ def test_synthetic_groups_and_arithmetic(synthetic):
     assert [(c.category, c.at_limit, c.launches, c.time_ns) for c in ov.categories] == [
         ("inconclusive", False, 2, 800.0), ("dram_bound", False, 1, 300.0), ("l2_bound", False, 1, 200.0),
         ("dram_bound", True, 1, 100.0), ("latency_bound", False, 1, 50.0)]
-    assert ov.headline() == "6 launches of 3 kernels (grouped by kernel, grid and block), 1.45 µs of GPU time."
+    assert ov.headline() == "6 launches in 3 groups (same kernel, grid and block), 1.45 µs of GPU time."
     assert ov.where_time_goes() == ("55.2% of GPU time is in launches with an inconclusive diagnosis; "
                                     "20.7% is dram_bound work below its limit.")
 
@@ -271,7 +271,7 @@ def test_few_kernels_look_like_before_plus_the_overview(capsys):
     code, out, _ = run(capsys, "analyze", "--example")
     assert code == 0
     assert len(CARD.findall(out)) == 5 and "more group(s)" not in out and "Group " not in out
-    assert "5 launches of 5 kernels" in out and "diagnosis card follows for every group" in " ".join(out.split())
+    assert "5 launches in 5 groups" in out and "diagnosis card follows for every group" in " ".join(out.split())
 
 
 def test_markdown_leads_with_the_overview(capsys):
@@ -301,7 +301,7 @@ def test_json_overview_first_with_documented_keys(capsys, corpus):
     _, time = independent_groups(launches)
     assert [g["time_ns"] for g in ov["kernel_groups"]] == pytest.approx(sorted(time.values(), reverse=True))
     assert sum(g["share"] for g in ov["kernel_groups"]) == pytest.approx(1.0)
-    assert ov["summary"].startswith("125 launches of 106 kernels")
+    assert ov["summary"].startswith("125 launches in 106 groups")
     ids = {k["id"] for k in doc["kernels"]}
     assert all(g["representative_id"] in g["launch_ids"] and set(g["launch_ids"]) <= ids for g in ov["kernel_groups"])
 

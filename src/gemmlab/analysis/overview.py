@@ -125,8 +125,8 @@ class Overview:
     def headline(self) -> str:
         """One sentence on what was captured."""
         g = len(self.groups)
-        s = (f"{self.launches} launch{'es' if self.launches != 1 else ''} of {g} kernel{'s' if g != 1 else ''} "
-             "(grouped by kernel, grid and block)")
+        s = (f"{self.launches} launch{'es' if self.launches != 1 else ''} in {g} group{'s' if g != 1 else ''} "
+             "(same kernel, grid and block)")
         if self.timed == 0:
             return s + "; no launch has a duration (gpu__time_duration.sum), so groups keep file order."
         s += f", {fmt_time(self.total_ns)} of GPU time"
@@ -171,7 +171,7 @@ def pct(share: Optional[float]) -> str:
 
 
 def fmt_time(ns: Optional[float]) -> str:
-    """``1234567`` → ``1.235 ms``; None → ``–``."""
+    """Three significant digits: ``1234567`` → ``1.23 ms``, ``177e6`` → ``177 ms``; None → ``–``."""
     if ns is None:
         return "–"
     for scale, unit in ((1e9, "s"), (1e6, "ms"), (1e3, "µs")):
