@@ -101,3 +101,28 @@ def test_short_names_resolve_on_the_raw_page(raw):
     assert M.value(tiled, "stall_long_scoreboard") == 2.263874
     assert M.value(bt, "waves") == 0.97
     assert M.value(bt, "replay_passes") == 38
+
+
+@pytest.mark.parametrize("demangled, bare", [
+    ("void ns::gemm<128>(const float *, int)", "gemm"),
+    ("gemm_tiled16", "gemm_tiled16"),
+    ("void native::<unnamed>::cunn_SoftMaxForwardReg<float, float, float, long, 4>(T3 *, const T1 *, T5)",
+     "cunn_SoftMaxForwardReg"),
+    ("native::<unnamed>::fill_reverse_indices_kernel(long *, int, cuda::IntDivider<unsigned int>)",
+     "fill_reverse_indices_kernel"),
+    ("void (anonymous namespace)::softmax_warp_forward<float>(float *, const float *, int)", "softmax_warp_forward"),
+])
+def test_bare_name_sees_through_anonymous_namespaces(demangled, bare):
+    from gemmlab.profile.records import bare_name
+
+    assert bare_name(demangled) == bare
+
+
+def test_corpus_capture_names_every_kernel():
+    """The H100 corpus has PyTorch kernels in anonymous namespaces: each still gets its bare name."""
+    from conftest import FIXTURES
+
+    launches = load(FIXTURES / "corpus" / "h100" / "corpus_targeted_raw.csv")
+    assert len(launches) == 125
+    assert all(k.name for k in launches), [k.demangled for k in launches if not k.name][:3]
+    assert sum(k.name == "multi_tensor_apply_kernel" for k in launches) == 13

@@ -183,13 +183,14 @@ class Diagnosis:
         }
 
 
-def report_dict(source: str, diagnoses: list[Diagnosis], note: str = "") -> dict[str, Any]:
-    """The top-level JSON document for ``gemmlab analyze --json``."""
-    d: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "source": source,
-        "kernels": [x.to_dict() for x in diagnoses],
-    }
+def report_dict(source: str, diagnoses: list[Diagnosis], note: str = "",
+                overview: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+    """The top-level JSON document for ``gemmlab analyze --json``; ``overview`` (``Overview.to_dict()``,
+    the launches grouped and ranked by GPU time) leads it when given."""
+    d: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "source": source}
+    if overview is not None:
+        d["overview"] = overview
+    d["kernels"] = [x.to_dict() for x in diagnoses]
     if note:
         d["note"] = note
     return d

@@ -11,8 +11,10 @@ from typing import Iterator, Optional
 
 import typer
 
+from gemmlab.analysis import overview
 from gemmlab.analysis.diagnose import AnalyzeOptions, diagnose_all
 from gemmlab.analysis.evidence import report_dict
+from gemmlab.analysis.overview import DEFAULT_TOP
 from gemmlab.errors import UserError
 from gemmlab.output import console, print_json
 from gemmlab.profile.load import load
@@ -38,10 +40,20 @@ def analyze(
     gemm: Optional[bool] = typer.Option(None, "--gemm/--no-gemm", help="Treat kernels as GEMMs (ladder advice) or not; default: from the kernel name."),
     example: bool = typer.Option(False, "--example", help="Analyse the H100 capture bundled with gemmlab."),
     app: Optional[str] = typer.Option(None, "--app", help="Program and arguments to put in the printed ncu command, e.g. \"./ladder --size 2048\"."),
+    top: Optional[int] = typer.Option(None, "--top", metavar="N", help=f"Full diagnosis cards for the N kernel groups with the most GPU time (default {DEFAULT_TOP}; 0: all). The overview table lists every group; --json has every launch."),
+    all_groups: bool = typer.Option(False, "--all", help="A card for every kernel group (same as --top 0)."),
 ) -> None:
-    """Name each kernel's bottleneck, with evidence, honest confidence, what is missing, and what to do next."""
+    """Name each kernel's bottleneck, with evidence, honest confidence, what is missing, and what to do next.
+
+    An overview leads: launches of the same kernel, grid and block are grouped, ranked by total GPU time,
+    with the group's diagnosis (its longest launch's) and what a fix could win."""
     if as_json and markdown:
         raise UserError("--json and --markdown: choose one output format")
+    if top is not None and top < 0:
+        raise UserError(f"--top {top}: expected a number of kernel groups ≥ 0 (0: all)")
+    if top is not None and all_groups:
+        raise UserError("--top and --all: give one (--all is --top 0)")
+    top = 0 if all_groups else DEFAULT_TOP if top is None else top
     if file is not None and example:
         raise UserError(f"{file}: --example analyses the bundled capture; give a FILE or --example, not both")
     app_argv = None
@@ -61,16 +73,17 @@ def analyze(
         launches = load(file, kernel)
         source, note = str(file), ""
     diagnoses = diagnose_all(launches, options)
+    ov = overview.build(launches, diagnoses)
     if as_json:
-        print_json(report_dict(source, diagnoses, note))
+        print_json(report_dict(source, diagnoses, note, ov.to_dict()))
     elif markdown:
         from gemmlab.report import diagnosis_markdown
 
-        sys.stdout.write(diagnosis_markdown.render(diagnoses, source, note) + "\n")
+        sys.stdout.write(diagnosis_markdown.render(diagnoses, source, note, ov, top) + "\n")
     else:
         from gemmlab.report import diagnosis_text
 
-        diagnosis_text.render(diagnoses, source, console, note)
+        diagnosis_text.render(diagnoses, source, console, note, ov, top)
 
 
 def register(app: typer.Typer) -> None:

@@ -81,9 +81,11 @@ class KernelLaunch:
 def bare_name(demangled: str) -> str:
     """Function name without template arguments, parameters or namespaces.
 
-    ``void ns::gemm<128>(const float *, ...)`` → ``gemm``; ``gemm_tiled16`` stays as it is.
+    ``void ns::gemm<128>(const float *, ...)`` → ``gemm``; ``gemm_tiled16`` stays as it is. An
+    anonymous namespace (``ns::<unnamed>::k<...>``, ``(anonymous namespace)::k(...)``) is a namespace
+    like any other, not a template argument or parameter list.
     """
-    s = demangled.strip()
+    s = demangled.strip().replace("<unnamed>", "{unnamed}").replace("(anonymous namespace)", "{anonymous}")
     depth = 0
     cut = len(s)
     for i, ch in enumerate(s):  # cut at the first '(' or '<' outside brackets

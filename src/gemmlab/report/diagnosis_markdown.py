@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Optional, Sequence
 
 from gemmlab.analysis.evidence import Diagnosis, Evidence, Finding
+from gemmlab.analysis.overview import Overview
 from gemmlab.report.diagnosis_text import impact_text, value_text
 
 
@@ -30,10 +31,11 @@ def _findings(findings: Sequence[Finding]) -> list[str]:
     return out
 
 
-def render_diagnosis(d: Diagnosis) -> str:
+def render_diagnosis(d: Diagnosis, group_note: str = "") -> str:
     p = d.primary
-    lines = [f"## #{d.kernel_id} `{d.name}` — `{p.category.value}` ({p.confidence.value} confidence)", "",
-             p.summary, "",
+    lines = [f"## #{d.kernel_id} `{d.name}` — `{p.category.value}` ({p.confidence.value} confidence)", ""]
+    lines += [f"_{group_note}_", ""] if group_note else []
+    lines += [p.summary, "",
              (f"- **Impact:** ≈ {impact_text(p)} of run time ({p.impact_basis})" if impact_text(p) != "n/e"
               else f"- **Impact:** {p.impact_basis}"),
              f"- **At limit:** {'yes' if p.at_limit else 'no'}",
@@ -63,9 +65,19 @@ def render_diagnosis(d: Diagnosis) -> str:
     return "\n".join(lines)
 
 
-def render(diagnoses: Sequence[Diagnosis], source: str, note: str = "") -> str:
+def render(diagnoses: Sequence[Diagnosis], source: str, note: str = "", overview: Optional[Overview] = None,
+           top: int = 0) -> str:
+    """Every diagnosis in order; with an ``overview``, the overview first and then one card for each of
+    its top ``top`` groups (``top <= 0``: every group)."""
     head = [f"# gemmlab analyze — `{source}`", ""]
     if note:
         head += [f"_{note}_", ""]
     head += [f"{len(diagnoses)} kernel launch(es), each diagnosed on its own.", "", ""]
-    return "\n".join(head) + "\n".join(render_diagnosis(d) for d in diagnoses)
+    if overview is None:
+        return "\n".join(head) + "\n".join(render_diagnosis(d) for d in diagnoses)
+    from gemmlab.report import overview as ov_render
+
+    cards = [render_diagnosis(g.representative, ov_render.group_note(g)) for g in overview.top(top)]
+    rest = ov_render.rest_note(overview, top)
+    return ("\n".join(head) + ov_render.markdown(overview, top) + "\n" + "\n".join(cards)
+            + (f"\n_{rest}_\n" if rest else ""))

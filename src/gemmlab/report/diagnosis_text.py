@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Optional, Sequence
 
 from rich.console import Console, Group
 from rich.panel import Panel
@@ -11,6 +11,7 @@ from rich.text import Text
 
 from gemmlab.analysis.context import fmt
 from gemmlab.analysis.evidence import Diagnosis, Evidence, Finding
+from gemmlab.analysis.overview import Overview
 
 CONF_STYLE = {"high": "bold green", "medium": "bold yellow", "low": "bold red"}
 
@@ -57,8 +58,10 @@ def findings_table(findings: Sequence[Finding]) -> Table:
     return t
 
 
-def render_diagnosis(d: Diagnosis, console: Console) -> None:
+def render_diagnosis(d: Diagnosis, console: Console, group_note: str = "") -> None:
     p = d.primary
+    if group_note:
+        console.print(Text(group_note, style="dim"))
     head = Text()
     head.append(f"#{d.kernel_id} {d.name}", style="bold")
     head.append("  →  ")
@@ -107,7 +110,10 @@ def render_diagnosis(d: Diagnosis, console: Console) -> None:
 PIPE_WIDTH = 120
 
 
-def render(diagnoses: Sequence[Diagnosis], source: str, console: Console, note: str = "") -> None:
+def render(diagnoses: Sequence[Diagnosis], source: str, console: Console, note: str = "",
+           overview: Optional[Overview] = None, top: int = 0) -> None:
+    """Every diagnosis in order; with an ``overview``, the overview first and then the cards of its top
+    ``top`` groups (``top <= 0``: every group), one card per group (its longest launch)."""
     if not console.is_terminal and console.width < PIPE_WIDTH:
         console = Console(file=console.file, width=PIPE_WIDTH, no_color=True)
     title = f"gemmlab analyze — {source}"
@@ -116,5 +122,17 @@ def render(diagnoses: Sequence[Diagnosis], source: str, console: Console, note: 
         console.print(Text(note, style="italic"))
     console.print(Text(f"{len(diagnoses)} kernel launch(es), each diagnosed on its own.", style="dim"))
     console.print()
-    for d in diagnoses:
-        render_diagnosis(d, console)
+    if overview is None:
+        for d in diagnoses:
+            render_diagnosis(d, console)
+        return
+    from gemmlab.report import overview as ov_render
+
+    for part in ov_render.rich_tables(overview, top, console.width):
+        console.print(part)
+    console.print()
+    for g in overview.top(top):
+        render_diagnosis(g.representative, console, ov_render.group_note(g))
+    rest = ov_render.rest_note(overview, top)
+    if rest:
+        console.print(Text(rest, style="italic"))
