@@ -214,8 +214,11 @@ def test_dram_bound_with_wasted_sectors_leads_with_coalescing():
     mem = dict(CLEAN_MEMORY, gld_sectors=8e8, gld_requests=1e8, gld_bytes_per_sector=16.0,
                gl_sectors_theoretical=8.04e8, gl_sectors_ideal=4.04e8, gld_hit_rate=0.0, l2_sectors_total=8.1e8,
                l1_wavefronts_pct=35.0)
-    d = diagnose(make_launch(**sol, **HEALTHY_LAUNCH, **mem))
+    # DRAM moved every requested sector: half of its bytes were never used by an instruction
+    dram = dict(dram_bytes_read=8e8 * 32, dram_bytes_write=4e6 * 32)
+    d = diagnose(make_launch(**sol, **HEALTHY_LAUNCH, **mem, **dram))
     assert d.primary.category == C.UNCOALESCED_GLOBAL_LOADS
+    assert "of the traffic of DRAM" in d.primary.summary
     dram = finding(d, C.DRAM_BOUND)
     assert dram.at_limit is False  # half of the traffic is waste: the unit is not doing necessary work
 
@@ -320,15 +323,31 @@ def test_rule_text_only_gives_medium_confidence():
     assert d.missing_evidence  # the raw counters would raise the confidence
 
 
+def test_dram_waste_within_l2_hits_is_not_waste_at_dram():
+    """Half-used sectors whose other half a second instruction reads from L1/L2 (16-byte loads split over
+    two instructions) look like 50% excess at the request level, but DRAM moved each byte once: the
+    kernel is DRAM-bound at its limit, not uncoalesced (a PyTorch fp32→bf16 cast at 3 TB/s)."""
+    sol = dict(sm_pct=6.0, mem_pct=90.0, l1tex_pct=18.0, l2_pct=82.0, dram_pct=90.1)
+    mem = dict(CLEAN_MEMORY, gld_sectors=16777216.0, gld_requests=524288.0, gld_bytes_per_sector=16.0,
+               gl_sectors_theoretical=20971520.0, gl_sectors_ideal=12582912.0, gst_sectors=4194304.0,
+               gst_requests=524288.0, gst_bytes_per_sector=32.0, gld_hit_rate=50.0, l2_sectors_total=19292538.0)
+    dram = dict(dram_bytes_read=268435456.0, dram_bytes_write=134217728.0)
+    d = diagnose(make_launch(**sol, **HEALTHY_LAUNCH, **mem, **dram))
+    assert (d.primary.category, d.primary.at_limit) == (C.DRAM_BOUND, True)
+
+
 def test_bytes_per_sector_rule_alone_is_only_a_guess():
-    # MemoryCacheAccessPattern alone cannot tell a stride from a broadcast: never the verdict
+    # MemoryCacheAccessPattern alone cannot tell a stride from a broadcast: a low-confidence guess at most,
+    # with the candidates it could not rule out and the evidence that would
     rules = [RuleResult("MemoryCacheAccessPattern", "OPT",
                         "The memory access pattern for global loads from L1TEX might not be optimal. On average, only "
                         "26.4 of the 32 bytes transmitted per sector are utilized by each thread.", "", "global", 14.34)]
     sol = dict(sm_pct=81.9, mem_pct=81.9, l1tex_pct=82.1, l2_pct=23.1, dram_pct=0.57)
     d = diagnose(make_launch("gemm_coalesced", rules=rules, **sol, **HEALTHY_LAUNCH))
-    assert d.primary.category == C.INCONCLUSIVE
+    assert d.primary.confidence == Confidence.LOW
+    assert "likelier candidate" in d.primary.summary
     assert "uncoalesced_global_loads" in d.primary.candidates
+    assert d.missing_evidence and d.collect_purpose == "missing-evidence"
     assert finding(d, C.UNCOALESCED_GLOBAL_LOADS).confidence == Confidence.LOW
     assert all(f.confidence == Confidence.LOW for f in d.findings if f.category in (
         C.UNCOALESCED_GLOBAL_LOADS, C.L1_LSU_BOUND))

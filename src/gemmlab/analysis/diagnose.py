@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
-from gemmlab.analysis import gemm, limits
+from gemmlab.analysis import gemm, library, limits
 from gemmlab.analysis.context import Context, fmt
 from gemmlab.analysis.evidence import Confidence, Diagnosis, Finding, MissingEvidence
 from gemmlab.analysis.rules import (Outcome, atomics, coalescing, divergence, launch, local, memory, occupancy,
@@ -96,14 +96,18 @@ def diagnose(launch: KernelLaunch, options: AnalyzeOptions = AnalyzeOptions()) -
     primary = limits.choose(ctx, tri, findings) or _choose_primary(tri, findings, diff, unevaluated)
     rest = [f for f in findings if f is not primary]
     rest = [f for f in rest
-            if f.impact >= MIN_SECONDARY_IMPACT or f.category in WASTE or f.category in UNIT_BOUND or f.at_limit]
+            if f.impact >= MIN_SECONDARY_IMPACT or f.category in WASTE or f.category in UNIT_BOUND or f.at_limit
+            or f.category in limits.OCCUPANCY]  # a low occupancy stays visible, with why it costs little
+    limits.temper(ctx, tri, primary, rest)
     rest.sort(key=lambda f: (-f.impact, f.category.value))
 
     missing = _missing(ctx, tri, outcomes, diff)
     if primary.category == Category.INCONCLUSIVE and not missing:
         missing = list(BEYOND_COUNTERS)
     is_gemm = options.gemm if options.gemm is not None else gemm.looks_like_gemm(launch.name, launch.demangled)
-    ladder = gemm.next_rung(ctx, primary, rest) if is_gemm and primary.category != Category.INCONCLUSIVE else None
+    owner = library.owner(launch.name, launch.demangled)  # the name shapes the advice, never the category
+    ladder = (gemm.next_rung(ctx, primary, rest) if is_gemm and owner is None
+              and primary.category != Category.INCONCLUSIVE else None)
     if ladder is not None:
         primary.ladder = ladder
     argv, purpose, note, profile_line = _collect(launch, primary, missing, options)
@@ -111,7 +115,8 @@ def diagnose(launch: KernelLaunch, options: AnalyzeOptions = AnalyzeOptions()) -
         kernel_id=launch.id, name=launch.name, demangled=launch.demangled, source=launch.source,
         format=launch.format, is_gemm=is_gemm, triage=tri.to_dict(), primary=primary, findings=rest,
         missing_evidence=missing, collect_command=cmd.render(argv), collect_argv=argv, collect_purpose=purpose,
-        collect_note=note, collect_profile=profile_line, recommendations=_recommendations(primary, rest, ladder), ladder=ladder)
+        collect_note=note, collect_profile=profile_line, ladder=ladder, library=owner,
+        recommendations=(_library_recommendations(owner, primary) if owner else _recommendations(primary, rest, ladder)))
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:
@@ -180,7 +185,7 @@ def _likeliest(tri: sol.Triage, diff: list[Category], unevaluated: list[Category
     if not unevaluated and tri.regime == "latency":
         return _sm_carried(tri, findings)
     sm = tri.pct.get("sm")
-    if not unevaluated and tri.regime == "throughput" and "sm" in tri.hot and sm is not None and sm >= sol.HIGH_PCT:
+    if not unevaluated and tri.regime == "throughput" and tri.hot == ["sm"] and sm is not None and sm >= sol.HIGH_PCT:
         # NVIDIA SOLBottleneck: the compute side at ≥ 80% is the limit; no pipe in the export carries it
         return Finding(Category.COMPUTE_BOUND, f"Compute bound: {tri.summary()}; no pipe utilisation in this "
                        "export carries the SM (the special-function, uniform or branch units are not broken out).",
@@ -192,7 +197,7 @@ def _likeliest(tri: sol.Triage, diff: list[Category], unevaluated: list[Category
     guesses = sorted((f for f in findings if f.category in diff), key=lambda f: -f.impact)
     if guesses:
         g = guesses[0]
-    elif tri.regime == "throughput" and "sm" in tri.hot and Category.COMPUTE_BOUND in diff:
+    elif tri.regime == "throughput" and tri.hot == ["sm"] and Category.COMPUTE_BOUND in diff:
         g = Finding(Category.COMPUTE_BOUND, f"Compute bound: {tri.summary()}; the page does not say which SM "
                     "sub-unit (pipe, issue slots) carries it.", Confidence.LOW, 0.0,
                     "not estimated: the busy sub-unit is not in this export", list(tri.evidence),
@@ -359,6 +364,13 @@ def _collect(launch: KernelLaunch, primary: Finding, missing: list[MissingEviden
                  f"--launch-skip {skip} skips the kernel's warm-up launch (use 0 if the program launches it only once).")
     note = (note + " " if note else "") + f"{skip_note} Then: gemmlab analyze {out_name}.ncu-rep"
     return argv, purpose, note, profile_line
+
+
+def _library_recommendations(owner: str, primary: Finding) -> list[str]:
+    """A library's kernel: advice for its caller, never source edits to code the user does not own."""
+    if primary.category == Category.INCONCLUSIVE:
+        return primary.recommendations + library.caller_advice(owner, primary)[1:]
+    return library.caller_advice(owner, primary)
 
 
 def _recommendations(primary: Finding, rest: list[Finding], ladder) -> list[str]:

@@ -160,6 +160,7 @@ class Diagnosis:
     recommendations: list[str]
     ladder: Optional[LadderStep] = None
     collect_profile: str = ""  # the same collection through ``gemmlab profile`` ("" when it has none)
+    library: Optional[str] = None  # whose kernel it is (cuBLAS, cuDNN, PyTorch (ATen), ...): advice is for its caller
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -169,6 +170,7 @@ class Diagnosis:
             "source": self.source,
             "format": self.format,
             "is_gemm": self.is_gemm,
+            "library": self.library,
             "triage": {k: _num(v) for k, v in self.triage.items()},
             "primary": self.primary.to_dict(),
             "findings": [f.to_dict() for f in self.findings],

@@ -36,8 +36,12 @@ from gemmlab.analysis.rules.sol import CO_LIMIT_POINTS, DRAM_HIGH_PCT, DRAM_SUST
 from gemmlab.analysis.vocabulary import Category as C
 
 # A waste cause explains a unit's load when at least half of the sectors reaching it are excess: then
-# fixing the access pattern at least halves that unit's traffic, more than any other change could.
+# fixing the access pattern at least halves that unit's traffic, more than any other change could. This
+# is for the L2-level estimate, which counts a sector requested twice (half-used by two instructions,
+# the second an L2 hit) as excess although DRAM moved it once.
 EXPLAINS_SHARE = 0.5
+# Measured DRAM bytes against the bytes instructions used are exact: NVIDIA's 10% excess line applies.
+WASTE_SHARE_EXACT = 0.10
 
 TENSOR_PIPES = ("pipe_tensor_pct", "pipe_tensor_imma_pct", "pipe_tensor_dmma_pct")
 MATH_PIPES = ("pipe_fma_pct", "pipe_fp64_pct", "pipe_alu_pct", "pipe_xu_pct")
@@ -75,13 +79,42 @@ def _excess_share_at_l2(ctx: Context) -> tuple[float, Optional[C], list]:
     return min(1.0, total / l2_total), top[1], top[2]
 
 
+def _excess_share_at_dram(ctx: Context) -> Optional[tuple[float, Optional[C]]]:
+    """The share of DRAM bytes that no load or store instruction used: DRAM bytes against the useful bytes
+    of the LSU's global accesses (sectors less their excess). Exact where the counters exist; None when a
+    kernel moves data the LSU counters do not see (TMA, bulk copies) or the counters are missing."""
+    rd, wr = ctx.v("dram_bytes_read"), ctx.v("dram_bytes_write")
+    gld, gst = ctx.v("gld_sectors"), ctx.v("gst_sectors")
+    if rd is None or wr is None or not gld or gst is None or rd + wr <= 0:
+        return None
+    ld, st = D.global_load_waste(ctx), D.global_store_waste(ctx)
+    if ld is None or st is None or ld.excess is None or st.excess is None:
+        return None
+    useful = D.SECTOR_BYTES * ((gld - ld.excess) + (gst - st.excess))
+    share = min(1.0, max(0.0, 1.0 - useful / (rd + wr)))
+    cause = C.UNCOALESCED_GLOBAL_LOADS if ld.excess >= st.excess else C.UNCOALESCED_GLOBAL_STORES
+    if (ctx.v("local_ld_sectors") or 0.0) + (ctx.v("local_st_sectors") or 0.0) > gld + gst:
+        cause = C.LOCAL_MEMORY  # the unused bytes are local-memory traffic, not global accesses
+    return share, cause
+
+
 def _explained(ctx: Context, findings: dict[C, Finding], unit: str, busy: float) -> Optional[Finding]:
+    exact = _excess_share_at_dram(ctx) if unit == "DRAM" else None
+    if exact is not None:
+        # measured bytes: NVIDIA's 10% excess line (UncoalescedGlobalAccess) applies as it stands
+        share, cause = exact
+        if cause is None or share < WASTE_SHARE_EXACT or cause not in findings:
+            return None
+        return _name(findings[cause], unit, busy, share, "DRAM bytes no instruction used")
     share, cause, _ = _excess_share_at_l2(ctx)
     if cause is None or share < EXPLAINS_SHARE or cause not in findings:
         return None
-    f = findings[cause]
+    return _name(findings[cause], unit, busy, share, "excess share of the L2 sectors")
+
+
+def _name(f: Finding, unit: str, busy: float, share: float, what: str) -> Finding:
     f.impact = max(f.impact, busy * share)
-    f.impact_basis = (f"{unit} busy {pct(busy)} × excess share of the L2/DRAM sectors {pct(share)} "
+    f.impact_basis = (f"{unit} busy {pct(busy)} × {what} {pct(share)} "
                       "(fixing the pattern removes that traffic from the unit at its limit)")
     f.summary = f.summary.rstrip(".") + f"; this waste is {pct(share)} of the traffic of {unit}, which runs at its limit."
     f.at_limit = False
@@ -106,7 +139,16 @@ def choose(ctx: Context, tri: Triage, found: list[Finding]) -> Optional[Finding]
     dram_leads = dram is not None and "dram" in tri.hot and (
         dram >= DRAM_HIGH_PCT or (sm is not None and dram / DRAM_SUSTAINABLE >= sm))
     if dram_leads:
-        return _explained(ctx, findings, "DRAM", dram / 100.0) or findings.get(C.DRAM_BOUND)
+        cause = _explained(ctx, findings, "DRAM", dram / 100.0)
+        if cause is not None:
+            return cause
+        f = findings.get(C.DRAM_BOUND)
+        exact = _excess_share_at_dram(ctx)
+        if f is not None and exact is not None and dram >= DRAM_HIGH_PCT and exact[0] < WASTE_SHARE_EXACT:
+            # the measured DRAM bytes are (nearly) all used by instructions: necessary traffic at the limit,
+            # whatever the request-level sector counts suggest
+            f.at_limit = True
+        return f
     if l2 is not None and l2 >= HIGH_PCT and "l2" in tri.hot:
         cause = _explained(ctx, findings, "L2", l2 / 100.0)
         if cause is None and C.ATOMIC_CONTENTION in findings and findings[C.ATOMIC_CONTENTION].impact >= 0.05:
@@ -185,3 +227,46 @@ def latency_cause(ctx: Context, tri: Triage, found: list[Finding]) -> Optional[F
                                              "feed: the likelier cause of the waits.")
         return f
     return None
+
+
+# What can explain the load of a unit at its limit (a fix that removes part of that unit's work).
+EXPLAINS: dict[C, frozenset] = {
+    C.DRAM_BOUND: frozenset({C.UNCOALESCED_GLOBAL_LOADS, C.UNCOALESCED_GLOBAL_STORES, C.LOCAL_MEMORY}),
+    C.L2_BOUND: frozenset({C.UNCOALESCED_GLOBAL_LOADS, C.UNCOALESCED_GLOBAL_STORES, C.LOCAL_MEMORY,
+                           C.ATOMIC_CONTENTION}),
+    C.L1_LSU_BOUND: frozenset({C.UNCOALESCED_GLOBAL_LOADS, C.UNCOALESCED_GLOBAL_STORES, C.LOCAL_MEMORY}),
+    C.SHARED_MEMORY_THROUGHPUT: frozenset({C.SHARED_BANK_CONFLICTS}),
+    C.COMPUTE_BOUND: frozenset({C.WARP_DIVERGENCE, C.INSTRUCTION_OVERHEAD}),
+    C.TENSOR_BOUND: frozenset(),
+}
+OCCUPANCY = frozenset({C.OCCUPANCY_REGISTERS, C.OCCUPANCY_SHARED_MEMORY, C.OCCUPANCY_BLOCK_SIZE})
+
+
+def temper(ctx: Context, tri: Triage, primary: Finding, rest: list[Finding]) -> None:
+    """Secondary findings of a kernel whose primary unit runs at its limit: what a fix could win is at
+    most that unit's headroom unless the finding explains the unit's load, so it cannot be "high"; more
+    warps (occupancy) cannot speed up a pipe or issue slots already near peak."""
+    if not primary.at_limit or primary.category not in EXPLAINS:
+        return
+    busy = [v for v in (tri.busy(u) for u in tri.hot) if v is not None]
+    tensor = tensor_pipe(ctx)
+    issue = ctx.v("issue_active_pct")
+    near_peak = (tensor is not None and tensor[1] >= HIGH_PCT) or (issue is not None and issue >= HIGH_PCT)
+    headroom = max(0.0, 1.0 - max(busy)) if busy else 0.0
+    for f in rest:
+        if f.category in EXPLAINS[primary.category]:
+            continue
+        if primary.category == C.TENSOR_BOUND and f.category in (C.SHARED_MEMORY_THROUGHPUT, C.L1_LSU_BOUND):
+            # WGMMA reads its operands from shared memory and TMA fills it: that traffic feeds the pipe at its limit
+            f.impact, f.confidence = 0.0, Confidence.LOW
+            f.impact_basis = "none: operand delivery to a tensor pipe at its limit, not a separate problem"
+            continue
+        if f.category in OCCUPANCY and (near_peak or primary.category in (C.TENSOR_BOUND, C.COMPUTE_BOUND)):
+            f.impact, f.confidence = 0.0, Confidence.LOW
+            f.impact_basis = ("none: the pipe or the issue slots already run near peak, so more resident warps "
+                              "cannot make the kernel faster")
+            continue
+        if f.impact > headroom or f.confidence == Confidence.HIGH:
+            f.impact = min(f.impact, headroom)
+            f.confidence = f.confidence.cap(Confidence.MEDIUM)
+            f.impact_basis += f" (capped at the headroom {pct(headroom)} of the unit at its limit)"
