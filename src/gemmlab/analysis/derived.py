@@ -171,7 +171,7 @@ def _store_excess_estimate(ctx: Context) -> Optional[float]:
     gst, bps = ctx.v("gst_sectors"), ctx.v("gst_bytes_per_sector")
     if gst is None:
         return None
-    if bps is not None:
+    if bps is not None and bps > 0:
         return gst * max(0.0, 1.0 - bps / SECTOR_BYTES)
     req = ctx.v("gst_requests")
     if req is None:
@@ -182,6 +182,8 @@ def _store_excess_estimate(ctx: Context) -> Optional[float]:
 def global_load_waste(ctx: Context) -> Optional[Waste]:
     """Excess global-load sectors as a fraction of all global-load sectors."""
     gld, req, bps = ctx.v("gld_sectors"), ctx.v("gld_requests"), ctx.v("gld_bytes_per_sector")
+    if bps is not None and bps <= 0 and gld:
+        bps = None  # sectors moved but no LDG measured: cp.async/LDGSTS copies, which the ratio does not count
     th, ideal = ctx.v("gl_sectors_theoretical"), ctx.v("gl_sectors_ideal")
     ev: list[Evidence] = []
     spr = gld / req if gld is not None and req else None
@@ -254,6 +256,8 @@ def global_load_waste(ctx: Context) -> Optional[Waste]:
 def global_store_waste(ctx: Context) -> Optional[Waste]:
     """Excess global-store sectors as a fraction of all global-store sectors."""
     gst, req, bps = ctx.v("gst_sectors"), ctx.v("gst_requests"), ctx.v("gst_bytes_per_sector")
+    if bps is not None and bps <= 0 and gst:
+        bps = None  # sectors written but no STG measured by the ratio
     ev: list[Evidence] = []
     spr = gst / req if gst is not None and req else None
     if spr is not None:

@@ -22,9 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
-from gemmlab.analysis import gemm, library, limits
+from gemmlab.analysis import gemm, library, likeliest, limits
 from gemmlab.analysis.context import Context, fmt
 from gemmlab.analysis.evidence import Confidence, Diagnosis, Finding, MissingEvidence
+from gemmlab.analysis.likeliest import MIN_PRIMARY_IMPACT
 from gemmlab.analysis.rules import (Outcome, atomics, coalescing, divergence, launch, local, memory, occupancy,
                                     pipes, shared, sol, stalls)
 from gemmlab.analysis.vocabulary import UNIT_BOUND, WASTE, Category
@@ -38,7 +39,6 @@ from gemmlab.profile.records import KernelLaunch
 FAMILIES = (coalescing, shared, memory, pipes, local, atomics, divergence, stalls, occupancy, launch)
 FAMILY_OF = {c: fam for fam in FAMILIES for c in fam.CATEGORIES}
 
-MIN_PRIMARY_IMPACT = 0.05  # a cause must plausibly explain ≥ 5% of the run to lead the diagnosis
 AMBIGUOUS_RATIO = 0.8  # runner-up within 80% of the primary's impact: the ranking is not clear-cut
 MIN_SECONDARY_IMPACT = 0.01  # below 1% a finding that no rule flagged as waste is not reported
 # What to ask for when the unit-level counters are all present yet no rule names a cause: the
@@ -93,7 +93,7 @@ def diagnose(launch: KernelLaunch, options: AnalyzeOptions = AnalyzeOptions()) -
     diff = tri.differential() if tri.regime != "unknown" else list(Category)
     unevaluated = [c for o in outcomes if not o.evaluated for c in o.categories if c in diff]
 
-    primary = limits.choose(ctx, tri, findings) or _choose_primary(tri, findings, diff, unevaluated)
+    primary = limits.choose(ctx, tri, findings) or _choose_primary(ctx, tri, findings, diff, unevaluated)
     rest = [f for f in findings if f is not primary]
     rest = [f for f in rest
             if f.impact >= MIN_SECONDARY_IMPACT or f.category in WASTE or f.category in UNIT_BOUND or f.at_limit
@@ -135,7 +135,7 @@ def _characterises_unit(f: Finding) -> bool:
     return f.category in (Category.COMPUTE_BOUND, Category.TENSOR_BOUND)
 
 
-def _choose_primary(tri: sol.Triage, findings: list[Finding], diff: list[Category],
+def _choose_primary(ctx: Context, tri: sol.Triage, findings: list[Finding], diff: list[Category],
                     unevaluated: list[Category]) -> Finding:
     # a low-confidence finding is a guess: it is named among the candidates, never the verdict
     cands = sorted((f for f in findings if f.category in diff and f.confidence != Confidence.LOW),
@@ -147,7 +147,8 @@ def _choose_primary(tri: sol.Triage, findings: list[Finding], diff: list[Categor
         limits.sort(key=lambda f: (not f.at_limit, -f.impact))
         best = limits[0] if limits else None
     if best is None:
-        return _likeliest(tri, diff, unevaluated, findings) or _inconclusive(tri, diff, unevaluated, findings)
+        return (likeliest.choose(ctx, tri, diff, unevaluated, findings)
+                or _inconclusive(tri, diff, unevaluated, findings))
     conf = best.confidence
     reasons = []
     competing = [c for c in unevaluated if c != best.category]
@@ -174,64 +175,6 @@ def _choose_primary(tri: sol.Triage, findings: list[Finding], diff: list[Categor
         best.summary = best.summary.rstrip(".") + f". Confidence {conf.value}: " + "; ".join(reasons) + "."
         best.confidence = conf
     return best
-
-
-def _likeliest(tri: sol.Triage, diff: list[Category], unevaluated: list[Category],
-               findings: list[Finding]) -> Optional[Finding]:
-    """When the export lacks what separates the candidates (a details page has no stall reasons or
-    sector counts for some kernels), the likelier candidate at low confidence rather than no answer:
-    the best-supported finding, or — with no unit busy (NVIDIA SOLBottleneck: both sides below 60%) —
-    latency_bound itself. The missing evidence and the command that collects it stay with it."""
-    if not unevaluated and tri.regime == "latency":
-        return _sm_carried(tri, findings)
-    sm = tri.pct.get("sm")
-    if not unevaluated and tri.regime == "throughput" and tri.hot == ["sm"] and sm is not None and sm >= sol.HIGH_PCT:
-        # NVIDIA SOLBottleneck: the compute side at ≥ 80% is the limit; no pipe in the export carries it
-        return Finding(Category.COMPUTE_BOUND, f"Compute bound: {tri.summary()}; no pipe utilisation in this "
-                       "export carries the SM (the special-function, uniform or branch units are not broken out).",
-                       Confidence.LOW, 0.0, "not estimated: the busy SM sub-unit is not in this export",
-                       list(tri.evidence), ["Collect the pipe utilisations (ComputeWorkloadAnalysis) and the "
-                                            "instruction mix (InstructionStats) to see which instructions fill the SM."])
-    if tri.regime == "unknown" or not unevaluated:
-        return None
-    guesses = sorted((f for f in findings if f.category in diff), key=lambda f: -f.impact)
-    if guesses:
-        g = guesses[0]
-    elif tri.regime == "throughput" and tri.hot == ["sm"] and Category.COMPUTE_BOUND in diff:
-        g = Finding(Category.COMPUTE_BOUND, f"Compute bound: {tri.summary()}; the page does not say which SM "
-                    "sub-unit (pipe, issue slots) carries it.", Confidence.LOW, 0.0,
-                    "not estimated: the busy sub-unit is not in this export", list(tri.evidence),
-                    ["Collect the pipe utilisations (ComputeWorkloadAnalysis) and the instruction mix to see "
-                     "which instructions fill the SM."])
-    elif tri.regime == "latency" and Category.LATENCY_BOUND in diff:
-        g = Finding(Category.LATENCY_BOUND, f"Latency bound: {tri.summary()}.", Confidence.LOW, 0.0,
-                    "not estimated: the stall reasons that say which latency are missing", list(tri.evidence),
-                    ["Collect the stall reasons (WarpStateStats or SourceCounters sampling) to see which latency "
-                     "the warps wait on, then raise parallelism where it is: more warps, more independent work "
-                     "per thread, fewer dependent loads."])
-    else:
-        return None
-    others = [c.value for c in unevaluated if c != g.category]
-    g.confidence = Confidence.LOW
-    g.summary = (g.summary.rstrip(".") + ". Confidence low: the likelier candidate; this export lacks the metrics "
-                 "that rule out " + ", ".join(others[:4]) + (" …" if len(others) > 4 else "")
-                 + " (see missing evidence: a raw page of the same capture, or the command given, settles it).")
-    g.candidates = [g.category.value] + others
-    return g
-
-
-def _sm_carried(tri: sol.Triage, findings: list[Finding]) -> Optional[Finding]:
-    """Every rule decided and none found a cause, no unit is above 60%, but the SM is the busiest unit and
-    a math pipe carries it (compute_bound below peak, from the pipes rule): that characterisation, not
-    "inconclusive" — the kernel does its math below peak with no single stall to blame."""
-    sm = tri.pct.get("sm")
-    others = [v for k, v in tri.pct.items() if k not in ("sm", "memory") and v is not None]
-    if sm is None or (others and sm < max(others)):
-        return None
-    f = next((f for f in findings if f.category == Category.COMPUTE_BOUND), None)
-    if f is not None and f.confidence == Confidence.LOW:
-        f.confidence = Confidence.MEDIUM
-    return f
 
 
 def _inconclusive(tri: sol.Triage, diff: list[Category], unevaluated: list[Category],

@@ -62,6 +62,9 @@ def _excess_share_at_l2(ctx: Context) -> tuple[float, Optional[C], list]:
         return 0.0, None, []
     parts: list[tuple[float, C, list]] = []
     ld, st = D.global_load_waste(ctx), D.global_store_waste(ctx)
+    # only a measured waste can explain a unit at its limit; a low-confidence one assumes 4-byte accesses
+    ld = ld if ld is not None and ld.confidence != Confidence.LOW else None
+    st = st if st is not None and st.confidence != Confidence.LOW else None
     if ld is not None and ld.excess:
         # loads that hit in L1 never reach L2 (a 16-byte-per-thread pattern split over two instructions
         # re-reads its sector from L1)

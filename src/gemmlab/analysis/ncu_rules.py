@@ -84,6 +84,7 @@ class RuleFacts:
     global_total_sectors: Optional[float] = None
     shared_conflicts: dict[str, RuleNumber] = field(default_factory=dict)  # op → conflict fraction
     shared_nway: dict[str, float] = field(default_factory=dict)
+    shared_wavefronts: dict[str, float] = field(default_factory=dict)  # op → the rule's total wavefronts
     shared_excess_wavefronts: Optional[RuleNumber] = None  # value = excess fraction (0..1)
     stalls: dict[str, RuleNumber] = field(default_factory=dict)  # reason → cycles per instruction
     stall_cpi: Optional[float] = None
@@ -139,6 +140,9 @@ def parse(rules: list[RuleResult]) -> RuleFacts:
                 op = "load" if m.group(1) == "loads" else "store"
                 facts.shared_conflicts[op] = RuleNumber(_f(m.group(3)) / 100.0, name, text, sp)
                 facts.shared_nway[op] = _f(m.group(2))
+                w = re.search(r"overall " + _NUM + " wavefronts", text)
+                if w:
+                    facts.shared_wavefronts[op] = _f(w.group(1))
         elif name == "UncoalescedSharedAccess":
             m = re.search(r"total of " + _NUM + r" excessive wavefronts \(" + _NUM
                           + r"% of the total " + _NUM + " wavefronts", text)

@@ -74,6 +74,14 @@ def _impact(ctx: Context, tri: Triage, w: D.Waste, store: bool) -> tuple[float, 
             if v > best:
                 best, basis = v, (f"L2 busy {pct(l2)} × excess sectors reaching L2 "
                                   f"{fmt(w.excess * reach)} / L2 sectors {fmt(l2_total)}")
+    f = ctx.facts
+    if not basis and l1 is not None and w.excess and f.global_total_sectors and f.shared_wavefronts:
+        # the rule texts give absolute counts: global sectors (UncoalescedGlobalAccess) and shared
+        # wavefronts (SharedMemoryConflicts, one wavefront = 4 sectors of L1 data-pipe work)
+        traffic = f.global_total_sectors + D.WAVEFRONT_SECTORS * sum(f.shared_wavefronts.values())
+        best = l1 * min(1.0, w.excess / traffic)
+        basis = (f"L1/TEX busy {pct(l1)} × excess sectors {fmt(w.excess)} / L1 traffic {fmt(traffic)} sectors "
+                 "(global sectors and shared wavefronts as ncu's rules count them)")
     if not basis:
         # no absolute counts: NVIDIA's form, busiest memory unit × excess fraction — bounded by ncu's
         # count of excessive sectors over all global sectors when the rule text gives it

@@ -1,0 +1,107 @@
+"""The likelier candidate when no cause clears the bar: an answer at honest confidence instead of none.
+
+``diagnose`` ranks causes by what a fix could win; when none reaches the minimum, or the export lacks the
+metrics that separate the candidates (a details page has no sector counts or stall reasons for some
+kernels), this module names the candidate the evidence in hand supports, at low confidence unless that
+evidence is direct, with the candidates it could not rule out. The missing evidence and the command that
+collects it stay with the diagnosis. It returns None when even that is not supported (no Speed of Light),
+and the verdict is then ``inconclusive``.
+
+What it can name, in order:
+
+1. No unit above 60% (NVIDIA SOLBottleneck's latency regime) but the SM is the busiest unit, within the
+   co-limit margin of the 60% line, and a math pipe carries it: compute_bound below peak (the pipes rule's
+   finding) — the kernel does its math below peak with no single stall to blame.
+2. The best-supported finding among the candidates: confidence first, then what a fix could win.
+3. From Speed of Light alone: the SM the only busy unit → compute_bound; L1/TEX busy with the LSU the
+   busiest pipe (or L1 the busiest unit) → l1_lsu_bound (memory instructions saturate L1; whether shared or
+   global traffic is not in the export); no unit busy → latency_bound.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from gemmlab.analysis.context import Context
+from gemmlab.analysis.evidence import Confidence, Finding
+from gemmlab.analysis.rules import sol
+from gemmlab.analysis.vocabulary import Category as C
+
+MIN_PRIMARY_IMPACT = 0.05  # a cause must plausibly explain ≥ 5% of the run to lead the diagnosis
+
+
+def choose(ctx: Context, tri: sol.Triage, diff: list[C], unevaluated: list[C],
+           findings: list[Finding]) -> Optional[Finding]:
+    sm = tri.pct.get("sm")
+    if not unevaluated:
+        if tri.regime == "latency":
+            return sm_carried(tri, findings)
+        if tri.regime == "throughput" and tri.hot == ["sm"] and sm is not None and sm >= sol.HIGH_PCT:
+            # NVIDIA SOLBottleneck: the compute side at ≥ 80% is the limit; no pipe in the export carries it
+            return _from_sol(C.COMPUTE_BOUND, f"Compute bound: {tri.summary()}; no pipe utilisation in this export "
+                             "carries the SM (the special-function, uniform or branch units are not broken out).",
+                             tri, "Collect the pipe utilisations (ComputeWorkloadAnalysis) and the instruction mix "
+                             "(InstructionStats) to see which instructions fill the SM.")
+        return None
+    if tri.regime == "unknown":
+        return None
+    # the SM within the co-limit margin of NVIDIA's 60% line: at the edge of the throughput regime, so a
+    # pipe that carries it is the likelier story than a latency the export cannot show
+    edge = sm is not None and sm >= sol.LATENCY_BELOW_PCT - sol.CO_LIMIT_POINTS
+    carried = sm_carried(tri, findings) if tri.regime == "latency" and edge else None
+    if carried is not None:
+        return carried  # a pipe carries the busiest unit: that evidence is in hand, whatever else is missing
+    guesses = sorted((f for f in findings if f.category in diff),
+                     key=lambda f: (f.impact < MIN_PRIMARY_IMPACT, -f.confidence.rank, -f.impact))
+    g = guesses[0] if guesses else _unit_guess(ctx, tri, diff)
+    if g is None:
+        return None
+    others = [c.value for c in unevaluated if c != g.category]
+    g.confidence = Confidence.LOW
+    g.summary = (g.summary.rstrip(".") + ". Confidence low: the likelier candidate; this export lacks the metrics "
+                 "that rule out " + ", ".join(others[:4]) + (" …" if len(others) > 4 else "")
+                 + " (see missing evidence: a raw page of the same capture, or the command given, settles it).")
+    g.candidates = [g.category.value] + others
+    return g
+
+
+def _unit_guess(ctx: Context, tri: sol.Triage, diff: list[C]) -> Optional[Finding]:
+    if tri.regime == "throughput" and tri.hot == ["sm"] and C.COMPUTE_BOUND in diff:
+        return _from_sol(C.COMPUTE_BOUND, f"Compute bound: {tri.summary()}; the export does not say which SM "
+                         "sub-unit (pipe, issue slots) carries it.", tri,
+                         "Collect the pipe utilisations (ComputeWorkloadAnalysis) and the instruction mix to see "
+                         "which instructions fill the SM.")
+    if tri.regime == "throughput" and "l1" in tri.hot and C.L1_LSU_BOUND in diff:
+        pipes = {s: ctx.v(s) for s in ("pipe_lsu_pct", "pipe_fma_pct", "pipe_alu_pct", "pipe_fp64_pct",
+                                       "pipe_xu_pct", "pipe_tensor_pct") if ctx.v(s) is not None}
+        lsu_top = pipes and max(pipes, key=pipes.get) == "pipe_lsu_pct"
+        if tri.hot[0] == "l1" or lsu_top:
+            lsu = f"; the LSU issues memory instructions at {pipes['pipe_lsu_pct']:.1f}% of its peak" if lsu_top else ""
+            return _from_sol(C.L1_LSU_BOUND, f"L1/LSU bound: {tri.summary()}{lsu}; whether shared-memory or "
+                             "global traffic fills L1 is not in this export.", tri,
+                             "Reuse each loaded value many times (tiles in shared memory, operands in registers) "
+                             "so fewer memory instructions reach L1.")
+    if tri.regime == "latency" and C.LATENCY_BOUND in diff:
+        return _from_sol(C.LATENCY_BOUND, f"Latency bound: {tri.summary()}.", tri,
+                         "Collect the stall reasons (WarpStateStats or SourceCounters sampling) to see which latency "
+                         "the warps wait on, then raise parallelism where it is: more warps, more independent work "
+                         "per thread, fewer dependent loads.")
+    return None
+
+
+def _from_sol(cat: C, summary: str, tri: sol.Triage, advice: str) -> Finding:
+    return Finding(cat, summary, Confidence.LOW, 0.0, "not estimated: the export lacks what would size it",
+                   list(tri.evidence), [advice])
+
+
+def sm_carried(tri: sol.Triage, findings: list[Finding]) -> Optional[Finding]:
+    """No unit is above 60%, but the SM is the busiest unit and a math pipe carries it (compute_bound below
+    peak, from the pipes rule): that characterisation, not "inconclusive"."""
+    sm = tri.pct.get("sm")
+    others = [v for k, v in tri.pct.items() if k not in ("sm", "memory") and v is not None]
+    if sm is None or (others and sm < max(others)):
+        return None
+    f = next((f for f in findings if f.category == C.COMPUTE_BOUND), None)
+    if f is not None and f.confidence == Confidence.LOW:
+        f.confidence = Confidence.MEDIUM
+    return f
