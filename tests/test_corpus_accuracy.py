@@ -83,3 +83,38 @@ def test_scoring_counts_an_accepted_alternative_and_rejects_inconclusive():
     assert s.by_confidence()["high"] == (1, 2)
     with pytest.raises(ValueError):
         score([diag(Category.L2_BOUND)], entries)
+
+
+SEEDS = Path(__file__).parent / "fixtures" / "ncu" / "h100"
+
+
+def test_seed_captures_give_one_primary_on_every_export_of_the_same_capture():
+    """The five seed kernels (one --set full capture exported as raw, raw in base units and details; one
+    kernel also as .ncu-rep) get the same primary from each export; the details page only less sure."""
+    by_kernel: dict[str, dict[str, str]] = {}
+    exports = ["gemm_ladder_raw.csv", "gemm_ladder_raw_base.csv", "gemm_ladder_details.csv"]
+    if _has_ncu_report():
+        exports.append("gemm_tiled16.ncu-rep")
+    for name in exports:
+        for d in diagnose_all(load(SEEDS / name)):
+            by_kernel.setdefault(d.name, {})[name] = d.primary.category.value
+    assert len(by_kernel) == 5
+    for kernel, answers in by_kernel.items():
+        assert len(set(answers.values())) == 1, (kernel, answers)
+        assert "inconclusive" not in answers.values(), (kernel, answers)
+
+
+def test_incomplete_basic_capture_stays_inconclusive_with_evidence_to_collect():
+    """The seed lesson: the default-section CSV lacks what separates the L1 causes, so no guess is made
+    there; the verdict is inconclusive, low, with the missing evidence and the command that collects it."""
+    for d in diagnose_all(load(SEEDS / "gemm_ladder_basic.csv")):
+        assert (d.primary.category.value, d.primary.confidence.value) == ("inconclusive", "low"), d.name
+        assert d.missing_evidence and d.collect_command.startswith("ncu ")
+
+
+def _has_ncu_report() -> bool:
+    try:
+        import ncu_report  # noqa: F401
+    except ImportError:
+        return False
+    return True

@@ -13,9 +13,10 @@ What it can name, in order:
    co-limit margin of the 60% line, and a math pipe carries it: compute_bound below peak (the pipes rule's
    finding) — the kernel does its math below peak with no single stall to blame.
 2. The best-supported finding among the candidates: confidence first, then what a fix could win.
-3. From Speed of Light alone: the SM the only busy unit → compute_bound; L1/TEX busy with the LSU the
-   busiest pipe (or L1 the busiest unit) → l1_lsu_bound (memory instructions saturate L1; whether shared or
-   global traffic is not in the export); no unit busy → latency_bound.
+3. From Speed of Light alone: the SM the only busy unit → compute_bound; L1/TEX busy (the busiest unit,
+   or the LSU the busiest pipe) where ncu's memory rules ran and flagged neither uncoalesced accesses nor
+   bank conflicts → shared_memory_throughput for a kernel with shared memory, else l1_lsu_bound; no unit
+   busy → latency_bound.
 """
 
 from __future__ import annotations
@@ -71,16 +72,27 @@ def _unit_guess(ctx: Context, tri: sol.Triage, diff: list[C]) -> Optional[Findin
                          "sub-unit (pipe, issue slots) carries it.", tri,
                          "Collect the pipe utilisations (ComputeWorkloadAnalysis) and the instruction mix to see "
                          "which instructions fill the SM.")
-    if tri.regime == "throughput" and "l1" in tri.hot and C.L1_LSU_BOUND in diff:
+    # L1 busy, and ncu's memory-workload rules ran (the section's metrics are in the export) without
+    # flagging uncoalesced accesses or bank conflicts: necessary traffic saturates L1
+    if (tri.regime == "throughput" and "l1" in tri.hot and ctx.v("l1_hit_pct") is not None
+            and ctx.facts.global_excess_sectors is None and not ctx.facts.shared_conflicts):
         pipes = {s: ctx.v(s) for s in ("pipe_lsu_pct", "pipe_fma_pct", "pipe_alu_pct", "pipe_fp64_pct",
                                        "pipe_xu_pct", "pipe_tensor_pct") if ctx.v(s) is not None}
-        lsu_top = pipes and max(pipes, key=pipes.get) == "pipe_lsu_pct"
+        lsu_top = bool(pipes) and max(pipes, key=pipes.get) == "pipe_lsu_pct"
         if tri.hot[0] == "l1" or lsu_top:
             lsu = f"; the LSU issues memory instructions at {pipes['pipe_lsu_pct']:.1f}% of its peak" if lsu_top else ""
-            return _from_sol(C.L1_LSU_BOUND, f"L1/LSU bound: {tri.summary()}{lsu}; whether shared-memory or "
-                             "global traffic fills L1 is not in this export.", tri,
-                             "Reuse each loaded value many times (tiles in shared memory, operands in registers) "
-                             "so fewer memory instructions reach L1.")
+            smem = (ctx.v("smem_static") or 0.0) + (ctx.v("smem_dynamic") or 0.0)
+            if smem > 0 and C.SHARED_MEMORY_THROUGHPUT in diff:  # a tiled kernel: its L1 work is shared loads
+                return _from_sol(C.SHARED_MEMORY_THROUGHPUT, f"Shared-memory throughput: {tri.summary()}{lsu}; the "
+                                 "kernel uses shared memory and ncu flags no bank conflicts, but the export does not "
+                                 "split L1's work between shared and global traffic.", tri,
+                                 "Reuse operands from registers: compute several outputs per thread so each shared "
+                                 "load feeds several FMAs.")
+            if C.L1_LSU_BOUND in diff:
+                return _from_sol(C.L1_LSU_BOUND, f"L1/LSU bound: {tri.summary()}{lsu}; no shared memory, and ncu flags "
+                                 "no uncoalesced access: the kernel's global accesses fill L1.", tri,
+                                 "Reuse each loaded value many times (tiles in shared memory, operands in registers) "
+                                 "so fewer memory instructions reach L1.")
     if tri.regime == "latency" and C.LATENCY_BOUND in diff:
         return _from_sol(C.LATENCY_BOUND, f"Latency bound: {tri.summary()}.", tri,
                          "Collect the stall reasons (WarpStateStats or SourceCounters sampling) to see which latency "
