@@ -125,7 +125,8 @@ GROUPS: tuple[Group, ...] = (
        "ends up"),
     _g("roofline", ("ffma_thread_inst", "fadd_thread_inst", "fmul_thread_inst", "dram_bytes_read", "dram_bytes_write"),
        "achieved FP32 FLOP/s and arithmetic intensity for the roofline"),
-    _g("atomics", ("global_atom_inst", "global_red_inst", "l2_atom_sectors", "l2_red_sectors"),
+    _g("atomics", ("global_atom_inst", "global_red_inst", "l2_atom_sectors", "l2_red_sectors", "smem_atom_wavefronts",
+                   "smem_atom_inst"),
        "atomic and reduction traffic (hot-address contention shows as lg_throttle/drain stalls)"),
 )
 GROUP_NAMES = tuple(g.name for g in GROUPS)

@@ -53,9 +53,47 @@ def _without_stalls(ctx: Context, tri: Triage, out: Outcome, n: float) -> None:
          "Spread hot addresses (privatised copies per block, merged at the end)."]))
 
 
+def _shared(ctx: Context, tri: Triage, out: Outcome) -> None:
+    """Shared-memory atomics on few addresses (a histogram into a handful of bins): each ATOMS instruction
+    whose lanes hit the same address replays as several L1 data-pipe wavefronts (ideal: one). Reported when
+    atomics are at least half of the shared wavefronts and at least 10% of their wavefronts are replays
+    (NVIDIA's 10% line for excess shared wavefronts); impact: L1 busy × atomic share × replay share."""
+    wf, inst, total = ctx.v("smem_atom_wavefronts"), ctx.v("smem_atom_inst"), ctx.v("smem_wavefronts")
+    l1 = tri.busy("l1")
+    if not wf or not inst or not total or l1 is None:
+        return
+    share, per_inst = min(1.0, wf / total), wf / inst
+    replay = 1.0 - 1.0 / per_inst if per_inst > 1 else 0.0
+    if share < SHARED_ATOMIC_DOMINANT or replay < SHARED_REPLAY_FLAG:
+        return
+    ev = [ctx.ev("smem_atom_inst", "—", "shared-memory atomic instructions"),
+          ctx.ev("smem_atom_wavefronts", "one per instruction when the lanes hit distinct addresses",
+                 "replays: lanes of a warp updating the same address serialise"),
+          ctx.derived("smem_atom_wavefronts_per_inst", "shared atomic wavefronts / instructions", per_inst,
+                      "wavefront/inst", "1 (no two lanes on one address)", "each extra wavefront is a serialised replay"),
+          ctx.derived("smem_atom_share", "shared atomic wavefronts / all shared wavefronts", share, "fraction",
+                      f"{SHARED_ATOMIC_DOMINANT:.0%}", "atomics are most of the shared-memory work")]
+    ev += [e for e in tri.evidence if e.metric == "l1tex_pct"]
+    out.findings.append(Finding(
+        C.ATOMIC_CONTENTION,
+        f"Atomic contention in shared memory: {pct(share)} of the shared-memory wavefronts are atomics, "
+        f"{fmt(per_inst)} wavefronts per atomic instruction (lanes of a warp updating the same address serialise).",
+        Confidence.HIGH, l1 * share * replay,
+        f"L1/TEX busy {pct(l1)} × atomic share of shared wavefronts {pct(share)} × replayed share {pct(replay)}", ev,
+        ["Aggregate within the warp first (match the values with __match_any_sync, or sort keys) so one lane "
+         "updates each address, or give each warp its own copy of the bins and merge them at the end.",
+         "For a library op (a histogram, bincount, index_add), pre-sort the keys or use a segmented reduction."]))
+
+
+# Shared atomics are most of the shared-memory work; NVIDIA's 10% excess-wavefront line for replays.
+SHARED_ATOMIC_DOMINANT = 0.5
+SHARED_REPLAY_FLAG = 0.10
+
+
 def evaluate(ctx: Context, tri: Triage) -> Outcome:
     atom, red = ctx.v("global_atom_inst"), ctx.v("global_red_inst")
     out = Outcome("atomics", CATEGORIES, evaluated=atom is not None or red is not None)
+    _shared(ctx, tri, out)
     if not out.evaluated:
         out.needs.update(NEEDS)
         return out

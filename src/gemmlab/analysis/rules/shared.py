@@ -117,6 +117,10 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
     if l1 is None or shares is None or share < SHARED_DOMINANT or l1 < BUSY_FLAG:
         return out
     useful = 1.0 - waste.fraction
+    atom_wf, all_wf = ctx.v("smem_atom_wavefronts"), ctx.v("smem_wavefronts")
+    if atom_wf and all_wf:
+        # shared atomics (and their same-address replays) are the atomics rule's business, not operand loads
+        useful *= max(0.0, 1.0 - atom_wf / all_wf)
     balance = D.balance_ratio(ctx)
     # the conflict measure comes first: it is what rules out (or sizes) the bank-conflict alternative
     ev = [e for e in tri.evidence if e.metric == "l1tex_pct"] + list(share_ev) + waste.evidence[:1]
