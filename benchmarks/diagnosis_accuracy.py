@@ -73,7 +73,13 @@ def main(argv=None) -> int:
         a.json.write_text(json.dumps({f"{c}/{f}": {**s.to_dict(), "seconds": secs} for (c, f), (s, secs) in res.items()},
                                      indent=1))
     if a.md:
-        a.md.write_text("\n".join(lines) + "\n\n" + "\n".join(conf_lines) + "\n")
+        wrong = ["| collection | format | case | kernel | truth | answered |", "| --- | --- | --- | --- | --- | --- |"]
+        for (coll, fmt), (s, _) in res.items():
+            wrong += [f"| {coll} | {fmt} | {w.case} | `{w.kernel[-48:]}` | {' / '.join(w.truth)} | "
+                      f"{w.primary} ({w.confidence}) |" for w in s.wrong()]
+        a.md.write_text("## Accuracy per collection and export format\n\n" + "\n".join(lines)
+                        + "\n\n## Every wrong answer\n\n" + "\n".join(wrong)
+                        + "\n\n## Confusion (all collections and formats)\n\n" + "\n".join(conf_lines) + "\n")
     return 0
 
 
