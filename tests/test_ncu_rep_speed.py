@@ -325,3 +325,18 @@ def test_cache_keeps_at_most_max_entries(cache, monkeypatch):
         os.utime(k.path, ns=(i * 10**9, i * 10**9))  # written one second apart
     rep_cache.put(keys[3], {"launches": []})
     assert sorted(p.name[0] for p in folder.iterdir()) == ["2", "3"]  # the least recently written go
+
+
+def test_a_lean_copy_that_fails_falls_back_to_the_report_as_written(monkeypatch):
+    rep = NCU_H100 / "gemm_tiled16.ncu-rep"
+    monkeypatch.setattr(rep_strip, "strip_sections", lambda data, keep=None: [b"NVR\x00", bytes(range(256)) * 8])
+    (launch,) = load(rep)
+    assert launch.name == "gemm_tiled16" and launch.source == str(rep) and len(launch.metrics) > 300
+
+
+def test_a_lean_copy_may_keep_no_metric_of_a_launch(tmp_path):
+    rep = NCU_H100 / "gemm_tiled16.ncu-rep"
+    lean = tmp_path / "lean.ncu-rep"
+    lean.write_bytes(b"".join(rep_strip.strip_sections(rep.read_bytes(), keep=lambda name: False)))
+    (d,) = ncu_rep.decode(lean, "needed", source=str(rep))["launches"]
+    assert d["function"] == "gemm_tiled16" and d["metrics"] == [[], [], []]

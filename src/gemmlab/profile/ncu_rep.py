@@ -31,7 +31,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Optional
 
-from gemmlab.errors import InputError, ToolMissing
+from gemmlab.errors import InputError, ToolMissing, UserError
 from gemmlab.profile import needed
 from gemmlab.profile.records import KernelLaunch, Metric, RuleResult, bare_name
 
@@ -107,13 +107,27 @@ def read_rep(path: Path, metrics: Optional[str] = None) -> list[KernelLaunch]:
         keep = None if sel == needed.ALL else needed.is_needed
         lean_copy = rep_strip.lean_copy(path, data, keep) if data is not None else contextlib.nullcontext(path)
         with lean_copy as lean:  # the same values, decoded ~15x faster
-            if ncu_rep_isolated.isolate():
-                payload = ncu_rep_isolated.read_in_children(lean, sel, source=str(path))
-            else:
-                payload = decode(lean, sel, source=str(path))
+            try:
+                payload = _decode_all(lean, sel, str(path))
+            except ToolMissing:
+                raise
+            except UserError:
+                if lean == path:
+                    raise
+                # the lean copy is gemmlab's: read the report as written before blaming it
+                log.info("%s: reading its lean copy failed; reading the report as written", path)
+                payload = _decode_all(path, sel, str(path))
         rep_cache.put(key, payload)
     del data
     return to_launches(payload, str(path), session_command(path))
+
+
+def _decode_all(path: Path, sel: str, source: str) -> dict:
+    from gemmlab.profile import ncu_rep_isolated
+
+    if ncu_rep_isolated.isolate():
+        return ncu_rep_isolated.read_in_children(path, sel, source=source)
+    return decode(path, sel, source=source)
 
 
 _READ_WHOLE = 2 << 30  # reports up to 2 GiB are read into memory once (hash, lean copy)
@@ -141,6 +155,7 @@ def decode(path: Path, sel: str = needed.NEEDED, shard: int = 0, shards: int = 1
     ``"total"`` is the number of launches in the whole report. ``source`` names the report in
     errors (the user's file when ``path`` is its lean copy).
     """
+    lean = source is not None and source != str(path)  # a lean copy may keep no metric of a launch
     source = source or str(path)
     has_magic = check_head(path)
     mod = ncu_report_module()
@@ -162,7 +177,7 @@ def decode(path: Path, sel: str = needed.NEEDED, shard: int = 0, shards: int = 1
         rng = ctx.range_by_idx(r)
         for j in range(rng.num_actions() or 0):
             if index % shards == shard:
-                launches.append(_action(mod, rng.action_by_idx(j), index, source, keep, units))
+                launches.append(_action(mod, rng.action_by_idx(j), index, source, keep, units, lean))
             index += 1
     return {"format": PAYLOAD_FORMAT, "selection": sel, "total": index, "launches": launches}
 
@@ -345,10 +360,11 @@ def _varint_field(message: bytes, number: int) -> Optional[int]:
     return found
 
 
-def _action(mod: ModuleType, action, launch_id: int, source: str, keep, units: dict[str, str]) -> dict:
+def _action(mod: ModuleType, action, launch_id: int, source: str, keep, units: dict[str, str],
+            lean: bool = False) -> dict:
     name = action.name()
     names = action.metric_names() if name else ()
-    if not name or not names:
+    if not name or (not names and not lean):
         raise InputError(
             f"{source}: damaged or truncated Nsight Compute report (result {launch_id} has no "
             "kernel name or no metrics)"
