@@ -340,3 +340,16 @@ def test_a_lean_copy_may_keep_no_metric_of_a_launch(tmp_path):
     lean.write_bytes(b"".join(rep_strip.strip_sections(rep.read_bytes(), keep=lambda name: False)))
     (d,) = ncu_rep.decode(lean, "needed", source=str(rep))["launches"]
     assert d["function"] == "gemm_tiled16" and d["metrics"] == [[], [], []]
+
+
+def test_cache_keeps_at_most_max_bytes(cache, monkeypatch):
+    import os
+
+    folder, _ = cache
+    monkeypatch.setattr(rep_cache, "MAX_BYTES", 1000)
+    keys = [rep_cache.Key(folder, f"{i}{'0' * 39}-1-needed-v1.json", str(i), 1, 0) for i in range(3)]
+    for i, k in enumerate(keys):
+        rep_cache.put(k, {"launches": ["x" * 400]})
+        os.utime(k.path, ns=(i * 10**9, i * 10**9))
+    rep_cache.put(keys[2], {"launches": ["x" * 400]})  # the newest, written again
+    assert sorted(p.name[0] for p in folder.iterdir()) == ["1", "2"]

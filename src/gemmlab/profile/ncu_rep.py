@@ -95,7 +95,7 @@ def read_rep(path: Path, metrics: Optional[str] = None) -> list[KernelLaunch]:
     processes, one per share of its launches on a large report (``ncu_rep_isolated``: the crash this
     avoids), unless GEMMLAB_NCU_REP_ISOLATE=0.
     """
-    from gemmlab.profile import ncu_rep_isolated, rep_cache, rep_strip
+    from gemmlab.profile import rep_cache, rep_strip
 
     path = Path(path)
     sel = needed.selection(metrics)

@@ -8,7 +8,7 @@ same bytes hits; the entry also records the size and mtime it was written from. 
 (the payload ``ncu_rep.decode`` writes, without the path it was read from), written to a temporary
 file in the same folder and renamed into place, so a reader never sees half an entry. An entry that
 does not parse or does not match its key is ignored (and overwritten by the next decode). At most
-``MAX_ENTRIES`` entries are kept, the least recently written dropped first.
+``MAX_ENTRIES`` entries and ``MAX_BYTES`` are kept, the least recently written dropped first.
 
 ``GEMMLAB_NCU_REP_CACHE=0`` turns the cache off. Hashing costs ~1 ms per MB; a failure to read or
 write the cache only logs and never fails the command.
@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 
 VERSION = 1  # bump when the payload's meaning changes (not for gemmlab changes that re-derive from it)
 MAX_ENTRIES = 64
+MAX_BYTES = 256 << 20  # an entry is ~30 KB a launch
 
 
 @dataclass(frozen=True)
@@ -120,12 +121,20 @@ def put(k: Optional[Key], payload: dict) -> None:
 
 
 def _prune(where: Path) -> None:
-    entries = [p for p in where.glob("*-v*.json") if not p.name.startswith(".")]
-    if len(entries) <= MAX_ENTRIES:
-        return
-    entries.sort(key=lambda p: p.stat().st_mtime_ns)
-    for p in entries[:len(entries) - MAX_ENTRIES]:
+    """Drop the least recently written entries beyond MAX_ENTRIES or MAX_BYTES."""
+    entries = []
+    for p in where.glob("*-v*.json"):
         try:
-            p.unlink()
+            st = p.stat()
         except OSError:
-            pass
+            continue
+        entries.append((st.st_mtime_ns, st.st_size, p))
+    entries.sort(reverse=True)  # newest first
+    total = 0
+    for i, (_, size, p) in enumerate(entries):
+        total += size
+        if i >= MAX_ENTRIES or (i > 0 and total > MAX_BYTES):
+            try:
+                p.unlink()
+            except OSError:
+                pass

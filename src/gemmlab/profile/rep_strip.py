@@ -1,20 +1,26 @@
-"""A lean temporary copy of a ``.ncu-rep``: the results without their section bodies.
+"""A lean temporary copy of a ``.ncu-rep``: the results without their section bodies and, when
+asked, without the metric results gemmlab does not read.
 
 ncu_report decodes a whole result when a launch is first touched (``IRange.action_by_idx``), and
-most of that time goes to the section bodies: the layout of every section page of the GUI (tables,
-charts — the Tensor Core roofline chart alone is ~550 KB a launch in a ``--set full`` capture). The
-metric values, the rule results and the names live elsewhere in the result, and gemmlab reads only
-those (not ``IAction.sections()``). On the H100 fixtures, ``action_by_idx`` takes ~50 ms a launch
-on the report as written and ~10 ms on a copy without the section bodies; the decoded metrics and
-rule results are the same (tests/test_ncu_rep_speed.py compares them on every fixture).
+most of that time goes to two things gemmlab never reads: the section bodies, i.e. the layout of
+every section page of the GUI (tables, charts — the Tensor Core roofline chart alone is ~550 KB a
+launch in a ``--set full`` capture; gemmlab does not call ``IAction.sections()``), and the ~1,800
+metrics a launch gemmlab does not read, among them instanced ones carrying per-instance values
+(per instruction, per unit). On the 20-launch benchmark report ``action_by_idx`` takes ~50 ms a
+launch as written, ~10 ms without the section bodies, and ~5 ms without the unread metrics too; the decoded names, metric values and
+rule results of what is kept are the same (tests/test_ncu_rep_speed.py compares them on every
+fixture report).
 
 The layout, as ncu 2025.3 writes it (the protobuf messages of NVIDIA's ProfilerReport.proto): the
 ``NVR\\0`` magic, a length-prefixed file header, then blocks: a length-prefixed BlockHeader
-(field 1 NumSources, 2 NumResults, 5 PayloadSize) and its payload; a block of results only holds
-NumResults length-prefixed ProfileResult messages, whose field 17 repeats the sections (each a
-message starting with the section's identifier and display name). Anything else — another layout,
-a field 17 that does not look like a section, sources and results in one block — leaves the report
-as it is (``lean_copy`` yields the original), so an unexpected file costs speed, never values.
+(field 1 NumSources, 2 NumResults, 4 the string table, 5 PayloadSize) and its payload; a block of
+results only holds NumResults length-prefixed ProfileResult messages, whose field 13 repeats the
+metric results (each starting with its name as an index into the block's string table) and field 17
+the sections (each starting with the section's identifier and display name). Anything else —
+another layout, a field 17 that does not look like a section, a metric result that names no string
+of the table, a string table that does not hold metric names, sources and results in one block —
+leaves the report as it is (``lean_copy`` yields the original), so an unexpected file costs speed,
+not values; and ``ncu_rep.read_rep`` reads the original if the copy fails to decode.
 The user's file is only read; the copy goes to a temporary folder and is removed after reading.
 ``GEMMLAB_NCU_REP_LEAN=0`` turns this off.
 """
@@ -24,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Callable, Iterator, Optional
@@ -58,12 +65,22 @@ def lean_copy(path: Path, data: Optional[bytes] = None,
     if pieces is None:
         yield path
         return
-    with tempfile.TemporaryDirectory(prefix="gemmlab-ncu-rep-") as tmp:
+    try:
+        tmp = tempfile.mkdtemp(prefix="gemmlab-ncu-rep-")
+    except OSError:
+        yield path
+        return
+    try:
         copy = Path(tmp) / "lean.ncu-rep"
-        with open(copy, "wb") as f:
-            f.writelines(pieces)
+        try:
+            with open(copy, "wb") as f:
+                f.writelines(pieces)
+        except OSError:  # no room for the copy: read the report as written
+            copy = path
         del pieces
         yield copy
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def strip_sections(data: bytes, keep: Optional[Callable[[str], bool]] = None) -> Optional[list]:
@@ -92,8 +109,8 @@ def strip_sections(data: bytes, keep: Optional[Callable[[str], bool]] = None) ->
         block_start, pos = pos, start + payload_size
         n_sources, n_results = _varint_of(fields, 1), _varint_of(fields, 2)
         if n_results and not n_sources:
-            drop = _dropped_ids(header, fields, keep) if keep is not None else frozenset()
-            pieces, size = _lean_results(view[start:pos], n_results, drop)
+            drop, n_names = _dropped_ids(header, fields, keep) if keep is not None else (frozenset(), 0)
+            pieces, size = _lean_results(view[start:pos], n_results, drop, n_names)
             if size != payload_size:
                 removed += payload_size - size
                 header = _with_varint(header, fields, 5, size)
@@ -103,9 +120,9 @@ def strip_sections(data: bytes, keep: Optional[Callable[[str], bool]] = None) ->
     return out if removed else None
 
 
-def _dropped_ids(header: bytes, fields, keep: Callable[[str], bool]) -> frozenset[int]:
-    """Indices in the block's string table (BlockHeader field 4: repeated string, field 1) of the
-    metric names ``keep`` rejects."""
+def _dropped_ids(header: bytes, fields, keep: Callable[[str], bool]) -> tuple[frozenset[int], int]:
+    """(indices in the block's string table (BlockHeader field 4: repeated string, field 1) of the
+    metric names ``keep`` rejects, the table's length)."""
     tables = [f for f in fields if f[0] == STRINGS_FIELD]
     if len(tables) != 1 or tables[0][1] != 2:
         raise Layout("no single string table in a results block")
@@ -114,25 +131,31 @@ def _dropped_ids(header: bytes, fields, keep: Callable[[str], bool]) -> frozense
     if cached is not None:
         return cached
     drop = set()
-    for index, f in enumerate(_fields(table)):
+    entries = _fields(table)
+    metric_like = 0
+    for index, f in enumerate(entries):
         if f[:2] != (1, 2):
             raise Layout("string table entry is not a string")
         try:
             name = table[f[4]:f[5]].decode("utf-8")
         except UnicodeDecodeError:
             raise Layout("string table entry is not text") from None
+        metric_like += "__" in name
         if not keep(name):
             drop.add(index)
+    if 2 * metric_like < len(entries):  # the table of a results block names metrics
+        raise Layout("the string table does not hold metric names")
     if len(_DROPPED) > 64:
         _DROPPED.clear()
-    out = _DROPPED[(table, keep)] = frozenset(drop)
+    out = _DROPPED[(table, keep)] = (frozenset(drop), len(entries))
     return out
 
 
 _DROPPED: dict = {}
 
 
-def _lean_results(payload: memoryview, n_results: int, drop: frozenset[int] = frozenset()) -> tuple[list, int]:
+def _lean_results(payload: memoryview, n_results: int, drop: frozenset[int] = frozenset(),
+                  n_names: int = 0) -> tuple[list, int]:
     out: list = []
     size = 0
     i = 0
@@ -142,7 +165,7 @@ def _lean_results(payload: memoryview, n_results: int, drop: frozenset[int] = fr
         n = int.from_bytes(payload[i:i + 4], "little")
         if i + 4 + n > len(payload):
             raise Layout("cut result")
-        pieces = _without_sections(payload[i + 4:i + 4 + n], drop)
+        pieces = _without_sections(payload[i + 4:i + 4 + n], drop, n_names)
         i += 4 + n
         lean = sum(len(p) for p in pieces)
         out += [lean.to_bytes(4, "little"), *pieces]
@@ -156,7 +179,7 @@ _SECTION_KEY = (SECTIONS_FIELD << 3) | 2
 _METRIC_KEY = (METRICS_FIELD << 3) | 2
 
 
-def _without_sections(message: memoryview, drop: frozenset[int] = frozenset()) -> list:
+def _without_sections(message: memoryview, drop: frozenset[int] = frozenset(), n_names: int = 0) -> list:
     """The pieces of a ProfileResult without its sections and the metric results named in ``drop``:
     a walk over its top-level fields (most of them the metric results, ~2,000 a launch), kept tight
     (varints of one or two bytes inline) because it runs over every field."""
@@ -191,6 +214,8 @@ def _without_sections(message: memoryview, drop: frozenset[int] = frozenset()) -
                     name = message[vs + 1]
                     if name >= 0x80:
                         name = _metric_name_id(message, vs, i)
+                    if name >= n_names:
+                        raise Layout("metric result names no string of the table")
                     if name in drop:
                         if start > kept_from:
                             parts.append(message[kept_from:start])
