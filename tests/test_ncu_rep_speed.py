@@ -281,12 +281,20 @@ def test_cache_misses_when_the_report_changes(cache, tmp_path):
 
 
 @pytest.mark.parametrize("damage", [b"", b"{not json", b'{"version": 1}', b"[1, 2]",
-                                    b'{"version": 1, "sha256": "0", "size": 1, "payload": {"launches": []}}'])
+                                    b'{"version": 1, "sha256": "0", "size": 1, "payload": {"launches": []}}',
+                                    "right key, payload of another format", "right key, launches unreadable"])
 def test_damaged_or_foreign_cache_entry_is_ignored_and_replaced(cache, tmp_path, damage):
     folder, calls = cache
     rep = NCU_H100 / "gemm_tiled16.ncu-rep"
     load(rep)
     (entry,) = folder.iterdir()
+    if isinstance(damage, str):
+        good = json.loads(entry.read_bytes())
+        if "format" in damage:
+            good["payload"]["format"] = "something-else/9"
+        else:
+            good["payload"]["launches"] = [{"id": 0, "metrics": 5}]
+        damage = json.dumps(good).encode()
     entry.write_bytes(damage)
     assert load(rep)[0].name == "gemm_tiled16"
     assert len(calls) == 2

@@ -103,6 +103,13 @@ def read_rep(path: Path, metrics: Optional[str] = None) -> list[KernelLaunch]:
     data = path.read_bytes() if path.stat().st_size <= _READ_WHOLE else None  # hashed and stripped
     key = rep_cache.key(path, sel, data)
     payload = rep_cache.get(key)
+    if payload is not None:
+        try:
+            if payload.get("format") == PAYLOAD_FORMAT:
+                return to_launches(payload, str(path), session_command(path))
+        except (KeyError, TypeError, ValueError, IndexError) as e:  # an entry from another gemmlab
+            log.debug("%s: cached records unusable (%r); decoding the report", path, e)
+        payload = None
     if payload is None:
         keep = None if sel == needed.ALL else needed.is_needed
         lean_copy = rep_strip.lean_copy(path, data, keep) if data is not None else contextlib.nullcontext(path)
