@@ -50,13 +50,9 @@ def in_process(monkeypatch):
 
 @pytest.fixture(scope="module")
 def full_and_needed():
-    import os
-
-    os.environ["GEMMLAB_NCU_REP_ISOLATE"] = "0"
-    try:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GEMMLAB_NCU_REP_ISOLATE", "0")
         return {p.name: (load(p, metrics="all"), load(p)) for p in REPS}
-    finally:
-        del os.environ["GEMMLAB_NCU_REP_ISOLATE"]
 
 
 # --- decoding only the needed metrics ------------------------------------------------------------
