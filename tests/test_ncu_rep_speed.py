@@ -357,3 +357,30 @@ def test_cache_keeps_at_most_max_bytes(cache, monkeypatch):
         os.utime(k.path, ns=(i * 10**9, i * 10**9))
     rep_cache.put(keys[2], {"launches": ["x" * 400]})  # the newest, written again
     assert sorted(p.name[0] for p in folder.iterdir()) == ["1", "2"]
+
+
+def _two_results_in_one_block(data: bytes) -> bytes:
+    """The report with its results block holding its result twice (NumResults 2), as ncu may write."""
+    head, blocks = rep_strip.blocks(data)
+    out = [head]
+    for kind, b in blocks:
+        if kind == "results":
+            n = int.from_bytes(b[:4], "little")
+            header, payload = b[4:4 + n], b[4 + n:]
+            header = rep_strip._with_varint(header, rep_strip._fields(header), 2, 2)
+            header = rep_strip._with_varint(header, rep_strip._fields(header), 5, 2 * len(payload))
+            b = len(header).to_bytes(4, "little") + header + payload + payload
+        out.append(b)
+    return b"".join(out)
+
+
+def test_lean_copy_of_a_block_holding_several_results(tmp_path):
+    rep = tmp_path / "two.ncu-rep"
+    rep.write_bytes(_two_results_in_one_block((NCU_H100 / "gemm_tiled16.ncu-rep").read_bytes()))
+    as_written = ncu_rep.decode(rep, "needed")
+    assert as_written["total"] == 2
+    with rep_strip.lean_copy(rep, keep=needed.is_needed) as lean:
+        assert lean != rep and lean.stat().st_size < rep.stat().st_size / 2
+        assert _same(ncu_rep.decode(lean, "needed", source=str(rep)), as_written)
+    a, b = load(rep)
+    assert (a.id, b.id, a.name, b.name) == (0, 1, "gemm_tiled16", "gemm_tiled16")
