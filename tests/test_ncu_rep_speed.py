@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import json
 import math
+import os
 import re
 from pathlib import Path
 
@@ -216,6 +217,14 @@ def test_children_sharing_the_launches_give_the_same_records(five_kernel_rep, mo
     assert ncu_rep_isolated.child_count(five_kernel_rep) == 2
     monkeypatch.delenv("GEMMLAB_NCU_REP_PROCS")
     assert ncu_rep_isolated.child_count(five_kernel_rep, lean=True) == 1  # small: one child
+    monkeypatch.setattr(ncu_rep_isolated, "SHARD_BYTES", 1)
+    monkeypatch.setattr(ncu_rep_isolated, "usable_cpus", lambda: 8)
+    monkeypatch.setattr(os, "getloadavg", lambda: (5.2, 0.0, 0.0))
+    assert ncu_rep_isolated.child_count(five_kernel_rep) == 3  # 8 CPUs, 5 busy
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.1, 0.0, 0.0))
+    assert ncu_rep_isolated.child_count(five_kernel_rep) == ncu_rep_isolated.MAX_PROCS
+    monkeypatch.setattr(os, "getloadavg", lambda: (30.0, 0.0, 0.0))
+    assert ncu_rep_isolated.child_count(five_kernel_rep) == 1
     assert [k.name for k in load(five_kernel_rep)] == [k.name for k in ncu_rep.to_launches(one, "x")]
 
 
@@ -347,8 +356,6 @@ def test_a_lean_copy_may_keep_no_metric_of_a_launch(tmp_path):
 
 
 def test_cache_keeps_at_most_max_bytes(cache, monkeypatch):
-    import os
-
     folder, _ = cache
     monkeypatch.setattr(rep_cache, "MAX_BYTES", 1000)
     keys = [rep_cache.Key(folder, f"{i}{'0' * 39}-1-needed-v1.json", str(i), 1, 0) for i in range(3)]
