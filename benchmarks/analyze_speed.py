@@ -180,7 +180,8 @@ def time_rep(path: Path, repeat: int, src: Path, cache_dir: Path, spliced: bool)
         print("in process, cache off: " + ", ".join(f"{k[:-2]} {1e3 * v:.0f} ms" for k, v in stages.items()))
     for name, c in cli.items():
         print(f"{name:<12} wall median {1e3 * c['median_wall_s']:5.0f} ms "
-              f"(range {1e3 * c['min_wall_s']:.0f}–{1e3 * c['max_wall_s']:.0f}), CPU median {1e3 * c['median_cpu_s']:.0f} ms")
+              f"(range {1e3 * c['min_wall_s']:.0f}–{1e3 * c['max_wall_s']:.0f}), "
+              f"CPU median {1e3 * c['median_cpu_s']:.0f} ms")
     print(f"target < {TARGET_REP_S} s without the cache: {'met' if result['meets_target'] else 'NOT met'}")
     return result
 

@@ -9,11 +9,11 @@ fresh ``python -m gemmlab.profile.ncu_rep_isolated PATH``, which prints the deco
 JSON (``ncu_rep.decode``); a user's error in the child comes back as the same one-line error.
 ``GEMMLAB_NCU_REP_ISOLATE=0`` reads in-process (the child itself runs that way).
 
-A large report is read by several children at once, each loading the report and decoding every
-K-th launch (``--shard I/K``): K is one child per 32 MiB of the lean copy ``ncu_rep`` hands over
-(``rep_strip``; 8 MiB of a report read as written), at most the idle CPUs (usable CPUs less the
-load average) and at most 4 (``GEMMLAB_NCU_REP_PROCS`` overrides). Each child costs ~0.25 s of start-up and ncu_report set-up,
-so a report of a few dozen launches is read by one.
+A large report is read by several children at once, each loading the report and decoding every K-th
+launch (``--shard I/K``): K is one child per 32 MiB of the lean copy ``ncu_rep`` hands over
+(``rep_strip``; 8 MiB of a report read as written), at most the idle CPUs (usable CPUs less the load
+average) and at most 4 (``GEMMLAB_NCU_REP_PROCS`` overrides). Each child costs ~0.25 s of start-up
+and ncu_report set-up, so a report of a few dozen launches is read by one.
 """
 
 from __future__ import annotations

@@ -5,11 +5,11 @@ ncu_report decodes a whole result when a launch is first touched (``IRange.actio
 most of that time goes to two things gemmlab never reads: the section bodies, i.e. the layout of
 every section page of the GUI (tables, charts — the Tensor Core roofline chart alone is ~550 KB a
 launch in a ``--set full`` capture; gemmlab does not call ``IAction.sections()``), and the ~1,800
-metrics a launch gemmlab does not read, among them instanced ones carrying per-instance values
-(per instruction, per unit). On the 20-launch benchmark report ``action_by_idx`` takes ~50 ms a
-launch as written, ~10 ms without the section bodies, and ~5 ms without the unread metrics too; the decoded names, metric values and
-rule results of what is kept are the same (tests/test_ncu_rep_speed.py compares them on every
-fixture report).
+metrics a launch gemmlab does not read, among them instanced ones carrying per-instance values (per
+instruction, per unit). On the 20-launch benchmark report ``action_by_idx`` takes ~50 ms a launch as
+written, ~10 ms without the section bodies, and ~5 ms without the unread metrics too; the decoded
+names, metric values and rule results of what is kept are the same (tests/test_ncu_rep_speed.py
+compares them on every fixture report).
 
 The layout, as ncu 2025.3 writes it (the protobuf messages of NVIDIA's ProfilerReport.proto): the
 ``NVR\\0`` magic, a length-prefixed file header, then blocks: a length-prefixed BlockHeader
