@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 
 import pytest
+
+# .ncu-rep fixtures are decoded afresh, never from (or into) the user's cache of decoded reports;
+# tests/test_ncu_rep_speed.py turns the cache on in a temporary folder.
+os.environ.setdefault("GEMMLAB_NCU_REP_CACHE", "0")
 
 FIXTURES = Path(__file__).parent / "fixtures"
 NCU_H100 = FIXTURES / "ncu" / "h100"

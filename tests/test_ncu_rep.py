@@ -33,8 +33,16 @@ needs_ncu_report = pytest.mark.skipif(bool(_ncu_report_missing()), reason=_ncu_r
 
 @pytest.fixture(scope="module")
 def rep():
-    (launch,) = load(REP)
+    (launch,) = load(REP, metrics="all")
     return launch
+
+
+@needs_ncu_report
+def test_default_decode_keeps_the_metrics_gemmlab_reads(rep):
+    (lean,) = load(REP)
+    assert 300 < len(lean.metrics) < len(rep.metrics)
+    assert all(lean.metrics[n] == m or m.value != m.value for n, m in rep.metrics.items() if n in lean.metrics)
+    assert (lean.name, lean.block, lean.grid, lean.cc, lean.rules) == (rep.name, rep.block, rep.grid, rep.cc, rep.rules)
 
 
 @needs_ncu_report

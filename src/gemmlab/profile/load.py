@@ -59,18 +59,19 @@ def is_report(path: Path, head: bytes) -> bool:
     return path.name.lower().endswith(ncu_rep.REPORT_SUFFIXES) or head.startswith(ncu_rep.MAGIC)
 
 
-def read_file(path: str | Path) -> list[KernelLaunch]:
-    """All kernel launches in the file, whatever export format it is."""
+def read_file(path: str | Path, metrics: Optional[str] = None) -> list[KernelLaunch]:
+    """All kernel launches in the file, whatever export format it is. ``metrics`` (``.ncu-rep``
+    only): ``"needed"`` (default) decodes the metrics gemmlab reads, ``"all"`` every one."""
     p = Path(path)
     head = check_file(p)
     if is_report(p, head):
-        return ncu_rep.read_rep(p)
+        return ncu_rep.read_rep(p, metrics)
     return parse_text(read_text(p), str(p))
 
 
-def load(path: str | Path, kernel: Optional[str] = None) -> list[KernelLaunch]:
+def load(path: str | Path, kernel: Optional[str] = None, metrics: Optional[str] = None) -> list[KernelLaunch]:
     """All kernel launches in ``path``, optionally those whose name matches the regex ``kernel``."""
-    return filter_kernels(read_file(path), kernel, str(path))
+    return filter_kernels(read_file(path, metrics), kernel, str(path))
 
 
 def parse_text(text: str, source: str) -> list[KernelLaunch]:

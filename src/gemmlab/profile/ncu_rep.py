@@ -3,14 +3,22 @@
 The module that ships with Nsight Compute (``<ncu>/extras/python/ncu_report.py``) is preferred,
 since it matches the ncu that wrote the report; without ncu, the PyPI package ``ncu-report``
 reads reports on a machine with no GPU. Every range's every action (profiled launch) becomes one
-KernelLaunch: all metrics with a value (instanced metrics keep their aggregate, as the raw page
-does), launch geometry from ``launch__block_dim_*``/``launch__grid_dim_*``, the compute capability
-from ``device__attribute_compute_capability_*``, and ncu's rule results with their message markup
+KernelLaunch: the metrics gemmlab reads (``needed``; all metrics with a value with
+``metrics="all"``; instanced metrics keep their aggregate, as the raw page does), launch geometry
+from ``launch__block_dim_*``/``launch__grid_dim_*``, the compute capability from
+``device__attribute_compute_capability_*``, and ncu's rule results with their message markup
 turned into the plain text the CSV pages show.
+
+Speed (a 20-launch ``--set full`` report: docs/results/analyze_speed.md): the report is hashed and
+looked up in the cache of decoded records (``rep_cache``); on a miss, a lean temporary copy without
+the GUI's section bodies and the metrics gemmlab does not read (``rep_strip``) is decoded by child
+processes (``ncu_rep_isolated``), which print the records as JSON (``decode`` → ``to_launches``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import functools
 import glob
 import importlib
@@ -23,7 +31,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Optional
 
-from gemmlab.errors import InputError, ToolMissing
+from gemmlab.errors import InputError, ToolMissing, UserError
+from gemmlab.profile import needed
 from gemmlab.profile.records import KernelLaunch, Metric, RuleResult, bare_name
 
 log = logging.getLogger(__name__)
@@ -77,22 +86,88 @@ def ncu_report_module() -> ModuleType:
         ) from None
 
 
-def read_rep(path: Path) -> list[KernelLaunch]:
-    """Every profiled launch in the report at ``path`` (read in a fresh child process unless
-    GEMMLAB_NCU_REP_ISOLATE=0: see ``ncu_rep_isolated`` for the crash this avoids)."""
+def read_rep(path: Path, metrics: Optional[str] = None) -> list[KernelLaunch]:
+    """Every profiled launch in the report at ``path``.
+
+    ``metrics``: ``"needed"`` (the default, or ``GEMMLAB_NCU_REP_METRICS``) keeps the metrics gemmlab
+    reads (``gemmlab.profile.needed``), ``"all"`` every metric with a value. The decoded records are
+    cached by the report's content (``rep_cache``); on a miss the report is read in fresh child
+    processes, one per share of its launches on a large report (``ncu_rep_isolated``: the crash this
+    avoids), unless GEMMLAB_NCU_REP_ISOLATE=0.
+    """
+    from gemmlab.profile import rep_cache, rep_strip
+
+    path = Path(path)
+    sel = needed.selection(metrics)
+    check_head(path)
+    data = path.read_bytes() if path.stat().st_size <= _READ_WHOLE else None  # hashed and stripped
+    key = rep_cache.key(path, sel, data)
+    payload = rep_cache.get(key)
+    if payload is not None:
+        try:
+            if payload.get("format") == PAYLOAD_FORMAT:
+                return to_launches(payload, str(path), session_command(path))
+        except (KeyError, TypeError, ValueError, IndexError) as e:  # an entry from another gemmlab
+            log.debug("%s: cached records unusable (%r); decoding the report", path, e)
+        payload = None
+    if payload is None:
+        keep = None if sel == needed.ALL else needed.is_needed
+        lean_copy = rep_strip.lean_copy(path, data, keep) if data is not None else contextlib.nullcontext(path)
+        with lean_copy as lean:  # the same values, decoded ~15x faster
+            try:
+                payload = _decode_all(lean, sel, str(path))
+            except ToolMissing:
+                raise
+            except UserError:
+                if lean == path:
+                    raise
+                # the lean copy is gemmlab's: read the report as written before blaming it
+                log.info("%s: reading its lean copy failed; reading the report as written", path)
+                payload = _decode_all(path, sel, str(path))
+        rep_cache.put(key, payload)
+    del data
+    return to_launches(payload, str(path), session_command(path))
+
+
+def _decode_all(path: Path, sel: str, source: str) -> dict:
     from gemmlab.profile import ncu_rep_isolated
 
     if ncu_rep_isolated.isolate():
-        return ncu_rep_isolated.read_in_child(path)
-    source = str(path)
+        return ncu_rep_isolated.read_in_children(path, sel, source=source)
+    return decode(path, sel, source=source)
+
+
+_READ_WHOLE = 2 << 30  # reports up to 2 GiB are read into memory once (hash, lean copy)
+
+
+def check_head(path: Path) -> bool:
+    """Whether the file starts with the report header; an InputError for a text file."""
     with open(path, "rb") as f:
         head = f.read(4096)
     has_magic = head.startswith(MAGIC)
     if not has_magic and _is_text(head):
-        raise InputError(f"{source}: is text, not an Nsight Compute report; expected a .ncu-rep written by ncu -o")
+        raise InputError(f"{path}: is text, not an Nsight Compute report; expected a .ncu-rep written by ncu -o")
+    return has_magic
+
+
+PAYLOAD_FORMAT = "gemmlab-ncu-rep-records/1"
+
+
+def decode(path: Path, sel: str = needed.NEEDED, shard: int = 0, shards: int = 1,
+           source: Optional[str] = None) -> dict:
+    """The launches of the report whose index is ``shard`` modulo ``shards``, decoded through
+    ncu_report, as a JSON-able payload (``to_launches`` makes records of it).
+
+    Each launch: ``{"id", "function", "demangled", "metrics": [names, values, units], "rules": [...]}``;
+    ``"total"`` is the number of launches in the whole report. ``source`` names the report in
+    errors (the user's file when ``path`` is its lean copy).
+    """
+    lean = source is not None and source != str(path)  # a lean copy may keep no metric of a launch
+    source = source or str(path)
+    has_magic = check_head(path)
     mod = ncu_report_module()
     try:
-        ctx = mod.load_report(source)
+        ctx = mod.load_report(str(path))
     except (FileNotFoundError, RuntimeError, OSError) as e:
         raise InputError(f"{source}: ncu_report cannot load it ({e}); expected a .ncu-rep written by ncu -o") from None
     n_ranges = ctx.num_ranges() if ctx is not None else None
@@ -101,16 +176,42 @@ def read_rep(path: Path) -> list[KernelLaunch]:
             raise InputError(f"{source}: damaged or truncated Nsight Compute report (ncu_report finds no results in it)")
         raise InputError(f"{source}: not an Nsight Compute report (binary data without the NVR header); "
                          "expected a .ncu-rep written by ncu -o")
-    launches: list[KernelLaunch] = []
+    keep = None if sel == needed.ALL else needed.is_needed
+    units: dict[str, str] = {}  # IMetric.unit() is slow the first time per name; one name has one unit
+    launches = []
+    index = 0
     for r in range(n_ranges):
         rng = ctx.range_by_idx(r)
         for j in range(rng.num_actions() or 0):
-            launches.append(_launch(mod, rng.action_by_idx(j), len(launches), source))
+            if index % shards == shard:
+                launches.append(_action(mod, rng.action_by_idx(j), index, source, keep, units, lean))
+            index += 1
+    return {"format": PAYLOAD_FORMAT, "selection": sel, "total": index, "launches": launches}
+
+
+def to_launches(payload: dict, source: str, command_line: str = "") -> list[KernelLaunch]:
+    """Records from a ``decode`` payload (merged over shards, or from the cache)."""
+    launches = []
+    for d in payload["launches"]:
+        names, values, units = d["metrics"]
+        metrics = dict(zip(names, map(Metric, values, units)))
+        demangled, function = d["demangled"], d["function"]
+        launches.append(KernelLaunch(
+            id=d["id"],
+            name=(bare_name(demangled) if demangled else "") or function,
+            demangled=demangled,
+            block=_dim3(metrics, "launch__block_dim"),
+            grid=_dim3(metrics, "launch__grid_dim"),
+            device=_int_text(metrics, "launch__device_id"),
+            cc=_cc(metrics),
+            metrics=metrics,
+            rules=[RuleResult(*r) for r in d["rules"]],
+            source=source,
+            format="ncu-rep",
+            command_line=command_line,
+        ))
     if not launches:
         raise InputError(f"{source}: the report holds no profiled kernel launches")
-    command = session_command(path)
-    for k in launches:
-        k.command_line = command
     return launches
 
 
@@ -154,11 +255,39 @@ def split_ncu_command(command: str) -> tuple[list[str], list[str]]:
 
 
 def session_command(path: Path) -> str:
-    """The ``ncu ...`` command line recorded in an .ncu-rep, or "" when none is found."""
+    """The ``ncu ...`` command line recorded in an .ncu-rep, or "" when none is found.
+
+    The report is a file header and blocks, each a length-prefixed (protobuf) header followed by its
+    payload (the results); the session info sits in a block header, so only the headers are searched,
+    walked by their lengths (a few KB read for a report of any size). A file whose blocks do not walk
+    is scanned whole, up to 64 MiB.
+    """
+    headers = _block_headers(path)
+    if headers is not None:
+        for header in headers:
+            command = _find_command(header)
+            if command:
+                return command
+        return ""
     with open(path, "rb") as f:
-        data = f.read(_SCAN_BYTES)
-    for m in _NCU_CMD.finditer(data):
+        return _find_command(f.read(_SCAN_BYTES))
+
+
+_NCU_AT = re.compile(rb"ncu(?:\.exe)? -[\x20-\x7e]+")
+_PATH_BYTES = frozenset(range(0x21, 0x7F))
+
+
+def _find_command(data: bytes) -> str:
+    for m in _NCU_AT.finditer(data):
         start = m.start()
+        if start > 0 and data[start - 1] == 0x2F:  # a path before it: from its first "/" on
+            i = start - 1
+            first = i
+            while i - 1 >= 0 and data[i - 1] in _PATH_BYTES:
+                i -= 1
+                if data[i] == 0x2F:
+                    first = i
+            start = first
         # decode the varint length that precedes the string (its last byte < 0x80, earlier ones ≥ 0x80)
         i = start - 1
         if i < 0 or data[i] >= 0x80:
@@ -170,49 +299,112 @@ def session_command(path: Path) -> str:
         for shift, b in enumerate(data[j:i + 1]):
             length |= (b & 0x7F) << (7 * shift)
         text = data[start:start + length]
-        if length <= len(m.group(0)) and len(text) == length:
+        if length <= m.end() - start and len(text) == length:
             return text.decode("ascii").strip()
     return ""
 
 
-def _launch(mod: ModuleType, action, launch_id: int, source: str) -> KernelLaunch:
+def _block_headers(path: Path) -> Optional[list[bytes]]:
+    """The block headers of a report, or None when the file does not walk as one."""
+    headers = []
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            head = f.read(8)
+            if len(head) < 8 or not head.startswith(MAGIC):
+                return None
+            pos = 8 + int.from_bytes(head[4:8], "little")
+            while pos < size:
+                f.seek(pos)
+                n = int.from_bytes(f.read(4), "little")
+                header = f.read(n)
+                if len(header) != n:
+                    return None
+                payload = _varint_field(header, 5)  # BlockHeader.PayloadSize
+                if payload is None:
+                    return None
+                headers.append(header)
+                pos += 4 + n + payload
+            return headers if pos == size else None
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _varint_field(message: bytes, number: int) -> Optional[int]:
+    """The value of varint field ``number`` in a protobuf message (IndexError/ValueError if malformed)."""
+
+    def varint(i: int) -> tuple[int, int]:
+        value = shift = 0
+        while True:
+            b = message[i]
+            i += 1
+            value |= (b & 0x7F) << shift
+            shift += 7
+            if b < 0x80:
+                return value, i
+            if shift > 63:
+                raise ValueError("varint too long")
+
+    i, found = 0, None
+    while i < len(message):
+        key, i = varint(i)
+        field, wire = key >> 3, key & 7
+        if wire == 0:
+            value, i = varint(i)
+            if field == number:
+                found = value
+        elif wire == 2:
+            n, i = varint(i)
+            i += n
+        elif wire == 5:
+            i += 4
+        elif wire == 1:
+            i += 8
+        else:
+            raise ValueError(f"wire type {wire}")
+    if i != len(message):
+        raise ValueError("message overruns")
+    return found
+
+
+def _action(mod: ModuleType, action, launch_id: int, source: str, keep, units: dict[str, str],
+            lean: bool = False) -> dict:
     name = action.name()
     names = action.metric_names() if name else ()
-    if not name or not names:
+    if not name or (not names and not lean):
         raise InputError(
             f"{source}: damaged or truncated Nsight Compute report (result {launch_id} has no "
             "kernel name or no metrics)"
         )
     demangled = action.name(mod.IAction.NameBase_DEMANGLED) or name
-    metrics = {}
-    kind_string = mod.IMetric.ValueKind_STRING
-    kinds_int = (mod.IMetric.ValueKind_UINT32, mod.IMetric.ValueKind_UINT64)
+    if keep is not None:
+        names = [n for n in names if keep(n)]
+    IMetric = mod.IMetric
+    by_name, has_value, kind_of = mod.IAction.metric_by_name, IMetric.has_value, IMetric.kind
+    as_string, as_uint64, as_double, unit_of = IMetric.as_string, IMetric.as_uint64, IMetric.as_double, IMetric.unit
+    kind_string = IMetric.ValueKind_STRING
+    kinds_int = (IMetric.ValueKind_UINT32, IMetric.ValueKind_UINT64)
+    out_names, out_values, out_units = [], [], []
     for n in names:
-        m = action.metric_by_name(n)
-        if m is None or not m.has_value():
+        m = by_name(action, n)
+        if m is None or not has_value(m):
             continue
-        kind = m.kind()
+        kind = kind_of(m)
         if kind == kind_string:
-            value = m.as_string()
+            value = as_string(m)
         elif kind in kinds_int:
-            value = float(m.as_uint64())
+            value = float(as_uint64(m))
         else:
-            value = m.as_double()
-        metrics[n] = Metric(value, m.unit() or "")
-    launch = KernelLaunch(
-        id=launch_id,
-        name=bare_name(demangled) if demangled else name,
-        demangled=demangled,
-        block=_dim3(metrics, "launch__block_dim"),
-        grid=_dim3(metrics, "launch__grid_dim"),
-        device=_int_text(metrics, "launch__device_id"),
-        cc=_cc(metrics),
-        metrics=metrics,
-        source=source,
-        format="ncu-rep",
-    )
-    launch.rules = [_rule(d) for d in action.rule_results_as_dicts() if d.get("rule_message")]
-    return launch
+            value = as_double(m)
+        unit = units.get(n)
+        if unit is None:
+            unit = units[n] = unit_of(m) or ""
+        out_names.append(n)
+        out_values.append(value)
+        out_units.append(unit)
+    rules = [dataclasses.astuple(_rule(d)) for d in action.rule_results_as_dicts() if d.get("rule_message")]
+    return {"id": launch_id, "function": name, "demangled": demangled,
+            "metrics": [out_names, out_values, out_units], "rules": rules}
 
 
 def _rule(d: dict) -> RuleResult:

@@ -78,23 +78,102 @@ class KernelLaunch:
         return f"sm_{m.group(1)}{m.group(2)}" if m else None
 
 
-def bare_name(demangled: str) -> str:
-    """Function name without template arguments, parameters or namespaces.
+# Pseudo-namespaces demanglers print for anonymous namespaces: ncu/cu++filt, Itanium c++filt, MSVC.
+_ANONYMOUS = ("<unnamed>", "(anonymous namespace)", "{anonymous}", "`anonymous namespace'")
+_ANON = "\x01"  # stands in for one while the brackets are matched
+_OPERATOR = re.compile(r"\boperator\s*(\(\s*\)|\[\s*\]|->\*?|<<=?|>>=?|<=>|[-+*/%^&|~!=<>,]=?|&&|\|\||\+\+|--"
+                       r"|new(?:\s*\[\s*\])?|delete(?:\s*\[\s*\])?|\s+[A-Za-z_][\w:]*)")
+_OPEN, _CLOSE = "(<[{", ")>]}"
 
-    ``void ns::gemm<128>(const float *, ...)`` → ``gemm``; ``gemm_tiled16`` stays as it is. An
-    anonymous namespace (``ns::<unnamed>::k<...>``, ``(anonymous namespace)::k(...)``) is a namespace
-    like any other, not a template argument or parameter list.
+
+def bare_name(demangled: str) -> str:
+    """Function name without return type, namespaces, template arguments or parameters.
+
+    ``void ns::gemm<128>(const float *, ...)`` → ``gemm``; ``gemm_tiled16`` stays as it is;
+    ``void at::native::<unnamed>::cunn_SoftMaxForward<4, float, ...>(T4 *, const T2 *, int)`` →
+    ``cunn_SoftMaxForward`` (anonymous namespaces as ``<unnamed>``, ``(anonymous namespace)`` or
+    ``{anonymous}``); template arguments holding ``<``/``>``, parentheses, lambdas
+    (``[lambda() (instance 1)]``) or function types are skipped whole; a member operator keeps its
+    class: ``Functor::operator()``. A name cut short inside its template arguments still gives the
+    function's name.
     """
-    s = demangled.strip().replace("<unnamed>", "{unnamed}").replace("(anonymous namespace)", "{anonymous}")
-    depth = 0
-    cut = len(s)
-    for i, ch in enumerate(s):  # cut at the first '(' or '<' outside brackets
-        if ch in "(<" and depth == 0:
-            cut = i
-            break
-    s = s[:cut].strip()
-    s = s.split()[-1] if s.split() else s  # drop a return type like "void"
-    return s.split("::")[-1]
+    s = demangled.strip()
+    if not s:
+        return s
+    for anon in _ANONYMOUS:
+        s = s.replace(anon, _ANON)
+    ops: list[str] = []  # operator names, replaced by a placeholder so their brackets do not count
+
+    def hide(m: re.Match) -> str:
+        ops.append("operator" + re.sub(r"\s+", "" if m.group(1).strip()[:1] in "([" else " ", m.group(1)).rstrip())
+        return f"\x02{len(ops) - 1}\x02"
+
+    s = _OPERATOR.sub(hide, s)
+    decl = _declarator(s)
+    parts = [p for p in _split_top(decl, "::") if p.strip() and p.strip() != _ANON]
+    if not parts:
+        return demangled.strip()
+    name = _strip_templates(parts[-1]).strip()
+    if "\x02" in name and len(parts) > 1:  # a member operator: keep the class
+        name = _strip_templates(parts[-2]).strip() + "::" + name
+    name = re.sub("\x02(\\d+)\x02", lambda m: ops[int(m.group(1))], name).replace(_ANON, "")
+    return name or demangled.strip()
+
+
+def _declarator(s: str) -> str:
+    """The qualified name of a declaration: without the parameter list (the last bracket group at
+    depth 0 that opens with ``(``, and what follows it) and without the return type (everything up
+    to the last space at depth 0)."""
+    stack: list[str] = []
+    params = None
+    spaces = []
+    for i, ch in enumerate(s):
+        if ch in _OPEN:
+            if ch == "(" and not stack:
+                params = i
+            if ch != "<" or not stack or stack[-1] != "(":  # a '<' inside parentheses is a comparison
+                stack.append(ch)
+        elif ch in _CLOSE:
+            opener = _OPEN[_CLOSE.index(ch)]
+            if ch == ">" and (not stack or stack[-1] != "<"):
+                continue  # a '>' that closes nothing (a comparison, '->')
+            while stack and stack[-1] != opener:
+                stack.pop()  # unmatched '<' inside the group being closed
+            if stack:
+                stack.pop()
+        elif ch == " " and not stack:
+            spaces.append(i)
+    if params is not None and params > 0:
+        head = s[:params].rstrip()
+    else:
+        head = s  # no parameter list (a plain name), or cut short before it
+    cut = [i for i in spaces if i < len(head)]
+    return head[cut[-1] + 1:] if cut else head
+
+
+def _split_top(s: str, sep: str) -> list[str]:
+    """``s`` split at ``sep`` outside brackets."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(s):
+        ch = s[i]
+        if ch in "(<[{":
+            depth += 1
+        elif ch in ")>]}":
+            depth = max(0, depth - 1)
+        elif depth == 0 and s.startswith(sep, i):
+            parts.append(s[start:i])
+            i += len(sep)
+            start = i
+            continue
+        i += 1
+    parts.append(s[start:])
+    return parts
+
+
+def _strip_templates(part: str) -> str:
+    """A name component without its template arguments (from its first ``<`` on)."""
+    i = part.find("<")
+    return part[:i] if i > 0 else part
 
 
 def parse_dim3(text: str) -> Optional[tuple[int, int, int]]:
