@@ -50,7 +50,7 @@ def test_every_table_metric_is_collected_or_excluded_with_a_reason():
 def test_no_metric_twice_and_one_lean_section():
     c = collect.default_collection()
     section_shorts = {s for g in collect.GROUPS if g.section for s in g.shorts}
-    assert len(c.metrics) == len(set(c.metrics)) == len(METRICS) - len(collect.NOT_COLLECTED) - len(section_shorts) == 84
+    assert len(c.metrics) == len(set(c.metrics)) == len(METRICS) - len(collect.NOT_COLLECTED) - len(section_shorts) == 86
     assert c.sections == ("SourceCounters",) and c.set_name is None and c.groups == collect.GROUP_NAMES
     assert collect.collected_names(c) >= {"memory_l2_theoretical_sectors_global", "memory_l1_wavefronts_shared_ideal"}
 
