@@ -118,3 +118,20 @@ def _has_ncu_report() -> bool:
     except ImportError:
         return False
     return True
+
+
+def test_no_rule_decides_from_a_kernel_name():
+    """Issue #9 item 9: names may shape the advice (library, ladder rung), never the category. Every corpus
+    launch renamed to a neutral name gets the same primary, confidence and findings."""
+    import dataclasses
+
+    for cap, _ in files.entries_for(CORPUS, "full"):
+        launches = load(cap.path("raw"))
+        named = diagnose_all(launches)
+        anonymous = diagnose_all([dataclasses.replace(k, name=f"k{i}", demangled=f"void k{i}(float *)")
+                                  for i, k in enumerate(launches)])
+        for a, b in zip(named, anonymous):
+            assert (a.primary.category, a.primary.confidence, a.primary.at_limit) == \
+                   (b.primary.category, b.primary.confidence, b.primary.at_limit), a.name
+            assert [f.category for f in a.findings] == [f.category for f in b.findings], a.name
+            assert b.library is None
