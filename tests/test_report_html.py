@@ -271,3 +271,31 @@ def test_the_roofline_points_are_calcs_placements():
     x, y = fig.axes[0].collections[0].get_offsets()[0]
     assert x == pytest.approx(2 * 2048**3 / (4 * 3 * 2048**2)) and y == pytest.approx(r.gflops)
     plots.plt.close(fig)
+
+
+def test_a_diagnosed_program_leads_with_where_its_gpu_time_goes():
+    """Issue #9 item 10: the overview of `gemmlab analyze` (groups ranked by GPU time, time by category)
+    leads the report's diagnoses too; built from the real 125-launch H100 corpus capture."""
+    from gemmlab.analysis import overview
+    from gemmlab.analysis.diagnose import diagnose_all
+    from gemmlab.profile.load import load
+
+    capture = REPO / "tests" / "fixtures" / "corpus" / "h100" / "corpus_targeted_raw.csv"
+    diag = sources.load_diagnoses([capture])
+    assert len(diag["overviews"]) == 1 and diag["overviews"][0]["source"] == str(capture)
+    view = sources.attach(sources.from_json(H100_RUN), diagnoses=diag)
+    rep = content.build(view)
+    (ov,) = rep.overviews
+    launches = load(capture)
+    expected = overview.build(launches, diagnose_all(launches))
+    assert len(ov.rows) == min(content.OVERVIEW_ROWS, len(expected.groups))
+    assert ov.more == max(0, len(expected.groups) - content.OVERVIEW_ROWS)
+    assert [r[1] for r in ov.rows] == [g.name for g in expected.groups[:content.OVERVIEW_ROWS]]
+    page = Page(html.render(rep))
+    assert "overview" in page.ids()
+    tables = [t for t in page.tables if t and tuple(t[0]) == content.OVERVIEW_COLUMNS]
+    assert len(tables) == 1 and tables[0][1][1] == expected.groups[0].name
+    cat_tables = [t for t in page.tables if t and tuple(t[0]) == content.CATEGORY_COLUMNS]
+    assert len(cat_tables) == 1 and len(cat_tables[0]) - 1 == len(expected.categories)
+    text = "".join(page.text)
+    assert expected.where_time_goes() in text

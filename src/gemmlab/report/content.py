@@ -98,6 +98,55 @@ class Card:
     diagnosis_source: str = ""  # the capture this diagnosis was made from
 
 
+OVERVIEW_COLUMNS = ("#", "kernel", "launches", "total time", "share", "primary (launches agreeing)", "conf.",
+                    "at limit", "a fix could win")
+CATEGORY_COLUMNS = ("primary category", "at limit", "launches", "GPU time", "share")
+OVERVIEW_ROWS = 15  # groups shown in the report; the JSON and `gemmlab analyze --all` have every one
+
+
+@dataclass(frozen=True)
+class OverviewView:
+    """One diagnosed program's GPU time by kernel group (``gemmlab analyze``'s overview), as table text."""
+
+    source: str
+    summary: str
+    rows: tuple[tuple[str, ...], ...]
+    categories: tuple[tuple[str, ...], ...]
+    more: int  # groups not shown
+
+
+def _time(ns: Any) -> str:
+    if not isinstance(ns, (int, float)):
+        return "–"
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:,.3g} {unit}"
+    return f"{ns:,.0f} ns"
+
+
+def _share(v: Any) -> str:
+    return "–" if not isinstance(v, (int, float)) else f"{100 * v:.1f}%"
+
+
+def overview_views(diagnoses: Mapping[str, Any] | None) -> tuple[OverviewView, ...]:
+    out = []
+    for ov in (diagnoses or {}).get("overviews") or []:
+        groups = ov.get("kernel_groups") or []
+        rows = []
+        for g in groups[:OVERVIEW_ROWS]:
+            fix = g.get("fix_could_win_share")
+            rows.append((str(g.get("rank", "")), str(g.get("name") or "?"), str(g.get("launches", "")),
+                         _time(g.get("time_ns")), _share(g.get("share")),
+                         f"{g.get('primary_category')} ({g.get('agree')}/{g.get('launches')})",
+                         str(g.get("confidence", "")), "yes" if g.get("at_limit") else "no",
+                         "not estimated" if fix is None else f"{_time(g.get('fix_could_win_ns'))} ({_share(fix)})"))
+        cats = tuple((str(c.get("category")), "yes" if c.get("at_limit") else "no", str(c.get("launches", "")),
+                      _time(c.get("time_ns")), _share(c.get("share"))) for c in ov.get("by_category") or [])
+        out.append(OverviewView(str(ov.get("source") or ""), str(ov.get("summary") or ""), tuple(rows), cats,
+                                max(0, len(groups) - OVERVIEW_ROWS)))
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class Report:
     title: str
@@ -111,6 +160,7 @@ class Report:
     cards: tuple[Card, ...]
     env: tuple[tuple[str, str], ...]
     diagnosis_source: str = ""
+    overviews: tuple[OverviewView, ...] = ()  # where each diagnosed program's GPU time goes
 
 
 def _fmt_value(v: Any) -> str:
@@ -367,6 +417,7 @@ def build(view: RunView, with_plots: bool = True) -> Report:
         cards=tuple(cards),
         env=env,
         diagnosis_source=diag_source,
+        overviews=overview_views(view.diagnoses),
     )
 
 

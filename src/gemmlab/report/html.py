@@ -10,7 +10,7 @@ import html
 from datetime import datetime, timezone
 
 from gemmlab import __version__
-from gemmlab.report import plots
+from gemmlab.report import content, plots
 from gemmlab.report.content import (
     LADDER_COLUMNS,
     Card,
@@ -173,6 +173,26 @@ def _card(c: Card) -> list[str]:
     return out
 
 
+def _table(columns, rows, cls: str) -> list[str]:
+    out = [f'<table class="{cls}"><thead><tr>' + "".join(f"<th>{e(c)}</th>" for c in columns) + "</tr></thead><tbody>"]
+    out += ["<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in rows]
+    out.append("</tbody></table>")
+    return out
+
+
+def _overviews(rep: Report) -> list[str]:
+    """Where each diagnosed program's GPU time goes: its kernel groups ranked by time, and by category."""
+    out = ['<section id="overview"><h2>Where the GPU time goes</h2>']
+    for ov in rep.overviews:
+        out.append(f'<p class="source">{e(ov.source)}</p><p class="summary">{e(ov.summary)}</p>')
+        out += _table(content.OVERVIEW_COLUMNS, ov.rows, "overview")
+        if ov.more:
+            out.append(f'<p class="conf">{ov.more} more group(s) in <code>gemmlab analyze --all</code> and the JSON.</p>')
+        out += _table(content.CATEGORY_COLUMNS, ov.categories, "by-category")
+    out.append("</section>")
+    return out
+
+
 def render(rep: Report, generated_utc: str | None = None) -> str:
     """The page as one string."""
     when = generated_utc or datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
@@ -206,6 +226,9 @@ def render(rep: Report, generated_utc: str | None = None) -> str:
     if rep.notes:
         out.append('<ul class="notes">' + "".join(f"<li>{e(n)}</li>" for n in rep.notes) + "</ul>")
     out.append("</section>")
+
+    if rep.overviews:
+        out += _overviews(rep)
 
     out.append('<section id="kernels"><h2>Kernels</h2>')
     n_plain = sum(1 for c in rep.cards if not c.diagnosed)

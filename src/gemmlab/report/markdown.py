@@ -11,7 +11,9 @@ from datetime import datetime, timezone
 
 from gemmlab import __version__
 from gemmlab.report.content import (
+    CATEGORY_COLUMNS,
     LADDER_COLUMNS,
+    OVERVIEW_COLUMNS,
     Card,
     Finding,
     Report,
@@ -136,6 +138,12 @@ def render(rep: Report, plot_dir: str | None, generated_utc: str | None = None) 
     out += [f"- {esc(n)}" for n in rep.notes]
     if rep.notes:
         out.append("")
+    for ov in rep.overviews:
+        out += ["## Where the GPU time goes", "", f"{esc(ov.source)}: {esc(ov.summary)}", ""]
+        out += _table(OVERVIEW_COLUMNS, [[esc(c) for c in r] for r in ov.rows]) + [""]
+        if ov.more:
+            out += [f"{ov.more} more group(s) in `gemmlab analyze --all` and the JSON.", ""]
+        out += _table(CATEGORY_COLUMNS, [[esc(c) for c in r] for r in ov.categories]) + [""]
     out += ["## Kernels", ""]
     n_plain = sum(1 for c in rep.cards if not c.diagnosed)
     if n_plain:

@@ -187,11 +187,14 @@ DIAG_EXPECTED = "`gemmlab analyze --json` output or an Nsight Compute export (.c
 
 def _analyze_export(p: Path) -> dict:
     """Run the analyzer on an Nsight Compute export; its ``gemmlab analyze --json`` document."""
+    from gemmlab.analysis import overview
     from gemmlab.analysis.diagnose import diagnose_all
     from gemmlab.analysis.evidence import report_dict
     from gemmlab.profile.load import load
 
-    return report_dict(str(p), diagnose_all(load(p)))
+    launches = load(p)
+    diags = diagnose_all(launches)
+    return report_dict(str(p), diags, overview=overview.build(launches, diags).to_dict())
 
 
 def _diagnosis_doc(p: Path) -> dict:
@@ -213,6 +216,10 @@ def load_diagnoses(paths: Sequence[str | Path]) -> dict | None:
     return {
         "source": "; ".join(str(d.get("source") or p) for d, p in zip(docs, paths)),
         "kernels": [k for d in docs for k in d["kernels"]],
+        # each document's own overview (GPU time by kernel group): they describe different programs,
+        # so they are shown one by one, never merged
+        "overviews": [{"source": str(d.get("source") or p), **d["overview"]} for d, p in zip(docs, paths)
+                      if isinstance(d.get("overview"), dict)],
     }
 
 
