@@ -61,9 +61,12 @@ def test_primary_accuracy(collection, fmt, unpack):
 
 
 def test_full_capture_is_at_least_as_right_as_the_targeted_one(unpack):
-    """More evidence never hurts (issue #9, item 8): on each format the --set full capture of the same
-    launches scores at least as well as gemmlab's targeted collection."""
-    for fmt in ("raw", "details"):
+    """More evidence never hurts (issue #9, item 8): on the exports that keep every collected metric (raw
+    page, .ncu-rep) the --set full capture of the same launches scores at least as well as gemmlab's
+    targeted collection. (The details page of a --set full capture keeps only the sections' own rows, so
+    it lacks counters a --metrics capture lists — the shared-atomic ones; docs/results says which kernel.)"""
+    pytest.importorskip("ncu_report", reason="reading .ncu-rep needs the ncu-report package")
+    for fmt in ("raw", "ncu-rep"):
         full, targeted = _score("full", fmt, unpack), _score("targeted", fmt, unpack)
         assert full.correct >= targeted.correct, (fmt, full.correct, targeted.correct)
 
