@@ -74,5 +74,21 @@ class Occupancy(Lesson):
     def info(self, variant: str, ctx: LaunchContext, pt: Point) -> dict:
         block = int(pt.value)
         out = {"grid": [grid1d(pt.size, block), 1, 1], "block": [block, 1, 1], "dynamic_smem_bytes": self.smem(variant, ctx)}
-        out.update(ctx.extra.get(("occupancy", variant, block), {}))
+        out.update(resident(ctx.kernels.get("scale_shift"), block, self.smem(variant, ctx), ctx))
         return out
+
+
+def resident(fn: Any, block: int, smem: int, ctx: LaunchContext) -> dict:
+    """What the driver says fits on one SM for this launch (GPU only; {} when it cannot say)."""
+    try:
+        from cupy.cuda import driver
+
+        if smem > STATIC_SMEM_LIMIT and getattr(fn, "max_dynamic_shared_size_bytes", 0) < smem:
+            fn.max_dynamic_shared_size_bytes = smem
+        blocks = int(driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.kernel.ptr, block, smem))
+        max_warps = int(ctx.extra.get("max_threads_per_sm", 2048)) // 32
+        warps = blocks * ((block + 31) // 32)
+        return {"blocks_per_sm": blocks, "warps_per_sm": warps, "theoretical_occupancy_pct": 100.0 * warps / max_warps,
+                "registers_per_thread": int(fn.num_regs)}
+    except Exception:  # no CuPy, no driver entry point: the row simply lacks these numbers
+        return {}
