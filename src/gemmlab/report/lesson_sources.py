@@ -48,8 +48,15 @@ def lesson_runs(path: Path, run_id: Optional[int] = None, lesson: Optional[str] 
     from gemmlab.report.sources import _check_file, is_sqlite
 
     p = Path(path)
+    if lesson is None:  # only a lesson run goes this way; anything else is the ladder path's to judge
+        try:
+            lesson_runs(p, run_id, "all", flag)  # raises when the file holds no lesson run
+        except InputError:
+            return None
+        picked = _from_store(p, run_id, None) if is_sqlite(p) else _from_json(p)
+        return picked if picked and all(is_lesson_run(r) for r in picked) else None
     _check_file(p, "a gemmlab run (JSON) or results database")
-    if lesson is not None and lesson != "all":
+    if lesson != "all":
         registry.get(lesson)  # a clear error for a misspelt name
     if is_sqlite(p):
         runs = _from_store(p, run_id, lesson)
@@ -58,8 +65,6 @@ def lesson_runs(path: Path, run_id: Optional[int] = None, lesson: Optional[str] 
             raise InputError(f"{flag} {run_id}: {p} is a JSON file, not a database")
         runs = _from_json(p)
     lessons = [r for r in runs if is_lesson_run(r)]
-    if lesson is None:
-        return lessons if lessons and len(lessons) == len(runs) else None
     newest = latest_by_lesson(lessons)
     if lesson != "all":
         newest = {k: v for k, v in newest.items() if k == lesson}
