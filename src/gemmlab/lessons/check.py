@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+import numpy as np
+
 from gemmlab.bench.check import POISON_BITS
 from gemmlab.lessons.base import LessonCheck
 
@@ -21,7 +23,7 @@ GUARD = 1024  # elements poisoned after every output
 def poisoned(xp: Any, n: int, dtype: Any) -> tuple[Any, Any]:
     """(output of n elements, guard of GUARD elements), both poisoned, in one allocation."""
     buf = xp.full(n + GUARD, POISON_BITS, dtype=xp.uint32)
-    view = buf.view(xp.float32) if xp.dtype(dtype) == xp.float32 else buf.view(xp.int32)
+    view = buf.view(xp.float32) if np.dtype(dtype) == np.float32 else buf.view(xp.int32)
     return view[:n], view[n:]
 
 
