@@ -31,7 +31,7 @@ echo "pytest exit $? ($(tail -1 "$OUT/gpu_tests.log"))"
 echo "== 2/5 lessons (default sweeps)"
 for L in tiling atomics coalescing bank_conflicts occupancy fusion; do
   t0=$(date +%s)
-  timeout 120 $PY -m gemmlab lesson "$L" --db "$DB" --warmup-ms 10 --rep-ms 60 > /dev/null
+  COLUMNS=160 timeout 120 $PY -m gemmlab lesson "$L" --db "$DB" --warmup-ms 10 --rep-ms 60
   echo "$L: exit $? in $(( $(date +%s) - t0 )) s"
 done
 

@@ -165,3 +165,52 @@ def test_cli_lesson_stores_the_run_and_exits_1_on_a_wrong_variant(fake_gpu, caps
     assert res["run_id"] == 2
     code, out, err = run_cli(capsys, "runs", "--db", str(db), "--json")
     assert [r["command"] for r in json.loads(out)] == ["lesson", "lesson"]
+
+
+# --- --profile, with ncu faked by the real H100 capture's launches and the analyzer's diagnoses ---
+
+def test_variant_target_catches_every_kernel_of_a_variant():
+    from pathlib import Path
+
+    from gemmlab.profile import collect, targets
+    from gemmlab.profile.lesson_profile import variant_target
+
+    les = registry.get("fusion")
+    t = variant_target(les, "two_kernels", {"size": 4096, "param": "size", "value": 4096}, python="python3")
+    assert t.app_argv[:3] == ("python3", "-m", "gemmlab.lessons.target") and "--variant" in t.app_argv
+    argv = targets.build_argv("ncu", t, collect.default_collection(), Path("x.ncu-rep"), False)
+    joined = " ".join(argv)
+    assert "--nvtx-include gemmlab/" in joined and "--launch-count 2" in joined
+    assert variant_target(registry.get("tiling"), "cublas", {"size": 64, "param": "size", "value": 64}).launch_count == 1
+
+
+def test_cli_profile_prints_diagnoses_and_what_mattered(fake_gpu, monkeypatch, capsys, tmp_path):
+    from conftest import NCU_H100
+
+    from gemmlab.analysis.diagnose import diagnose_all
+    from gemmlab.profile import runner, session
+    from gemmlab.profile.load import load
+
+    launches = load(NCU_H100 / "gemm_ladder_raw.csv")
+    diags = list(diagnose_all(launches))
+    calls = []
+
+    def fake_run_profile(target, collection, *, ncu, output, overwrite, **kw):
+        i = len(calls)
+        calls.append(target.app_argv)
+        return session.ProfileResult(target, collection, ["ncu"], output, 1.0, [], [launches[i]], [diags[i]])
+
+    monkeypatch.setattr(runner, "find_ncu", lambda path=None: "/fake/ncu")
+    monkeypatch.setattr(session, "run_profile", fake_run_profile)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(capsys, "lesson", "atomics", "--size", "1000", "--sweep", "0.1", "--repeats", "11",
+                             "--no-store", "--profile")
+    assert code == 0, err
+    assert len(calls) == 2 and all("--lesson" in a and "atomics" in a for a in calls)
+    assert "What actually mattered" in out and "(within noise)" in out  # the fake clock: equal times
+    assert f"atomic_per_match: {launches[0].name}:" in out
+    code, out, err = run_cli(capsys, "lesson", "atomics", "--size", "1000", "--sweep", "0.1", "--repeats", "11",
+                             "--no-store", "--profile", "--json")
+    prof = json.loads(out)["profile"]
+    assert [p["rung"] for p in prof["profiles"]] == ["atomic_per_match", "block_reduce"]
+    assert prof["mattered"][0]["optimization"] == "atomic_per_match -> block_reduce"
