@@ -12,10 +12,10 @@ extern "C" __global__ void tile_copy_rows(const float *__restrict__ in, float *_
     int x = blockIdx.x * TILE + threadIdx.x;
     int y = blockIdx.y * TILE + threadIdx.y;
     for (int j = 0; j < TILE; j += ROWS)
-        if (x < n && y + j < n) A[threadIdx.y + j][threadIdx.x] = in[(size_t)(y + j) * n + x];
+        if (x < n && y + j < n) A[threadIdx.y + j][threadIdx.x] = in[(unsigned long long)(y + j) * n + x];
     __syncthreads();
     for (int j = 0; j < TILE; j += ROWS)
-        if (x < n && y + j < n) out[(size_t)(y + j) * n + x] = A[threadIdx.y + j][threadIdx.x];
+        if (x < n && y + j < n) out[(unsigned long long)(y + j) * n + x] = A[threadIdx.y + j][threadIdx.x];
 }
 
 // Transpose: rows in, columns out. A[threadIdx.x][c] puts all 32 threads of a warp in one bank
@@ -27,12 +27,12 @@ extern "C" __global__ void tile_copy_rows(const float *__restrict__ in, float *_
         int x = blockIdx.x * TILE + threadIdx.x;                                                \
         int y = blockIdx.y * TILE + threadIdx.y;                                                \
         for (int j = 0; j < TILE; j += ROWS)                                                    \
-            if (x < n && y + j < n) A[threadIdx.y + j][threadIdx.x] = in[(size_t)(y + j) * n + x]; \
+            if (x < n && y + j < n) A[threadIdx.y + j][threadIdx.x] = in[(unsigned long long)(y + j) * n + x]; \
         __syncthreads();                                                                        \
         x = blockIdx.y * TILE + threadIdx.x;                                                    \
         y = blockIdx.x * TILE + threadIdx.y;                                                    \
         for (int j = 0; j < TILE; j += ROWS)                                                    \
-            if (x < n && y + j < n) out[(size_t)(y + j) * n + x] = A[threadIdx.x][threadIdx.y + j]; \
+            if (x < n && y + j < n) out[(unsigned long long)(y + j) * n + x] = A[threadIdx.x][threadIdx.y + j]; \
     }
 
 TRANSPOSE(transpose_tile_32x32, TILE)      // __shared__ float A[32][32]: 32-way conflict

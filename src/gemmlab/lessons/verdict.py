@@ -125,10 +125,10 @@ def lesson_verdicts(lesson: Any, rows: Sequence[Mapping[str, Any]]) -> list[Verd
     by = {}
     for r in rows:
         pt = r.get("point") or {}
-        by[(r["kernel"], _point_label(pt))] = r
+        by[(r["kernel"], point_label(pt))] = r
     points = []
     for r in rows:
-        lbl = _point_label(r.get("point") or {})
+        lbl = point_label(r.get("point") or {})
         if lbl not in points:
             points.append(lbl)
     out = []
@@ -141,7 +141,8 @@ def lesson_verdicts(lesson: Any, rows: Sequence[Mapping[str, Any]]) -> list[Verd
     return out
 
 
-def _point_label(pt: Mapping[str, Any]) -> str:
+def point_label(pt: Mapping[str, Any]) -> str:
+    """"fraction=0.1 (n=33554432)", or "size=1024" when the sweep is over the size."""
     if not pt:
         return "?"
     label = f"{pt.get('param')}={pt.get('value')}"
@@ -158,7 +159,7 @@ def headline(lesson: Any, verdicts: Sequence[Verdict], gpu: str) -> Optional[dic
     if not mine:
         return None
     d = lesson.default_point()
-    want = _point_label(d.to_dict())
+    want = point_label(d.to_dict())
     v = next((x for x in mine if x.point == want), mine[0])
     return {"verdict": v.to_dict(), "sentence": transfer_sentence(v, gpu, mine),
             "article": [{"gpu": g, "speedup": s, "effect": e} for g, s, e in (article_effects(lesson.name, c.baseline, c.optimised) or ())],

@@ -10,7 +10,7 @@ from typing import Any, Mapping, Optional, Sequence
 from gemmlab.errors import InputError
 from gemmlab.lessons import registry
 from gemmlab.lessons.article import ARTICLE, GPUS, speedup as article_speedup
-from gemmlab.lessons.verdict import Timing, classify, judge, transfer_sentence
+from gemmlab.lessons.verdict import Timing, classify, judge, point_label
 
 RUN_COLUMNS = ("Variant", "Time (ms)", "IQR (ms)", "vs baseline", "Rate", "% of ceiling", "Correct")
 COMPARE_COLUMNS = ("Variant", "A time (ms)", "A vs baseline", "B time (ms)", "B vs baseline", "B speed vs A")
@@ -18,11 +18,6 @@ COMPARE_COLUMNS = ("Variant", "A time (ms)", "A vs baseline", "B time (ms)", "B 
 
 def is_lesson_run(d: Any) -> bool:
     return isinstance(d, Mapping) and d.get("command") == "lesson" and isinstance(d.get("rows"), list)
-
-
-def point_label(pt: Mapping[str, Any]) -> str:
-    label = f"{pt.get('param')}={pt.get('value')}"
-    return label if pt.get("param") == "size" else f"{label} (n={pt.get('size')})"
 
 
 def _ms(v: Optional[float]) -> str:
