@@ -114,3 +114,24 @@ def test_screenshot_renders_the_page(chromium, report_page, tmp_path):
     assert (width, height) == (1200, 2400)
     # a blank 1200x2400 page compresses to a few KB; tables and four plots make it much larger
     assert len(data) > 100_000, len(data)
+
+
+def test_lesson_page_tables_render_with_rows(chromium, tmp_path):
+    """The lessons page (two GPUs side by side, the article's table, one GPU only) in a real browser."""
+    from lesson_samples import fake_run
+
+    from gemmlab.report import lesson_html
+
+    tiling = {("naive", 1024): 1.0e-3, ("tiled", 1024): 1.15e-3, ("cublas", 1024): 0.06e-3}
+    a = [fake_run("tiling", "GPU A", tiling), fake_run("fusion", "GPU A", {("two_kernels", 4096): 4e-6, ("fused", 4096): 2e-6})]
+    b = [fake_run("tiling", "GPU B", {k: v * 0.9 for k, v in tiling.items()}, seed=5)]
+    checked = tmp_path / "lessons.html"
+    checked.write_text(lesson_html.render(a, b, note="SAMPLE DATA").replace("</body>", CHECK_SCRIPT + "</body>"), encoding="utf-8")
+    proc = run_browser(chromium, tmp_path / "profile", "--dump-dom", checked.as_uri())
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    m = re.search(r'<pre id="browser-check">(.*?)</pre>', proc.stdout, re.S)
+    assert m, f"the check script did not run; DOM starts: {proc.stdout[:500]!r}"
+    found = json.loads(m.group(1).replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">"))
+    classes = [t["cls"] for t in found["tables"]]
+    assert classes == ["article", "lesson-compare", "lesson-steps", "lesson-run", "lesson-verdicts"]
+    assert all(t["bodyRows"] > 0 and t["visible"] for t in found["tables"]), found["tables"]

@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "profile",  # gemmlab profile / timeline / diff
     "calc",  # gemmlab occupancy / waves / banks / roofline / ceilings
     "report",  # gemmlab report / compare / runs
+    "lesson",  # gemmlab lesson: the fourth seed article's experiments
 )
 
 app = typer.Typer(

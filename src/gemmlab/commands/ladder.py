@@ -371,6 +371,10 @@ def runs(
         result = store.load_run(run_id)
     if json_out:
         print_json(result)
+    elif result.get("command") == "lesson":
+        from gemmlab.commands.lesson import show
+
+        show(result)
     else:
         _print_result(result, sweep=result.get("command") == "sweep")
 

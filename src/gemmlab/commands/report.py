@@ -72,8 +72,12 @@ def report(
     no_plots: Annotated[bool, typer.Option("--no-plots", help="Tables and cards only.")] = False,
     note: Annotated[Optional[str], typer.Option("--note", help="A line shown as a banner at the top (what the data is).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace existing output files.")] = False,
+    lesson: Annotated[Optional[str], typer.Option("--lesson", help="Lesson runs: NAME (its newest run) or 'all' (the newest of each).")] = None,
+    vs: Annotated[Optional[Path], typer.Option("--vs", help="Lesson runs of a second GPU (database or JSON), shown side by side.")] = None,
+    vs_run: Annotated[Optional[int], typer.Option("--vs-run", help="Run id in the --vs database.")] = None,
 ) -> None:
-    """Write one self-contained HTML page for a run: ladder table, plots, one card per kernel."""
+    """Write one self-contained HTML page for a run: ladder table, plots, one card per kernel (or, for lesson
+    runs, the article's figures beside one or two GPUs' measurements)."""
     from dataclasses import replace
 
     from gemmlab.report import content, html, sources
@@ -82,6 +86,8 @@ def report(
     if run_id is not None and run_id < 1:
         raise InputError(f"--run {run_id}: run ids start at 1 (see `gemmlab runs`)")
     _target(out, "--out", force)
+    if _lesson_report(run, run_id, lesson, vs, vs_run, out, note):
+        return
     plot_dir = None
     if markdown is not None:
         if markdown.resolve() == out.resolve():
@@ -124,16 +130,73 @@ def report(
     console.print(f"wrote {out}" + (f" and {markdown}" if markdown else "") + f" ({view.source})", highlight=False, soft_wrap=True)
 
 
+def _lesson_report(run: Path, run_id: Optional[int], lesson: Optional[str], vs: Optional[Path], vs_run: Optional[int],
+                   out: Path, note: Optional[str]) -> bool:
+    """Write the lesson page when the arguments pick lesson runs; False when they pick a ladder run."""
+    from gemmlab.report import lesson_html
+    from gemmlab.report.lesson_sources import lesson_runs
+
+    runs_a = lesson_runs(run, run_id, lesson)
+    if runs_a is None:
+        if vs is not None:
+            raise InputError("--vs puts lesson runs side by side; RUN is not a lesson run (use `gemmlab compare` for ladders)")
+        return False
+    runs_b = lesson_runs(vs, vs_run, lesson, flag="--vs-run") if vs is not None else []
+    if vs is not None and not runs_b:
+        raise InputError(f"--vs {vs}: not a lesson run")
+    _write(out, lesson_html.render(runs_a, runs_b or (), note=note or "").encode("utf-8"))
+    console.print(f"wrote {out} ({len(runs_a)} lesson run(s) from {run}" + (f", {len(runs_b)} from {vs}" if vs else "") + ")",
+                  highlight=False, soft_wrap=True)
+    return True
+
+
+def _lesson_compare(run_a: Path, run_b: Path, id_a: Optional[int], id_b: Optional[int], lesson: Optional[str],
+                    json_out: bool) -> bool:
+    """`gemmlab compare` for lesson runs; False when the arguments pick ladder runs."""
+    from gemmlab.report import lessons as L
+    from gemmlab.report.lesson_sources import lesson_runs
+
+    a = lesson_runs(run_a, id_a, lesson, flag="--run-a")
+    b = lesson_runs(run_b, id_b, lesson, flag="--run-b")
+    if a is None and b is None:
+        return False
+    if a is None or b is None:
+        raise InputError("RUN_A and RUN_B must both be lesson runs (or both ladder runs)")
+    la, lb = L.latest_by_lesson(a), L.latest_by_lesson(b)
+    names = [n for n in la if n in lb]
+    if not names:
+        raise InputError(f"RUN_A ({', '.join(la)}) and RUN_B ({', '.join(lb)}) share no lesson")
+    results = [L.compare_runs(la[n], lb[n]) for n in names]
+    if json_out:
+        print_json(results)
+        return True
+    for cmp in results:
+        console.print(f"{cmp['title']}\nA = {cmp['a']}\nB = {cmp['b']}", highlight=False, soft_wrap=True)
+        for s in cmp["points"]:
+            print_table(L.COMPARE_COLUMNS, s["rows"], title=s["title"])
+        print_table(L.STEP_COLUMNS, L.step_rows(cmp), title="Did it help, where?",
+                    caption="no measurable difference: the IQRs overlap or the change is under 3%")
+        if cmp["article"]["rows"]:
+            print_table(("Method", "MX330 (ms)", "A4000 (ms)"), cmp["article"]["rows"], title="The article's figures (as published)")
+        for sentence in cmp["sentences"].values():
+            console.print(sentence, highlight=False, soft_wrap=True)
+    return True
+
+
 def compare(
     run_a: Annotated[Path, typer.Argument(metavar="RUN_A", help="Run JSON file or results database (GPU A).")],
     run_b: Annotated[Path, typer.Argument(metavar="RUN_B", help="Run JSON file or results database (GPU B).")],
     run_id_a: Annotated[Optional[int], typer.Option("--run-a", help="Run id in RUN_A's database (default: newest).")] = None,
     run_id_b: Annotated[Optional[int], typer.Option("--run-b", help="Run id in RUN_B's database (default: newest).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
+    lesson: Annotated[Optional[str], typer.Option("--lesson", help="Lesson runs: NAME (its newest run in each) or 'all'.")] = None,
 ) -> None:
     """Two runs side by side (e.g. two GPUs): time per kernel, speedup per rung on each, which changes helped where."""
     from gemmlab.report import sources
     from gemmlab.report.compare import COLUMNS, compare as compare_runs, table_rows
+
+    if _lesson_compare(run_a, run_b, run_id_a, run_id_b, lesson, json_out):
+        return
 
     a = sources.load_run(run_a, run_id_a, flag="--run-a")
     b = sources.load_run(run_b, run_id_b, flag="--run-b")

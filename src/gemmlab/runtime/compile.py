@@ -244,3 +244,21 @@ def compile_rung(rung: Rung, arch: str | None = None, backend: str = "nvrtc") ->
         kernel.max_dynamic_shared_size_bytes = smem
     _LOADED[memo] = kernel
     return kernel
+
+
+_MODULES: dict[tuple[str, str, str], Any] = {}
+
+
+def compile_module(source: str, name: str, arch: str | None = None, backend: str = "nvrtc") -> Any:
+    """A loaded ``cupy.RawModule`` for a self-contained source with ``extern "C"`` kernels (the
+    lessons' .cu files), compiled with the same options and disk cache as the ladder."""
+    from gemmlab.runtime import device
+
+    cupy = device.require_gpu()
+    arch = arch or device.info().arch
+    memo = (hashlib.sha256(source.encode()).hexdigest(), arch, backend)
+    module = _MODULES.get(memo)
+    if module is None:
+        path = compile_cubin(source, arch=arch, compiler=get_compiler(backend), name=name)
+        module = _MODULES[memo] = cupy.RawModule(path=str(path))
+    return module
