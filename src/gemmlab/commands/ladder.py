@@ -8,9 +8,9 @@ commands say so in one line and exit 3. Every measured run is appended to the SQ
 from __future__ import annotations
 
 import difflib
-import os
-import tempfile
 from pathlib import Path
+
+from gemmlab.shared_files import write_atomic
 from typing import Annotated, Any, Callable, Optional, Sequence
 
 import typer
@@ -111,10 +111,7 @@ def write_out(out: Path, text: str, force: bool) -> None:
         except FileExistsError:
             raise InputError(f"--out {out}: file exists; pass --force to replace it") from None
         return
-    fd, tmp = tempfile.mkstemp(dir=str(out.parent), prefix=f".{out.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text + "\n")
-    os.replace(tmp, out)
+    write_atomic(out, (text + "\n").encode("utf-8"))
 
 
 def _require_gpu() -> None:

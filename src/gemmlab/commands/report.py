@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
+
+from gemmlab.shared_files import write_atomic
 from typing import Annotated, Optional
 
 import typer
@@ -30,14 +30,7 @@ def _target(path: Path, flag: str, force: bool) -> None:
 
 def _write(path: Path, data: bytes) -> None:
     """Write next to the target, then rename: a failed write never leaves half a file."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    write_atomic(path, data)
 
 
 def _profile_diagnoses(view, explicit: list[Path]) -> list[Path]:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import logging
 import os
-import tempfile
 from pathlib import Path
+
+from gemmlab.shared_files import temp_beside
 from typing import TYPE_CHECKING, Sequence
 
 from gemmlab.analysis.roofline import Ceilings, Placement
@@ -89,8 +90,7 @@ def save_figure(fig: "Figure", path: str | os.PathLike[str], *, overwrite: bool 
         out = _check_path(path, overwrite)
         fmt = out.suffix.lower().lstrip(".")
         # Write next to the target, then rename: a failed save never leaves half a file behind.
-        fd, tmp = tempfile.mkstemp(prefix=".roofline-", suffix=out.suffix, dir=out.parent)
-        os.close(fd)
+        tmp = temp_beside(out, suffix=out.suffix)
         try:
             fig.savefig(tmp, format=fmt, dpi=dpi, bbox_inches="tight")
             os.replace(tmp, out)
