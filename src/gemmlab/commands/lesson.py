@@ -8,7 +8,6 @@ the "What actually mattered" table. Runs are appended to the results database li
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -17,6 +16,7 @@ from gemmlab.commands.ladder import (DbOpt, ForceOpt, JsonOpt, NoFlushOpt, NoSto
                                      SeedOpt, WarmupOpt, _options, _progress_run, _require_gpu, check_db, check_out,
                                      write_out)
 from gemmlab.errors import UserError
+from gemmlab.report.mattered import MATTERED_COLUMNS, mattered_rows
 from gemmlab.output import console, dumps, err_console, print_json, print_table, warn
 
 
@@ -143,10 +143,7 @@ def show_profile(report: dict) -> None:
     for variant, lines in report["diagnoses"].items():
         for line in lines:
             console.print(f"{variant}: {line}", highlight=False, soft_wrap=True)
-    print_table(["Rank", "Optimization", "Impact", "Why it mattered"],
-                [[c.rank, c.optimization,
-                  f"{c.speedup:.2f}x" + (" (slower)" if c.slower else "") + (" (within noise)" if c.within_noise else ""),
-                  c.why] for c in report["mattered"]], title="What actually mattered")
+    print_table(MATTERED_COLUMNS, mattered_rows(report["mattered"]), title="What actually mattered")
     for p in report["profiles"]:
         if p.error:
             warn(f"{p.rung}: not profiled: {p.error}")

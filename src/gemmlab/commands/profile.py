@@ -23,6 +23,7 @@ from typing import List, Optional, Sequence
 import typer
 
 from gemmlab.errors import InputError, ToolMissing
+from gemmlab.report.mattered import MATTERED_COLUMNS, mattered_rows
 from gemmlab.output import console, err_console, print_json, print_table, warn
 from gemmlab.profile import collect, session, targets
 from gemmlab.profile.runner import find_ncu
@@ -323,10 +324,7 @@ def show_ladder_profile(report: dict, as_json: bool) -> None:
                 [[r.version, f"{r.time_s * 1e3:.4f}", f"{r.gflops:.1f}",
                   None if r.speedup_vs_previous is None else f"{r.speedup_vs_previous:.2f}x", r.signal, r.bottleneck]
                  for r in report["table"]], title="Ladder, profiled")
-    print_table(["Rank", "Optimization", "Impact", "Why it mattered"],
-                [[c.rank, c.optimization,
-                  f"{c.speedup:.2f}x" + (" (slower)" if c.slower else "") + (" (within noise)" if c.within_noise else ""),
-                  c.why] for c in report["mattered"]], title="What actually mattered")
+    print_table(MATTERED_COLUMNS, mattered_rows(report["mattered"]), title="What actually mattered")
     for p in report["profiles"]:
         if p.error:
             warn(f"{p.rung}: not profiled: {p.error}")

@@ -160,3 +160,13 @@ def profiler_signal(k: KernelLaunch, max_items: int = 3) -> str:
         if top_v / cpi > STALL_SHARE_FLAG:
             items.append(f"{top_r} {100.0 * top_v / cpi:.0f}% of stalls")
     return ", ".join(items[:max_items])
+
+
+MATTERED_COLUMNS = ["Rank", "Optimization", "Impact", "Why it mattered"]
+
+
+def mattered_rows(changes) -> list[list]:
+    """The "What actually mattered" table's rows (shared by `ladder --profile` and `lesson --profile`)."""
+    return [[c.rank, c.optimization,
+             f"{c.speedup:.2f}x" + (" (slower)" if c.slower else "") + (" (within noise)" if c.within_noise else ""),
+             c.why] for c in changes]
