@@ -54,13 +54,13 @@ def tensor_pipe(ctx: Context) -> Optional[tuple[str, float]]:
     return max(vals, key=lambda kv: kv[1]) if vals else None
 
 
-def _excess_share_at_l2(ctx: Context) -> tuple[float, Optional[C], list]:
+def _excess_share_at_l2(ctx: Context) -> tuple[float, Optional[C]]:
     """The share of L2 sectors that are excess (from uncoalesced loads, stores, or local memory) and
     which cause contributes most."""
     l2_total = ctx.v("l2_sectors_total")
     if not l2_total:
-        return 0.0, None, []
-    parts: list[tuple[float, C, list]] = []
+        return 0.0, None
+    parts: list[tuple[float, C]] = []
     ld, st = D.global_load_waste(ctx), D.global_store_waste(ctx)
     # only a measured waste can explain a unit at its limit; a low-confidence one assumes 4-byte accesses
     ld = ld if ld is not None and ld.confidence != Confidence.LOW else None
@@ -69,17 +69,16 @@ def _excess_share_at_l2(ctx: Context) -> tuple[float, Optional[C], list]:
         # loads that hit in L1 never reach L2 (a 16-byte-per-thread pattern split over two instructions
         # re-reads its sector from L1)
         reach = 1.0 - (ctx.v("gld_hit_rate") or 0.0) / 100.0
-        parts.append((ld.excess * reach, C.UNCOALESCED_GLOBAL_LOADS, ld.evidence))
+        parts.append((ld.excess * reach, C.UNCOALESCED_GLOBAL_LOADS))
     if st is not None and st.excess:
-        parts.append((st.excess, C.UNCOALESCED_GLOBAL_STORES, st.evidence))
+        parts.append((st.excess, C.UNCOALESCED_GLOBAL_STORES))
     loc = (ctx.v("local_ld_sectors") or 0.0) + (ctx.v("local_st_sectors") or 0.0)
     if loc:
-        parts.append((loc * (1.0 - (ctx.v("l1_hit_pct") or 0.0) / 100.0), C.LOCAL_MEMORY, []))
+        parts.append((loc * (1.0 - (ctx.v("l1_hit_pct") or 0.0) / 100.0), C.LOCAL_MEMORY))
     if not parts:
-        return 0.0, None, []
+        return 0.0, None
     total = sum(p[0] for p in parts)
-    top = max(parts, key=lambda p: p[0])
-    return min(1.0, total / l2_total), top[1], top[2]
+    return min(1.0, total / l2_total), max(parts, key=lambda p: p[0])[1]
 
 
 def _excess_share_at_dram(ctx: Context) -> Optional[tuple[float, Optional[C]]]:
@@ -109,7 +108,7 @@ def _explained(ctx: Context, findings: dict[C, Finding], unit: str, busy: float)
         if cause is None or share < WASTE_SHARE_EXACT or cause not in findings:
             return None
         return _name(findings[cause], unit, busy, share, "DRAM bytes no instruction used")
-    share, cause, _ = _excess_share_at_l2(ctx)
+    share, cause = _excess_share_at_l2(ctx)
     if cause is None or share < EXPLAINS_SHARE or cause not in findings:
         return None
     return _name(findings[cause], unit, busy, share, "excess share of the L2 sectors")
