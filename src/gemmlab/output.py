@@ -7,14 +7,31 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 from typing import Any, Iterable, Sequence
 
 from rich.console import Console
 from rich.table import Table
 
-console = Console()
-err_console = Console(stderr=True)
+# Piped or redirected output has no terminal to fit: rich would fall back to 80 columns and fold headers
+# ("Versio n") and units ("fract…"). There, tables and cards get PIPE_WIDTH columns — room for every
+# table's headers and units, narrow enough that a card's box stays readable in a log or a pager; a
+# terminal, or COLUMNS, still sets the width as usual.
+PIPE_WIDTH = 160
+
+
+def _width(stream) -> int | None:
+    if os.environ.get("COLUMNS"):
+        return None
+    try:
+        return None if stream.isatty() else PIPE_WIDTH
+    except (AttributeError, ValueError):
+        return PIPE_WIDTH
+
+
+console = Console(width=_width(sys.stdout))
+err_console = Console(stderr=True, width=_width(sys.stderr))
 
 
 def _jsonable(obj: Any) -> Any:

@@ -106,16 +106,10 @@ def render_diagnosis(d: Diagnosis, console: Console, group_note: str = "") -> No
     console.print()
 
 
-# When the output is a file or a pipe, rich would wrap at 80 columns; the tables read better wider.
-PIPE_WIDTH = 120
-
-
 def render(diagnoses: Sequence[Diagnosis], source: str, console: Console, note: str = "",
            overview: Optional[Overview] = None, top: int = 0) -> None:
     """Every diagnosis in order; with an ``overview``, the overview first and then the cards of its top
     ``top`` groups (``top <= 0``: every group), one card per group (its longest launch)."""
-    if not console.is_terminal and console.width < PIPE_WIDTH:
-        console = Console(file=console.file, width=PIPE_WIDTH, no_color=True)
     title = f"gemmlab analyze — {source}"
     console.print(Text(title, style="bold underline"))
     if note:

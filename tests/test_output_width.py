@@ -1,0 +1,43 @@
+"""Piped output is laid out for its content, not folded at rich's 80-column fallback (issue #12:
+"Versio n" headers, "fract…" units when a command's output went to a file or a pipe)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from gemmlab.output import PIPE_WIDTH
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def _run(*argv: str, columns: str | None = None) -> str:
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    env["PYTHONPATH"] = str(SRC)
+    if columns:
+        env["COLUMNS"] = columns
+    out = subprocess.run([sys.executable, "-m", "gemmlab", *argv], capture_output=True, text=True, env=env,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def _layout(text: str) -> list[str]:
+    """The laid-out lines: the ncu commands are printed whole on purpose, to copy and paste."""
+    return [line for line in text.splitlines() if not line.lstrip().startswith(("ncu ", "gemmlab profile "))]
+
+
+def test_piped_tables_keep_headers_and_units_whole():
+    text = _run("analyze", "--example")
+    lines = _layout(text)
+    assert max(len(line) for line in lines) <= PIPE_WIDTH
+    assert max(len(line) for line in lines) > 80  # not folded at rich's fallback width
+    assert any("compared with" in line and "why it matters" in line for line in lines)
+    assert "fraction " in text and "fract…" not in text
+
+
+def test_columns_still_sets_the_width():
+    text = _run("analyze", "--example", columns="100")
+    assert max(len(line) for line in _layout(text)) <= 100
