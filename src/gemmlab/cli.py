@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "calc",  # gemmlab occupancy / waves / banks / roofline / ceilings
     "report",  # gemmlab report / compare / runs
     "lesson",  # gemmlab lesson: the fourth seed article's experiments
+    "shapes",  # gemmlab shapes: the shape map (% of cuBLAS over a grid of shapes)
 )
 
 app = typer.Typer(

@@ -11,7 +11,7 @@ from types import ModuleType
 
 from gemmlab.errors import ToolMissing
 
-_NEED = "running kernels (ladder, bench, lesson, ceilings --measure) needs an NVIDIA GPU; analyze and the calculators do not"
+_NEED = "running kernels (ladder, bench, lesson, shapes, ceilings --measure) needs an NVIDIA GPU; analyze and the calculators do not"
 
 
 def require_cupy() -> ModuleType:

@@ -1,0 +1,110 @@
+"""gemmlab shapes: the shape map — the best FP32 rung and cuBLAS FP32 over a grid of shapes.
+
+Every shape is checked (fresh random inputs, poisoned output, float64 reference) and timed by the
+ladder's harness, cuBLAS (TF32 off) in the same process; the map says % of cuBLAS per shape, which
+instantiation actually ran, the shape's class, and for skinny shapes the achieved bandwidth against
+the DRAM copy ceiling. Options are validated before anything touches the GPU. Runs are appended to
+the results database as their own kind ("shapes") unless ``--no-store``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from gemmlab.commands.ladder import (DbOpt, ForceOpt, JsonOpt, NoFlushOpt, NoStoreOpt, OutOpt, RepeatsOpt, SeedOpt,
+                                     _options, _progress_run, _require_gpu, check_db, check_out, write_out)
+from gemmlab.errors import UserError
+from gemmlab.output import console, dumps, print_json, print_table
+
+
+def shapes(
+    grid: Annotated[Optional[str], typer.Option("--grid", help="A named grid: default, square, skinny, k, models, quick (see --list).")] = None,
+    shape_list: Annotated[Optional[str], typer.Option("--shapes", help="Your own shapes: \"M,N,K;M,N,K;...\".")] = None,
+    rung: Annotated[str, typer.Option("--rung", help="The rung to map (default: autotuned, the best FP32 rung).")] = "autotuned",
+    target: Annotated[float, typer.Option("--target", help="Goal in % of cuBLAS for every non-skinny shape.")] = 85.0,
+    floor: Annotated[float, typer.Option("--floor", help="No shape should fall below this % of cuBLAS.")] = 50.0,
+    list_grids: Annotated[bool, typer.Option("--list", help="Print the grid's shapes and classes (no GPU needed) and stop.")] = False,
+    repeats: RepeatsOpt = None,
+    warmup_ms: Annotated[float, typer.Option("--warmup-ms", help="Warm-up budget per kernel and shape, ms of kernel time.")] = 10.0,
+    rep_ms: Annotated[float, typer.Option("--rep-ms", help="Measurement budget per kernel and shape, ms of kernel time.")] = 50.0,
+    no_l2_flush: NoFlushOpt = False,
+    seed: SeedOpt = 0,
+    json_out: JsonOpt = False,
+    out: OutOpt = None,
+    force: ForceOpt = False,
+    db: DbOpt = None,
+    no_store: NoStoreOpt = False,
+) -> None:
+    """Map % of cuBLAS FP32 over a grid of shapes (squares and ±1, skinny, small/large K, real models)."""
+    from gemmlab.shapes import grids, shapemap
+
+    name, chosen = grids.resolve(grid, shape_list)
+    goals = grids.Goals(target_pct=target, floor_pct=floor)
+    options = grids.ShapesOptions(chosen, grid_name=name, rung=rung,
+                                  timing=_options(warmup_ms, rep_ms, repeats, no_l2_flush), seed=seed, goals=goals)
+    if list_grids:
+        _list(options, json_out)
+        return
+    check_out(out, force)
+    check_db(db, no_store)
+    _require_gpu()
+    from gemmlab.shapes.measure import measure
+
+    try:
+        result = _progress_run(lambda p: measure(options, progress=p))
+    except Exception as e:
+        if type(e).__name__ == "OutOfMemoryError":
+            raise UserError(f"the GPU ran out of memory ({e}); map fewer or smaller shapes (--shapes)") from None
+        raise
+    if not no_store:
+        from gemmlab.store import Store
+
+        with Store(db) as store:
+            meta = {k: v for k, v in result.items() if k not in ("rows", "env", "command")}
+            result["run_id"] = store.add_run("shapes", result["env"], result["rows"], meta)
+            result["db"] = str(store.path)
+    if out is not None:
+        write_out(out, dumps(result), force)
+    if json_out:
+        print_json(result)
+    else:
+        show(result)
+    smap = shapemap.from_result(result)
+    wrong = smap.wrong()
+    if wrong:
+        raise UserError(f"{len(wrong)} shape(s) gave a wrong result: {', '.join(p.shape.name for p in wrong)}", code=1)
+
+
+def _list(options, json_out: bool) -> None:
+    from gemmlab.shapes import shapemap
+
+    items = [{**s.to_dict(), "class": shapemap.shape_class(*s.dims)} for s in options.shapes]
+    if json_out:
+        print_json({"grid": options.grid_name, "shapes": items})
+        return
+    print_table(("Shape (M×N×K)", "Class", "Label", "Where from"),
+                [(f"{i['M']}×{i['N']}×{i['K']}", i["class"], i["label"], i["source"]) for i in items],
+                title=f"Grid {options.grid_name!r}: {len(items)} shapes")
+
+
+def show(result: dict) -> None:
+    """A shapes run as the map table, then the worst shapes and the misses."""
+    from gemmlab.shapes import shapemap
+
+    smap = shapemap.from_result(result)
+    ceiling = result.get("ceiling") or {}
+    cap = ("% of cuBLAS = cuBLAS median / rung median (same process, TF32 off); GB/s: the minimum traffic "
+           "(A, B read once, C written once) / median")
+    if ceiling.get("copy_bytes_per_s"):
+        cap += f"; copy ceiling {ceiling['copy_bytes_per_s'] / 1e9:,.0f} GB/s ({ceiling.get('source')})"
+    print_table(shapemap.COLUMNS, shapemap.table_rows(smap),
+                title=f"Shape map: {result.get('rung')} vs cuBLAS FP32 on {result.get('gpu')} (grid {result.get('grid')})",
+                caption=cap)
+    for line in shapemap.summary_lines(smap):
+        console.print(line, highlight=False, soft_wrap=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("shapes")(shapes)

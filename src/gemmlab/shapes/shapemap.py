@@ -1,0 +1,369 @@
+"""The shape map's logic, pure (no GPU): from measured rows to % of cuBLAS per shape, shape classes,
+the worst shapes, which shapes miss the target or the floor, and — for skinny shapes — the achieved
+bandwidth against the DRAM copy ceiling.
+
+Input: the rows a ``gemmlab shapes`` run stores — the ladder harness's ``Row.to_dict()`` dicts (one
+for the rung, one for cuBLAS per shape) with ``grid_shape`` ({M, N, K, label, source}) added. The
+same rows come back from the results database, so a stored run is re-mapped exactly as it was
+printed. Every percentage is a ratio of medians measured in the same process: cuBLAS median /
+rung median × 100.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Optional, Sequence
+
+from gemmlab.shapes.grids import Goals, GridShape
+
+# Shape classes, in the order tables and the heat map list them.
+CLASSES = ("square-aligned", "square-odd", "rect-aligned", "rect-odd", "skinny-M", "skinny-N", "small-K",
+           "large-K-small-MN", "small")
+CLASS_HELP = {
+    "square-aligned": "M = N = K, N and K multiples of 4 (the vector rungs' 16-byte path applies)",
+    "square-odd": "M = N = K, N or K not a multiple of 4 (the launcher falls back to a scalar twin)",
+    "rect-aligned": "other large shapes with N and K multiples of 4",
+    "rect-odd": "other large shapes with N or K not a multiple of 4",
+    "skinny-M": "M ≤ SKINNY (GEMV-like, memory-bound: judged against the DRAM copy ceiling too)",
+    "skinny-N": "N ≤ SKINNY (GEMV-like, memory-bound)",
+    "small-K": "K ≤ SMALL_K with M and N large: little work per output, bound by writing C",
+    "large-K-small-MN": "K ≥ LARGE_K and M·N ≤ SMALL_MN: too few output tiles to fill the GPU (split-K territory)",
+    "small": "every dimension ≤ SMALL (or M and N both skinny): launch- and tail-bound",
+}
+SKINNY = 16  # M or N at most this: a GEMV-like product (issue #12)
+SMALL = 256  # all of M, N, K at most this: the whole product is a handful of tiles
+SMALL_K = 128  # K at most this (with M, N > SKINNY)
+LARGE_K = 4096  # K at least this ...
+SMALL_MN = 512 * 512  # ... with M·N at most this: ≤ 16 tiles of 128×128 for 132 SMs
+CLASS_HELP = {k: v.replace("SKINNY", str(SKINNY)).replace("SMALL_K", str(SMALL_K)).replace("LARGE_K", str(LARGE_K))
+              .replace("SMALL_MN", "512²").replace("SMALL", str(SMALL)) for k, v in CLASS_HELP.items()}
+
+
+def shape_class(M: int, N: int, K: int) -> str:
+    """The class of an M×N×K product (first rule that applies, in this order): small, skinny-M,
+    skinny-N, small-K, large-K-small-MN, square-aligned / square-odd, rect-aligned / rect-odd.
+    "Aligned" is what the vector rungs need: N % 4 == 0 and K % 4 == 0."""
+    if max(M, N, K) <= SMALL or (M <= SKINNY and N <= SKINNY):
+        return "small"
+    if M <= SKINNY:
+        return "skinny-M"
+    if N <= SKINNY:
+        return "skinny-N"
+    if K <= SMALL_K:
+        return "small-K"
+    if K >= LARGE_K and M * N <= SMALL_MN:
+        return "large-K-small-MN"
+    aligned = N % 4 == 0 and K % 4 == 0
+    if M == N == K:
+        return "square-aligned" if aligned else "square-odd"
+    return "rect-aligned" if aligned else "rect-odd"
+
+
+def is_skinny(cls: str) -> bool:
+    return cls in ("skinny-M", "skinny-N")
+
+
+def min_bytes(M: int, N: int, K: int) -> int:
+    """Bytes an FP32 GEMM with beta = 0 must move at least: read A and B once, write C once."""
+    return 4 * (M * K + K * N + M * N)
+
+
+def pct_of_cublas(rung_median_s: float, cublas_median_s: float) -> float:
+    """cuBLAS median / rung median × 100 (above 100: the rung is faster)."""
+    if not rung_median_s > 0 or not cublas_median_s > 0:
+        raise ValueError(f"medians must be positive seconds, got {rung_median_s!r} and {cublas_median_s!r}")
+    return 100.0 * cublas_median_s / rung_median_s
+
+
+VERDICTS = ("meets", "below target", "below floor", "WRONG", "no reference")
+
+
+@dataclass(frozen=True)
+class ShapePoint:
+    """One shape of the map: the rung and cuBLAS, side by side."""
+
+    shape: GridShape
+    cls: str
+    rung: str  # the rung asked for (e.g. "autotuned")
+    ran: str  # the instantiation that actually ran (twin / tile chosen), "" if unknown
+    backend: str  # its compiler, "" if unknown
+    tile: Optional[tuple[int, int]]  # (BM, BN) of what ran
+    grid: Optional[tuple[int, ...]]  # its launch grid
+    rung_median_s: float
+    cublas_median_s: Optional[float]
+    rung_correct: bool
+    cublas_correct: Optional[bool]
+    rung_noisy: bool = False
+    cublas_noisy: bool = False
+    copy_bytes_per_s: Optional[float] = None  # the DRAM copy ceiling (read + write bytes/s)
+    verdict: str = ""
+    rel_err: Optional[float] = None
+
+    @property
+    def flops(self) -> int:
+        return 2 * self.shape.M * self.shape.N * self.shape.K
+
+    @property
+    def pct(self) -> Optional[float]:
+        """% of cuBLAS; None without a correct cuBLAS reference."""
+        if self.cublas_median_s is None or self.cublas_correct is False:
+            return None
+        return pct_of_cublas(self.rung_median_s, self.cublas_median_s)
+
+    @property
+    def gflops(self) -> float:
+        return self.flops / self.rung_median_s / 1e9
+
+    @property
+    def cublas_gflops(self) -> Optional[float]:
+        return None if self.cublas_median_s is None else self.flops / self.cublas_median_s / 1e9
+
+    @property
+    def bytes(self) -> int:
+        return min_bytes(*self.shape.dims)
+
+    @property
+    def bandwidth(self) -> float:
+        """The rung's achieved bytes/s, counting the minimum traffic (A, B read once, C written once)."""
+        return self.bytes / self.rung_median_s
+
+    @property
+    def cublas_bandwidth(self) -> Optional[float]:
+        return None if self.cublas_median_s is None else self.bytes / self.cublas_median_s
+
+    @property
+    def pct_of_copy(self) -> Optional[float]:
+        """The rung's achieved bandwidth as % of the copy ceiling (skinny shapes' second yardstick)."""
+        return 100.0 * self.bandwidth / self.copy_bytes_per_s if self.copy_bytes_per_s else None
+
+    @property
+    def cublas_pct_of_copy(self) -> Optional[float]:
+        bw = self.cublas_bandwidth
+        return 100.0 * bw / self.copy_bytes_per_s if bw and self.copy_bytes_per_s else None
+
+    def to_dict(self) -> dict:
+        s = self.shape
+        return {
+            "M": s.M, "N": s.N, "K": s.K, "label": s.label, "source": s.source, "class": self.cls,
+            "rung": self.rung, "ran": self.ran, "backend": self.backend,
+            "tile": list(self.tile) if self.tile else None, "grid": list(self.grid) if self.grid else None,
+            "rung_median_s": self.rung_median_s, "cublas_median_s": self.cublas_median_s,
+            "pct_of_cublas": self.pct, "gflops": self.gflops, "cublas_gflops": self.cublas_gflops,
+            "rung_correct": self.rung_correct, "cublas_correct": self.cublas_correct, "rel_err": self.rel_err,
+            "noisy": self.rung_noisy or self.cublas_noisy,
+            "bytes": self.bytes, "bandwidth_bytes_per_s": self.bandwidth,
+            "pct_of_copy": self.pct_of_copy if is_skinny(self.cls) else None,
+            "cublas_pct_of_copy": self.cublas_pct_of_copy if is_skinny(self.cls) else None,
+            "verdict": self.verdict,
+        }
+
+
+def judge(p: ShapePoint, goals: Goals) -> str:
+    """One of VERDICTS. A wrong result is WRONG whatever its speed; without a correct cuBLAS
+    there is no percentage to judge. Skinny shapes meet their goal at ``skinny_pct`` of cuBLAS or
+    ``skinny_copy_pct`` of the copy ceiling; every other shape at ``target_pct``."""
+    if not p.rung_correct:
+        return "WRONG"
+    pct = p.pct
+    if pct is None:
+        return "no reference"
+    if is_skinny(p.cls):
+        copy = p.pct_of_copy
+        if pct >= goals.skinny_pct or (copy is not None and copy >= goals.skinny_copy_pct):
+            return "meets"
+    elif pct >= goals.target_pct:
+        return "meets"
+    return "below floor" if pct < goals.floor_pct else "below target"
+
+
+@dataclass(frozen=True)
+class ShapeMap:
+    """Every shape of one run, in grid order, with the goals it was judged by."""
+
+    points: tuple[ShapePoint, ...]
+    goals: Goals = field(default_factory=Goals)
+    rung: str = ""
+    gpu: str = ""
+
+    def worst(self, n: int = 5) -> list[ShapePoint]:
+        """The ``n`` shapes with the lowest % of cuBLAS (shapes without a percentage last)."""
+        ranked = sorted((p for p in self.points if p.pct is not None), key=lambda p: p.pct)
+        return ranked[:n]
+
+    def below(self, pct: float) -> list[ShapePoint]:
+        """Shapes under ``pct`` % of cuBLAS, worst first."""
+        return [p for p in self.worst(len(self.points)) if p.pct < pct]
+
+    def misses(self) -> list[ShapePoint]:
+        """Shapes that do not meet their goal (below target or floor, wrong, or unjudged), in grid order."""
+        return [p for p in self.points if p.verdict != "meets"]
+
+    def wrong(self) -> list[ShapePoint]:
+        return [p for p in self.points if not p.rung_correct or p.cublas_correct is False]
+
+    def by_class(self) -> dict[str, list[ShapePoint]]:
+        out: dict[str, list[ShapePoint]] = {}
+        for c in CLASSES:
+            members = [p for p in self.points if p.cls == c]
+            if members:
+                out[c] = members
+        return out
+
+    def class_summary(self) -> list[dict]:
+        """Per class: how many shapes, the lowest and the median % of cuBLAS, how many meet their goal."""
+        out = []
+        for c, pts in self.by_class().items():
+            pcts = [p.pct for p in pts if p.pct is not None]
+            out.append({"class": c, "n": len(pts), "min_pct": min(pcts) if pcts else None,
+                        "median_pct": statistics.median(pcts) if pcts else None,
+                        "meets": sum(p.verdict == "meets" for p in pts)})
+        return out
+
+    def to_dict(self) -> dict:
+        worst = self.worst(1)
+        return {
+            "rung": self.rung,
+            "gpu": self.gpu,
+            "goals": self.goals.to_dict(),
+            "points": [p.to_dict() for p in self.points],
+            "classes": self.class_summary(),
+            "worst": [p.shape.name for p in self.worst()],
+            "below_target": [p.shape.name for p in self.below(self.goals.target_pct)],
+            "below_floor": [p.shape.name for p in self.below(self.goals.floor_pct)],
+            "misses": [p.shape.name for p in self.misses()],
+            "wrong": [p.shape.name for p in self.wrong()],
+            "min_pct": worst[0].pct if worst else None,
+        }
+
+
+def _shape_of(row: Mapping[str, Any]) -> GridShape:
+    g = row.get("grid_shape") or {}
+    spec = row.get("spec") or {}
+    M, N, K = (int(g.get(k, spec.get(k))) for k in ("M", "N", "K"))
+    return GridShape(M, N, K, str(g.get("label") or f"{M}×{N}×{K}"), str(g.get("source") or ""))
+
+
+def _launched(row: Mapping[str, Any]) -> tuple[str, str, Optional[tuple[int, int]], Optional[tuple[int, ...]]]:
+    la = row.get("launched") or {}
+    params = la.get("params") or {}
+    tile = (int(params["BM"]), int(params["BN"])) if "BM" in params and "BN" in params else None
+    grid = tuple(int(x) for x in la["grid"]) if la.get("grid") else None
+    return str(la.get("rung") or ""), str(la.get("backend") or ""), tile, grid
+
+
+def build(rows: Iterable[Mapping[str, Any]], goals: Goals = Goals(), copy_bytes_per_s: Optional[float] = None,
+          gpu: str = "") -> ShapeMap:
+    """The map from a run's rows: per shape (in first-seen order) the rung's row and cuBLAS's row."""
+    shapes: dict[tuple[int, int, int], dict[str, Any]] = {}
+    for r in rows:
+        s = _shape_of(r)
+        slot = shapes.setdefault(s.dims, {"shape": s})
+        slot["ref" if r.get("is_reference") else "rung"] = r
+    points = []
+    rung_name = ""
+    for slot in shapes.values():
+        r, ref = slot.get("rung"), slot.get("ref")
+        if r is None:
+            continue  # cuBLAS alone: nothing to map
+        ran, backend, tile, grid = _launched(r)
+        rung_name = rung_name or str(r["kernel"])
+        check = r.get("check") or {}
+        p = ShapePoint(
+            shape=slot["shape"], cls=shape_class(*slot["shape"].dims), rung=str(r["kernel"]), ran=ran,
+            backend=backend, tile=tile, grid=grid, rung_median_s=float(r["median_s"]),
+            cublas_median_s=None if ref is None else float(ref["median_s"]), rung_correct=bool(r.get("correct")),
+            cublas_correct=None if ref is None else bool(ref.get("correct")), rung_noisy=bool(r.get("noisy")),
+            cublas_noisy=bool(ref.get("noisy")) if ref is not None else False, copy_bytes_per_s=copy_bytes_per_s,
+            rel_err=check.get("rel_err") if isinstance(check, Mapping) else None,
+        )
+        points.append(_with_verdict(p, goals))
+    return ShapeMap(tuple(points), goals, rung_name, gpu)
+
+
+def _with_verdict(p: ShapePoint, goals: Goals) -> ShapePoint:
+    from dataclasses import replace
+
+    return replace(p, verdict=judge(p, goals))
+
+
+def from_result(result: Mapping[str, Any]) -> ShapeMap:
+    """The map of a stored or written shapes run (``gemmlab shapes --out`` JSON, or ``Store.load_run``)."""
+    opts = result.get("options") or {}
+    g = opts.get("goals") or {}
+    goals = Goals(**{k: float(v) for k, v in g.items() if k in Goals.__dataclass_fields__})
+    ceiling = result.get("ceiling") or {}
+    return build(result.get("rows") or [], goals, ceiling.get("copy_bytes_per_s"),
+                 str(result.get("gpu") or (result.get("env") or {}).get("gpu") or ""))
+
+
+def is_shapes_run(d: Any) -> bool:
+    return isinstance(d, Mapping) and d.get("command") == "shapes" and isinstance(d.get("rows"), list)
+
+
+# --- presentation helpers shared by the terminal table and the HTML report ------------------
+COLUMNS = ("Shape (M×N×K)", "Where from", "Class", "Ran", "Time (ms)", "cuBLAS (ms)", "% of cuBLAS",
+           "GB/s (% of copy)", "Verdict")
+
+
+def _ms(s: Optional[float]) -> str:
+    return "–" if s is None else f"{s * 1e3:.4f}"
+
+
+def ran_text(p: ShapePoint) -> str:
+    if not p.ran:
+        return p.rung
+    text = p.ran + (f" [{p.backend}]" if p.backend else "")
+    if p.grid:
+        text += " grid " + "×".join(str(x) for x in p.grid)
+    return text
+
+
+def pct_text(v: Optional[float]) -> str:
+    return "–" if v is None else f"{v:.1f}%"
+
+
+def bw_text(p: ShapePoint) -> str:
+    if not is_skinny(p.cls):
+        return ""
+    text = f"{p.bandwidth / 1e9:,.0f}"
+    if p.pct_of_copy is not None:
+        text += f" ({p.pct_of_copy:.0f}%)"
+    cb = p.cublas_bandwidth
+    if cb is not None:
+        text += f"; cuBLAS {cb / 1e9:,.0f}" + (f" ({p.cublas_pct_of_copy:.0f}%)" if p.cublas_pct_of_copy else "")
+    return text
+
+
+def table_rows(m: ShapeMap) -> list[tuple[str, ...]]:
+    rows = []
+    for p in m.points:
+        noisy = " (noisy)" if p.rung_noisy or p.cublas_noisy else ""
+        rows.append((p.shape.name, p.shape.label, p.cls, ran_text(p), _ms(p.rung_median_s), _ms(p.cublas_median_s),
+                     pct_text(p.pct) + noisy, bw_text(p), p.verdict))
+    return rows
+
+
+def summary_lines(m: ShapeMap) -> list[str]:
+    """The few sentences printed under the table: worst shapes, misses, wrong results."""
+    g = m.goals
+    lines = []
+    worst = m.worst(3)
+    if worst:
+        lines.append("worst: " + ", ".join(f"{p.shape.name} {p.pct:.1f}%" for p in worst))
+    for label, pts in ((f"below the {g.target_pct:g}% target", m.below(g.target_pct)),
+                       (f"below the {g.floor_pct:g}% floor", m.below(g.floor_pct))):
+        lines.append(f"{len(pts)} of {len(m.points)} shapes {label}" + (": " + ", ".join(p.shape.name for p in pts) if pts else ""))
+    met = sum(p.verdict == "meets" for p in m.points)
+    lines.append(f"{met} of {len(m.points)} shapes meet their goal ({g.target_pct:g}% of cuBLAS; skinny: "
+                 f"{g.skinny_pct:g}% or {g.skinny_copy_pct:g}% of the copy ceiling)")
+    bad = m.wrong()
+    if bad:
+        lines.append("WRONG results: " + ", ".join(p.shape.name for p in bad))
+    return lines
+
+
+def sorted_points(points: Sequence[ShapePoint]) -> list[ShapePoint]:
+    """Points grouped by class (CLASSES order), grid order within a class."""
+    order = {c: i for i, c in enumerate(CLASSES)}
+    return sorted(points, key=lambda p: order.get(p.cls, len(order)))
