@@ -75,4 +75,5 @@ def fake_result(pcts: dict, shapes=None, checks=None, gpu="NVIDIA H100 80GB HBM3
                                goals=goals or grids.Goals())
     env = {"gpu": gpu, "gemmlab": "test", "cuda_runtime": "13.0"}
     ceiling = {"copy_bytes_per_s": copy, "source": "sample"} if copy else {}
-    return assemble(rows, env, {"flops": 60e12}, ceiling, opts)
+    peak = {"flops": 66.9e12, "sm_count": 132, "fp32_lanes_per_sm": 128, "clock_mhz": 1980}
+    return assemble(rows, env, peak, ceiling, opts)

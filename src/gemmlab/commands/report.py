@@ -68,6 +68,7 @@ def report(
     lesson: Annotated[Optional[str], typer.Option("--lesson", help="Lesson runs: NAME (its newest run) or 'all' (the newest of each).")] = None,
     vs: Annotated[Optional[Path], typer.Option("--vs", help="Lesson runs of a second GPU (database or JSON), shown side by side.")] = None,
     vs_run: Annotated[Optional[int], typer.Option("--vs-run", help="Run id in the --vs database.")] = None,
+    shape_map: Annotated[bool, typer.Option("--shape-map", help="The newest shape-map run (gemmlab shapes) in the database.")] = False,
 ) -> None:
     """Write one self-contained HTML page for a run: ladder table, plots, one card per kernel (or, for lesson
     runs, the article's figures beside one or two GPUs' measurements)."""
@@ -79,6 +80,8 @@ def report(
     if run_id is not None and run_id < 1:
         raise InputError(f"--run {run_id}: run ids start at 1 (see `gemmlab runs`)")
     _target(out, "--out", force)
+    if _shapes_report(run, run_id, shape_map, out, note, no_plots, markdown):
+        return
     if _lesson_report(run, run_id, lesson, vs, vs_run, out, note):
         return
     plot_dir = None
@@ -121,6 +124,23 @@ def report(
     for path, data in files.items():
         _write(path, data)
     console.print(f"wrote {out}" + (f" and {markdown}" if markdown else "") + f" ({view.source})", highlight=False, soft_wrap=True)
+
+
+def _shapes_report(run: Path, run_id: Optional[int], shape_map: bool, out: Path, note: Optional[str], no_plots: bool,
+                   markdown: Optional[Path]) -> bool:
+    """Write the shape-map page when the arguments pick a `gemmlab shapes` run; False otherwise."""
+    from gemmlab.report import shape_html
+    from gemmlab.report.shape_sources import shapes_run
+
+    picked = shapes_run(run, run_id, newest_shapes=shape_map)
+    if picked is None:
+        return False
+    result, source = picked
+    if markdown is not None:
+        raise InputError("--markdown: shape maps are reported in HTML only (the JSON of `gemmlab shapes --out` has every number)")
+    _write(out, shape_html.render(result, with_plots=not no_plots, note=note or "", source=source).encode("utf-8"))
+    console.print(f"wrote {out} (shape map from {source})", highlight=False, soft_wrap=True)
+    return True
 
 
 def _lesson_report(run: Path, run_id: Optional[int], lesson: Optional[str], vs: Optional[Path], vs_run: Optional[int],
