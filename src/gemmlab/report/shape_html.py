@@ -9,8 +9,14 @@ from datetime import datetime, timezone
 from typing import Any, Mapping, Optional
 
 from gemmlab import __version__
-from gemmlab.report.html import CSS, e
+from gemmlab.report.html import CSS
+from gemmlab.report.html import e as _escape
 from gemmlab.shapes import shapemap as S
+
+def e(text: object) -> str:
+    """Escape for HTML; a missing value shows as '?' rather than 'None'."""
+    return _escape("?" if text is None else text)
+
 
 EXTRA_CSS = """
 table.shapemap td.pct { text-align:right; font-variant-numeric:tabular-nums; font-weight:600; }

@@ -90,7 +90,9 @@ def measure(options: ShapesOptions, progress: Optional[Progress] = None) -> dict
 
     env, reader = envmod.capture(math_mode=cublas.math_mode())
     if not cublas.tf32_off():
-        raise RuntimeError(f"cuBLAS is not in FP32 mode ({env.get('cublas_math_mode')}); the map compares FP32 with FP32")
+        from gemmlab.errors import UserError
+
+        raise UserError(f"cuBLAS is not in FP32 mode ({env.get('cublas_math_mode')}); the map compares FP32 with FP32")
     peak = envmod.fp32_peak(env)
     bench = GpuBench(options.timing, reader, seed=options.seed)
     env["l2_flush_bytes"] = bench.backend.l2_flush_bytes
