@@ -251,3 +251,42 @@ def test_show_prints_the_map_and_the_misses(capsys):
     assert "Shape map: autotuned vs cuBLAS FP32 on NVIDIA H100 80GB HBM3" in out
     assert "127x127x127" in out and "below floor" in out and "copy ceiling 3,000 GB/s" in out
     assert "1 of 7 shapes below the 50% floor: 127x127x127" in out
+
+
+def test_the_real_checker_catches_an_edge_bug_at_odd_shapes_only():
+    """run_grid with the harness's real Checker on NumPy: a 'kernel' that skips C's last column at
+    shapes whose N is not a multiple of 4 passes at 256³ and is WRONG at 255×257×129."""
+    import numpy as np
+
+    from gemmlab.bench.check import Checker
+    from gemmlab.bench.ladder import Target
+    from gemmlab.bench.spec import BenchSpec
+
+    def kernel(a, b, c, alpha, beta):
+        out = (alpha * (a.astype(np.float64) @ b.astype(np.float64))).astype(np.float32)
+        n = c.shape[1] - (1 if c.shape[1] % 4 else 0)
+        c[:, :n] = out[:, :n]
+
+    def cublas(a, b, c, alpha, beta):
+        c[...] = (alpha * (a.astype(np.float64) @ b.astype(np.float64))).astype(np.float32)
+
+    class NumpyBench(ShapeBench):
+        checker = Checker(xp=np, seed=3)
+
+        def check(self, target, run):
+            s = target.spec
+            return self.checker.check(run, s.M, s.N, s.K, s.alpha, s.beta)
+
+    shapes = (grids.QUICK[0], grids.QUICK[-1])
+    ms = {(k, s.dims): 1.0 for s in shapes for k in ("edgy", "cublas")}
+
+    def targets_for(s):
+        return (Target(BenchSpec("edgy", *s.dims), lambda: kernel),
+                Target(BenchSpec("cublas", *s.dims), lambda: cublas))
+
+    rows = run_grid(shapes, targets_for, NumpyBench(ms), None)
+    smap = S.build(rows)
+    verdicts = {p.shape.dims: p.verdict for p in smap.points}
+    assert verdicts == {(256, 256, 256): "meets", (255, 257, 129): "WRONG"}
+    bad = next(r for r in rows if r["kernel"] == "edgy" and not r["correct"])
+    assert "poison" in bad["check"]["reason"] and tuple(bad["check"]["first_unwritten"]) == (0, 256)

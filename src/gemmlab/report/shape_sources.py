@@ -18,11 +18,11 @@ from gemmlab.shapes.shapemap import is_shapes_run
 
 
 def shapes_run(path: Path, run_id: Optional[int] = None, newest_shapes: bool = False) -> Optional[tuple[dict, str]]:
-    from gemmlab.report.sources import _check_file, _has_runs_table, is_sqlite
+    from gemmlab.report.sources import RUN_EXPECTED, _check_file, _has_runs_table, is_sqlite
     from gemmlab.store import Store
 
     p = Path(path)
-    _check_file(p, "a gemmlab run (JSON) or results database")
+    _check_file(p, RUN_EXPECTED)  # the same line the ladder path gives
     if is_sqlite(p):
         if not _has_runs_table(p):
             return None  # the ladder path says what is wrong with this file
