@@ -54,7 +54,7 @@ print(f"Shape map on {res['gpu']}: {res['rung']} vs cuBLAS FP32 (TF32 off), grid
 print(f"{'shape':<17} {'class':<17} {'ran':<52} {'% cuBLAS':>9} {'% copy':>7}  verdict")
 for q in m.points:
     copy = f"{q.pct_of_copy:.0f}" if S.is_skinny(q.cls) and q.pct_of_copy is not None else ""
-    print(f"{q.shape.name:<17} {q.cls:<17} {(q.ran + ' [' + q.backend + ']')[:52]:<52} {S.pct_text(q.pct):>9} {copy:>7}  {q.verdict}")
+    print(f"{q.shape.name:<17} {q.cls:<17} {S.ran_text(q)[:52]:<52} {S.pct_text(q.pct):>9} {copy:>7}  {q.verdict}")
 for line in S.summary_lines(m):
     print(line)
 PYEOF

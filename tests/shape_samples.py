@@ -66,7 +66,7 @@ def fake_result(pcts: dict, shapes=None, checks=None, gpu="NVIDIA H100 80GB HBM3
     shapes = tuple(shapes or grids.QUICK)
     ms = {}
     for s in shapes:
-        cub = 1e-6 * s.M * s.N * s.K / 20.0 + 0.005  # ~20 TFLOP/s plus a launch
+        cub = 2e-9 * s.M * s.N * s.K / 20.0 + 0.005  # ms: ~20 TFLOP/s plus 5 µs of launch
         ms[("cublas", s.dims)] = cub
         ms[("autotuned", s.dims)] = cub * 100.0 / pcts.get(s.dims, 90.0)
     bench = ShapeBench(ms, checks)

@@ -99,7 +99,7 @@ def show(result: dict) -> None:
            "(A, B read once, C written once) / median")
     if ceiling.get("copy_bytes_per_s"):
         cap += f"; copy ceiling {ceiling['copy_bytes_per_s'] / 1e9:,.0f} GB/s ({ceiling.get('source')})"
-    print_table(shapemap.COLUMNS, shapemap.table_rows(smap),
+    print_table(shapemap.TERMINAL_COLUMNS, shapemap.table_rows(smap, terminal=True),
                 title=f"Shape map: {result.get('rung')} vs cuBLAS FP32 on {result.get('gpu')} (grid {result.get('grid')})",
                 caption=cap)
     for line in shapemap.summary_lines(smap):

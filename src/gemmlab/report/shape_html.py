@@ -26,7 +26,7 @@ table.shapemap td.verdict-WRONG, table.shapemap td.verdict-below-floor { color:v
 
 def _rows_html(smap: S.ShapeMap) -> list[str]:
     out = ['<table class="shapemap"><thead><tr>' + "".join(f"<th>{e(c)}</th>" for c in S.COLUMNS) + "</tr></thead><tbody>"]
-    for p, cells in zip(smap.points, S.table_rows(smap)):
+    for p, cells in zip(smap.points, S.table_rows(smap, with_grid=True)):
         tds = []
         for i, c in enumerate(cells):
             if i == 6:

@@ -304,18 +304,22 @@ def is_shapes_run(d: Any) -> bool:
 # --- presentation helpers shared by the terminal table and the HTML report ------------------
 COLUMNS = ("Shape (M×N×K)", "Where from", "Class", "Ran", "Time (ms)", "cuBLAS (ms)", "% of cuBLAS",
            "GB/s (% of copy)", "Verdict")
+# The terminal leaves out "Where from" (`gemmlab shapes --list` shows it) so the kernel names fit.
+TERMINAL_COLUMNS = tuple(c for c in COLUMNS if c != "Where from")
 
 
 def _ms(s: Optional[float]) -> str:
     return "–" if s is None else f"{s * 1e3:.4f}"
 
 
-def ran_text(p: ShapePoint) -> str:
+def ran_text(p: ShapePoint, with_grid: bool = False) -> str:
+    """The instantiation that ran and its compiler, e.g. ``double_buffered_scalar (nvrtc)``
+    (no square brackets: rich would read them as markup)."""
     if not p.ran:
         return p.rung
-    text = p.ran + (f" [{p.backend}]" if p.backend else "")
-    if p.grid:
-        text += " grid " + "×".join(str(x) for x in p.grid)
+    text = p.ran + (f" ({p.backend})" if p.backend else "")
+    if with_grid and p.grid:
+        text += ", grid " + "×".join(str(x) for x in p.grid)
     return text
 
 
@@ -331,16 +335,20 @@ def bw_text(p: ShapePoint) -> str:
         text += f" ({p.pct_of_copy:.0f}%)"
     cb = p.cublas_bandwidth
     if cb is not None:
-        text += f"; cuBLAS {cb / 1e9:,.0f}" + (f" ({p.cublas_pct_of_copy:.0f}%)" if p.cublas_pct_of_copy else "")
+        text += f" · cuBLAS {cb / 1e9:,.0f}" + (f" ({p.cublas_pct_of_copy:.0f}%)" if p.cublas_pct_of_copy else "")
     return text
 
 
-def table_rows(m: ShapeMap) -> list[tuple[str, ...]]:
+def table_rows(m: ShapeMap, with_grid: bool = False, terminal: bool = False) -> list[tuple[str, ...]]:
+    """Cells under COLUMNS (``terminal``: under TERMINAL_COLUMNS)."""
     rows = []
     for p in m.points:
         noisy = " (noisy)" if p.rung_noisy or p.cublas_noisy else ""
-        rows.append((p.shape.name, p.shape.label, p.cls, ran_text(p), _ms(p.rung_median_s), _ms(p.cublas_median_s),
-                     pct_text(p.pct) + noisy, bw_text(p), p.verdict))
+        cells = [p.shape.name, p.shape.label, p.cls, ran_text(p, with_grid), _ms(p.rung_median_s), _ms(p.cublas_median_s),
+                 pct_text(p.pct) + noisy, bw_text(p), p.verdict]
+        if terminal:
+            del cells[1]
+        rows.append(tuple(cells))
     return rows
 
 
