@@ -78,15 +78,17 @@ def shapes(
 
 
 def _list(options, json_out: bool) -> None:
-    from gemmlab.shapes import shapemap
+    from gemmlab.shapes import grids, shapemap
 
     items = [{**s.to_dict(), "class": shapemap.shape_class(*s.dims)} for s in options.shapes]
+    about = grids.GRID_HELP.get(options.grid_name, "shapes given with --shapes")
     if json_out:
-        print_json({"grid": options.grid_name, "shapes": items})
+        print_json({"grid": options.grid_name, "about": about, "grids": grids.GRID_HELP, "shapes": items})
         return
     print_table(("Shape (M×N×K)", "Class", "Label", "Where from"),
                 [(f"{i['M']}×{i['N']}×{i['K']}", i["class"], i["label"], i["source"]) for i in items],
-                title=f"Grid {options.grid_name!r}: {len(items)} shapes")
+                title=f"Grid {options.grid_name!r}: {len(items)} shapes",
+                caption=f"{about}. Grids: {', '.join(grids.GRIDS)} (--grid NAME); your own: --shapes \"M,N,K;M,N,K\"")
 
 
 def show(result: dict) -> None:

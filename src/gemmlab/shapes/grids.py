@@ -4,8 +4,8 @@ A grid is a tuple of ``GridShape``: M, N, K (C[M,N] = A[M,K] @ B[K,N], row-major
 label and where the shape comes from. ``GRIDS`` maps a name (``--grid NAME``) to a grid; any other
 list of shapes comes from ``--shapes "M,N,K;M,N,K"``.
 
-The default grid is chosen to run in about three minutes on an H100 at the command's default
-timing budgets (every shape's A, B and C together stay under 400 MB, and no single product takes
+The default grid is sized to run in about three minutes on an H100 at the command's default
+timing budgets (an estimate until measured) (every shape's A, B and C together stay under 400 MB, and no single product takes
 more than ~0.2 TFLOP); docs/shapes.md says where each shape comes from.
 """
 
@@ -89,7 +89,7 @@ MODELS: tuple[GridShape, ...] = (
     _g(1, 11008, 4096, "LLaMA-7B MLP up, decode", "LLaMA-7B gate/up projection for one token (decode, batch 1)"),
 )
 
-# A few seconds on any GPU: every class once, small enough for the GPU tests.
+# A few seconds on any GPU: small, skinny, K extremes and an odd rectangle, for the GPU tests.
 QUICK: tuple[GridShape, ...] = (
     _g(256, 256, 256, "256³", _POW2),
     _g(127, 127, 127, "127³", "small odd square"),
@@ -112,12 +112,12 @@ GRIDS: dict[str, tuple[GridShape, ...]] = {
 }
 
 GRID_HELP = {
-    "default": "every shape below: squares and ±1 neighbours, skinny, K extremes, 127³, real models (~3 min on an H100)",
+    "default": "every shape below: squares and ±1 neighbours, skinny, K extremes, 127³, real models (sized for ~3 min on an H100)",
     "square": "1024, 2048, 4096 cubed and their ±1 neighbours",
     "skinny": "1, 8, 16 rows × 4096², and 4096² × one column",
     "k": "small K (16, 77), large K with small M·N, and 127³",
     "models": "BERT-base, GPT-2 and LLaMA-7B projections",
-    "quick": "seven small shapes, one or more per class (seconds; the GPU tests use it)",
+    "quick": "seven small shapes: small, skinny, small and large K, an odd rectangle (seconds; the GPU tests use it)",
 }
 
 
