@@ -475,7 +475,9 @@ def scalar_twin(rung: Rung) -> Rung:
         return rung
     name = f"{rung.name}_scalar"
     return Rung(name=name, order=rung.order, family=rung.family,
-                summary=f"{rung.summary} [4-byte global accesses: unaligned inputs]",
+                summary=f"{rung.summary} [{_ITEMSIZE[rung.dtype]}-byte global accesses: any shape "
+                        f"and alignment]" if rung.dtype != "fp32" else
+                f"{rung.summary} [4-byte global accesses: unaligned inputs]",
                 source=rung.source, kernel=f"gemmlab_{name}",
                 params={**rung.params, "VEC": 0})
 
