@@ -306,3 +306,17 @@ def test_cli_kernels_lists_the_tc_ladder(capsys):
 def test_cli_refuses_before_the_gpu(capsys, argv, msg):
     code, _, err = run_cli(capsys, *argv)
     assert code == 2 and msg in err and len(err.strip().splitlines()) == 1
+
+
+def test_bf16_table_caption_and_columns():
+    from gemmlab.bench import table
+    from gemmlab.bench.env import bf16_peak
+
+    env = {"sm_count": 132, "compute_capability": "9.0", "sm_clock_max_mhz": 1980, "gpu": "H100"}
+    result = {"dtype": "bf16", "shape": {"M": 4096, "N": 4096, "K": 4096}, "env": env,
+              "peak": bf16_peak(env), "options": {"out_dtype": "bf16", "timing": {}}, "rows": []}
+    cap = table.caption(result)
+    assert "A, B bf16, FP32 accumulate, C bf16" in cap and "FP32 peak" not in cap
+    assert "dense BF16 peak 1070.5 TFLOP/s = 132 SMs x 4096 FLOP/clk x 1980 MHz" in cap
+    assert "% of BF16 peak" in table.ladder_columns(result)
+    assert table.ladder_columns({}) == table.LADDER_COLUMNS

@@ -209,7 +209,7 @@ def _print_result(result: dict, sweep: bool = False) -> None:
         print_table(columns, cells, title=f"SGEMM sweep, {title_shape}", caption=table.caption(result))
     else:
         name = "BF16 tensor-core ladder" if result.get("dtype") == "bf16" else "SGEMM ladder"
-        print_table(table.LADDER_COLUMNS, table.ladder_rows(rows), title=f"{name}, {title_shape}", caption=table.caption(result))
+        print_table(table.ladder_columns(result), table.ladder_rows(rows), title=f"{name}, {title_shape}", caption=table.caption(result))
 
 
 def _options(warmup_ms: float, rep_ms: float, repeats: Optional[int], no_l2_flush: bool) -> TimingOptions:
