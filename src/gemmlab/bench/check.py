@@ -141,7 +141,7 @@ def evaluate(
     if out.shape != ref.shape or ref.shape != absref.shape:
         raise ValueError(f"shapes differ: out {out.shape}, ref {ref.shape}, absref {absref.shape}")
     cols = out.shape[1]
-    if out.dtype == xp.uint16:
+    if out.dtype == np.uint16:  # cupy dtypes are numpy dtypes
         from gemmlab.bench.bf16 import POISON_BF16, from_bits
 
         poison_value, unit = xp.uint16(POISON_BF16), xp.uint16
