@@ -173,3 +173,20 @@ def test_checker_catches_a_wrong_bf16_kernel_on_the_gpu(cp, dev):
 
     res = _check(cp, skips_a_tile, (M, N, K), rung, seed=29)
     assert not res.ok
+
+
+def test_profile_target_launches_bf16_rungs(dev):
+    """`gemmlab profile mma_sync_bf16` runs this program under ncu: bf16 operands, the scalar
+    twin where K % 8 != 0."""
+    from gemmlab.errors import UserError
+    from gemmlab.profile import target
+
+    _skip_unless_runnable(get("mma_sync_bf16"), dev)
+    try:
+        assert target.run("mma_sync_bf16", (256, 256, 256), 1) == "gemmlab_mma_sync_bf16"
+        assert target.run("mma_sync_bf16", (100, 64, 77), 0) == "gemmlab_mma_sync_bf16_scalar"
+        assert target.run("wmma_bf16_f32out", (33, 65, 17), 0) == "gemmlab_wmma_bf16_f32out"
+    except UserError as e:
+        if "NVTX" in str(e):
+            pytest.skip(str(e))
+        raise
