@@ -18,9 +18,12 @@ typedef unsigned short bf16;  // the bit pattern of one bfloat16
 
 __host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
 
-// bfloat16 -> float is exact: the bf16 bits are the float's top 16 bits.
+// bfloat16 -> float is exact: the bf16 bits are the float's top 16 bits (mov.b32 reinterprets
+// the shifted bits as a float; PTX rather than __uint_as_float keeps NVRTC header-free).
 __device__ __forceinline__ float bf16_to_f32(bf16 x) {
-    return __uint_as_float(static_cast<unsigned>(x) << 16);
+    float f;
+    asm("mov.b32 %0, %1;" : "=f"(f) : "r"(static_cast<unsigned>(x) << 16));
+    return f;
 }
 
 // float -> bfloat16, round to nearest even, NaN kept NaN: cvt.rn.bf16.f32 (sm_80+).
