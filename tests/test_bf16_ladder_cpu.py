@@ -320,3 +320,48 @@ def test_bf16_table_caption_and_columns():
     assert "dense BF16 peak 1070.5 TFLOP/s = 132 SMs x 4096 FLOP/clk x 1980 MHz" in cap
     assert "% of BF16 peak" in table.ladder_columns(result)
     assert table.ladder_columns({}) == table.LADDER_COLUMNS
+
+
+def test_bf16_run_is_stored_and_shown_with_its_dtype(tmp_path, capsys):
+    """A bf16 ladder result (fake bench, real rung targets) goes through the store and `runs`
+    with its dtypes: per result (spec dtype) and per run (dtype, skipped)."""
+    from fakes_bench import FakeBench
+
+    from gemmlab.bench.env import bf16_peak
+    from gemmlab.bench.ladder import (LadderResult, cublas_bf16_target, observed_peak_pct,
+                                      rung_targets, run_targets)
+    from gemmlab.store import Store
+
+    M = N = K = 4096
+    targets = rung_targets(TC_LADDER, M, N, K)
+    for t in targets:  # no GPU: a launch-only stand-in
+        object.__setattr__(t, "prepare", lambda: (lambda a, b, c, al, be: None))
+    ref = cublas_bf16_target(M, N, K)
+    object.__setattr__(ref, "prepare", lambda: (lambda a, b, c, al, be: None))
+    bench = FakeBench({"wmma_bf16": [1.0], "mma_sync_bf16": [0.5], "cublas": [0.25]},
+                      clocks=(1830, 1830))
+    env = {"gpu": "Fake H100", "sm_count": 132, "compute_capability": "9.0",
+           "sm_clock_max_mhz": 1980}
+    peak = bf16_peak(env)
+    rows, ref_row = run_targets(targets, ref, bench, peak["flops"])
+    observed_peak_pct(rows + [ref_row], env)
+    skipped = [{"kernel": "wgmma_bf16", "reason": "rung wgmma_bf16 needs sm_90a (...)"}]
+    res = LadderResult("ladder", (M, N, K), rows, ref_row, env, peak,
+                       {"timing": {"flush_l2": True}, "out_dtype": "bf16"}, dtype="bf16",
+                       skipped=skipped)
+    d = res.to_dict()
+    assert d["dtype"] == "bf16" and d["skipped"] == skipped
+    assert [r["spec"]["dtype"] for r in d["rows"]] == ["bf16"] * 3
+    assert d["rows"][1]["pct_of_cublas"] == pytest.approx(50.0)
+    # 2*4096^3 / 0.25 ms = 549.8 TFLOP/s; at 1830 MHz the peak is 989.4 TFLOP/s
+    assert d["rows"][2]["pct_of_peak"] == pytest.approx(100 * 549.76 / 989.36, rel=1e-3)
+    db = tmp_path / "runs.sqlite"
+    with Store(db) as store:
+        meta = {k: d[k] for k in ("shape", "peak", "options", "dtype", "skipped")}
+        run_id = store.add_run("ladder", env, d["rows"], meta)
+        back = store.load_run(run_id)
+    assert back["dtype"] == "bf16" and back["skipped"] == skipped
+    assert [r["spec"]["dtype"] for r in back["rows"]] == ["bf16"] * 3
+    code, out, _ = run_cli(capsys, "runs", str(run_id), "--db", str(db))
+    assert code == 0 and "BF16 tensor-core ladder" in out and "% of BF16 peak" in out
+    assert "C bf16" in out
