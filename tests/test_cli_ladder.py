@@ -39,6 +39,9 @@ class FakeRung:
     params: Mapping[str, int] = field(default_factory=dict)
     source: str = "fake.cu"
     kernel: str = "fake"
+    dtype: str = "fp32"
+    out_dtype: str = "fp32"
+    arch: str | None = None
 
 
 @pytest.fixture
@@ -51,7 +54,8 @@ def fake_registry(monkeypatch):
     sweep = (FakeRung("tiled_t8", 10, "tiled", "tile 8", {"TILE": 8, "UNROLL": 0}),)
     mod = types.ModuleType("gemmlab.kernels.registry")
     mod.LADDER = ladder
-    mod.all_rungs = lambda: ladder + sweep
+    mod.all_rungs = lambda dtype="fp32": ladder + sweep
+    mod.ladder = lambda dtype="fp32": ladder
     mod.sweep_variants = lambda: sweep
     mod.get = lambda name: {r.name: r for r in ladder + sweep}[name]
     import gemmlab.kernels

@@ -25,6 +25,10 @@ element that a norm over millions of elements would average away. The normwise t
 the componentwise bound is too loose for: reduced precision (TF32 lands near 3e-4) and small
 systematic errors.
 
+The BF16 tensor-core ladder is checked the same way with bfloat16 inputs (uint16 bit patterns,
+the reference computed from the same bf16 values) and, for bf16 output, a bf16 poison pattern;
+its bound comes from ``gemmlab.bench.bf16.tolerance`` (``tol=``), derived there.
+
 The core (``evaluate``) is array-library agnostic (numpy or cupy, passed as ``xp``), so the CPU
 tests feed it deliberately wrong outputs.
 """
@@ -125,19 +129,29 @@ def evaluate(
     guard: Any = None,
     beta: float = 0.0,
     xp: Any = np,
+    tol: Any = None,
 ) -> CheckResult:
-    """Judge ``out`` (float32, M×N) against ``ref`` = the exact product and ``absref`` = the
-    matching sum of magnitudes (|alpha|·|A|·|B| + |beta|·|C0|), both float64.
+    """Judge ``out`` (M×N) against ``ref`` = the exact product and ``absref`` = the matching sum
+    of magnitudes (|alpha|·|A|·|B| + |beta|·|C0|), both float64.
 
-    ``guard``: the float32 elements allocated after C, poisoned before the run, or None.
+    ``out`` is float32, or uint16 bfloat16 bit patterns (then poisoned with ``POISON_BF16``).
+    ``tol``: a ``gemmlab.bench.bf16.Tolerance`` for BF16-input kernels; None holds ``out`` to the
+    FP32 bounds above. ``guard``: the elements allocated after C, poisoned before the run, or None.
     """
     if out.shape != ref.shape or ref.shape != absref.shape:
         raise ValueError(f"shapes differ: out {out.shape}, ref {ref.shape}, absref {absref.shape}")
     cols = out.shape[1]
-    bits = out.view(xp.uint32)
-    unwritten = bits == xp.uint32(POISON_BITS)
+    if out.dtype == np.uint16:  # cupy dtypes are numpy dtypes
+        from gemmlab.bench.bf16 import POISON_BF16, from_bits
+
+        poison_value, unit = xp.uint16(POISON_BF16), xp.uint16
+        unwritten = out == poison_value
+        out64 = from_bits(out).astype(xp.float64)
+    else:
+        poison_value, unit = xp.uint32(POISON_BITS), xp.uint32
+        unwritten = out.view(xp.uint32) == poison_value
+        out64 = out.astype(xp.float64)
     n_unwritten, first_unwritten = _first(xp, unwritten, cols)
-    out64 = out.astype(xp.float64)
     finite = xp.isfinite(out64)
     n_nonfinite, first_nonfinite = _first(xp, ~finite & ~unwritten, cols)
 
@@ -151,14 +165,20 @@ def evaluate(
         max_abs_err = float(xp.abs(xp.where(finite, diff, 0.0)).max())
     else:
         rel_err, max_abs_err = math.nan, math.nan
-    over = finite & (xp.abs(diff) > componentwise_factor(K) * absref)
+    if tol is None:
+        allowed, kind = componentwise_factor(K) * absref, "FP32 componentwise bound γ_(K+2)·(|α||A||B| + |β||C0|)"
+        bound, what = normwise_bound(K), "FP32"
+    else:
+        allowed = tol.elementwise(absref, ref)
+        kind = f"BF16-input componentwise bound ({tol.out_dtype} output, gemmlab.bench.bf16)"
+        bound, what = tol.normwise, f"BF16-input ({tol.out_dtype} output)"
+    over = finite & (xp.abs(diff) > allowed)
     n_over, first_over = _first(xp, over, cols)
 
     n_guard = 0
     if guard is not None:
-        n_guard = int((guard.view(xp.uint32) != xp.uint32(POISON_BITS)).sum())
+        n_guard = int((guard.view(unit) != poison_value).sum())
 
-    bound = normwise_bound(K)
     if n_unwritten:
         reason = (
             f"{n_unwritten} of {out.size} elements still hold the poison value, first at {first_unwritten} "
@@ -171,11 +191,11 @@ def evaluate(
     elif n_over:
         i, j = first_over
         reason = (
-            f"{n_over} elements exceed the FP32 componentwise bound γ_(K+2)·(|α||A||B| + |β||C0|), "
+            f"{n_over} elements exceed the {kind}, "
             f"first at {first_over}: got {float(out64[i, j])!r}, expected {float(ref[i, j])!r}"
         )
     elif not rel_err <= bound:
-        reason = f"relative error {rel_err:.3e} exceeds the FP32 bound {bound:.1e}"
+        reason = f"relative error {rel_err:.3e} exceeds the {what} bound {bound:.1e}"
     else:
         reason = "ok"
     return CheckResult(
@@ -237,29 +257,55 @@ class Checker:
         # element is zero (zeros would hide unwritten outputs and can time faster).
         return self._rng.random(shape, dtype=self.xp.float32) * 2 - 1
 
-    def check(self, run: Launch, M: int, N: int, K: int, alpha: float = 1.0, beta: float = 0.0) -> CheckResult:
-        """Run ``run(a, b, c, alpha, beta)`` once per pass and judge the output."""
+    def check(self, run: Launch, M: int, N: int, K: int, alpha: float = 1.0, beta: float = 0.0,
+              in_dtype: str = "fp32", out_dtype: str = "fp32") -> CheckResult:
+        """Run ``run(a, b, c, alpha, beta)`` once per pass and judge the output.
+
+        ``in_dtype``/``out_dtype`` "bf16": A, B (and C) are uint16 bfloat16 bit patterns; the
+        reference uses the same bf16 values and the bound from gemmlab.bench.bf16.tolerance."""
         xp = self.xp
-        a = self._uniform((M, K))
-        b = self._uniform((K, N))
-        results = [self._pass(run, a, b, M, N, K, alpha, 0.0)]
+        a = self._operand((M, K), in_dtype)
+        b = self._operand((K, N), in_dtype)
+        results = [self._pass(run, a, b, M, N, K, alpha, 0.0, in_dtype, out_dtype)]
         if beta != 0.0:
-            results.append(self._pass(run, a, b, M, N, K, alpha, beta))
+            results.append(self._pass(run, a, b, M, N, K, alpha, beta, in_dtype, out_dtype))
         del a, b
         if xp is not np:
             xp.get_default_memory_pool().free_all_blocks()
         return combine(results)
 
-    def _pass(self, run: Launch, a: Any, b: Any, M: int, N: int, K: int, alpha: float, beta: float) -> CheckResult:
+    def _operand(self, shape: tuple[int, int], dtype: str) -> Any:
+        x = self._uniform(shape)
+        if dtype == "bf16":
+            from gemmlab.bench.bf16 import to_bits
+
+            return to_bits(x)
+        return x
+
+    def _pass(self, run: Launch, a: Any, b: Any, M: int, N: int, K: int, alpha: float, beta: float,
+              in_dtype: str = "fp32", out_dtype: str = "fp32") -> CheckResult:
         xp = self.xp
         guard_n = max(GUARD_MIN, N)
-        buf = poison(xp, (M * N + guard_n,))
+        tol = None
+        if out_dtype == "bf16":
+            from gemmlab.bench.bf16 import POISON_BF16
+
+            buf = xp.full((M * N + guard_n,), POISON_BF16, dtype=xp.uint16)
+        else:
+            buf = poison(xp, (M * N + guard_n,))
         c = buf[: M * N].reshape(M, N)
         c0 = None
         if beta != 0.0:
-            c0 = self._uniform((M, N))
+            c0 = self._operand((M, N), out_dtype)
             c[...] = c0
         run(a, b, c, alpha, beta)
         self._synchronize()
+        if in_dtype == "bf16":
+            from gemmlab.bench.bf16 import from_bits, tolerance
+
+            tol = tolerance(K, out_dtype)
+            a, b = from_bits(a), from_bits(b)
+            if c0 is not None and out_dtype == "bf16":
+                c0 = from_bits(c0)
         ref, absref = reference(a, b, alpha, beta, c0, xp=xp)
-        return evaluate(c, ref, absref, K, guard=buf[M * N :], beta=beta, xp=xp)
+        return evaluate(c, ref, absref, K, guard=buf[M * N :], beta=beta, xp=xp, tol=tol)

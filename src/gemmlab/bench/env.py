@@ -186,3 +186,32 @@ def fp32_peak(env: dict) -> dict:
         "clock_mhz": clock,
         "clock_from": src,
     }
+
+
+# Dense BF16 tensor-core FLOPs per SM per clock (FP32 accumulation), from NVIDIA's datasheets:
+# A100 312 TFLOP/s = 108 SMs x 2048 x 1410 MHz; H100 SXM 989 TFLOP/s = 132 SMs x 4096 x 1830 MHz.
+# Other architectures: unknown here, so no % of peak rather than a guess.
+BF16_DENSE_FLOPS_PER_CLK_SM = {"8.0": 2048, "9.0": 4096}
+
+
+def bf16_peak(env: dict, clock_mhz: Optional[float] = None) -> dict:
+    """The clock-derived dense BF16 tensor peak: SMs x BF16 FLOPs/clk/SM x SM clock.
+
+    ``clock_mhz``: the clock a run saw (then "clock_from" says so); default the maximum SM clock,
+    as fp32_peak. Returns the same keys as fp32_peak (``flops`` None when unknown)."""
+    sms = env.get("sm_count")
+    per = BF16_DENSE_FLOPS_PER_CLK_SM.get(str(env.get("compute_capability")))
+    if clock_mhz is not None:
+        clock, src = clock_mhz, "observed"
+    else:
+        clock = env.get("sm_clock_max_mhz") or env.get("sm_clock_attr_mhz")
+        src = "sm_clock_max_mhz" if env.get("sm_clock_max_mhz") else ("sm_clock_attr_mhz" if clock else None)
+    flops = float(sms) * per * clock * 1e6 if (sms and per and clock) else None
+    return {
+        "flops": flops,
+        "formula": "SMs x dense BF16 FLOPs/clk/SM x SM clock",
+        "sm_count": sms,
+        "bf16_flops_per_clk_per_sm": per,
+        "clock_mhz": clock,
+        "clock_from": src,
+    }

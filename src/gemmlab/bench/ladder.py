@@ -11,6 +11,11 @@ SGEMM (true FP32) is checked and timed the same way, in the same process, last. 
 The orchestration (``run_targets``) takes a ``Bench`` with ``check`` and ``time`` methods, so it is
 tested on a CPU with a fake; ``GpuBench`` is the real one and ``rung_targets`` builds the targets
 from the kernel registry.
+
+``dtype="bf16"`` runs the tensor-core ladder the same way: bf16 inputs (uint16 bits), the BF16
+bound (gemmlab.bench.bf16), cuBLAS as cublasGemmEx with the rungs' input/output types and FP32
+compute, % of the dense BF16 tensor peak at the SM clock each row's run saw. Rungs the GPU lacks
+the architecture for are skipped with their one-line reason (``LadderResult.skipped``).
 """
 
 from __future__ import annotations
@@ -103,6 +108,8 @@ class LadderResult:
     env: dict
     peak: dict
     options: dict
+    dtype: str = "fp32"  # registry dtype of the inputs: "fp32" or "bf16"
+    skipped: list = field(default_factory=list)  # [{"kernel", "reason"}]: rungs this GPU cannot run
 
     @property
     def all_rows(self) -> list[Row]:
@@ -120,6 +127,8 @@ class LadderResult:
             "env": self.env,
             "peak": self.peak,
             "options": self.options,
+            "dtype": self.dtype,
+            "skipped": list(self.skipped),
             "rows": [r.to_dict() for r in self.all_rows],
         }
 
@@ -207,14 +216,15 @@ class GpuBench:
 
     def check(self, target: Target, run: Launch) -> CheckResult:
         s = target.spec
-        return self.checker.check(run, s.M, s.N, s.K, s.alpha, s.beta)
+        return self.checker.check(run, s.M, s.N, s.K, s.alpha, s.beta, *_dtypes(target))
 
     def time(self, target: Target, run: Launch, on_phase: Callable[[str], None]) -> tuple[Measurement, dict]:
         cp = self._cupy
         s = target.spec
-        a = self._rng.random((s.M, s.K), dtype=cp.float32) * 2 - 1
-        b = self._rng.random((s.K, s.N), dtype=cp.float32) * 2 - 1
-        c = self._rng.random((s.M, s.N), dtype=cp.float32) * 2 - 1
+        t_in, t_out = _dtypes(target)
+        a = self._operand((s.M, s.K), t_in)
+        b = self._operand((s.K, s.N), t_in)
+        c = self._operand((s.M, s.N), t_out)
         clocks: dict = {"source": self.clock_reader.source}
 
         def phase(name: str) -> None:
@@ -227,6 +237,19 @@ class GpuBench:
         del a, b, c
         cp.get_default_memory_pool().free_all_blocks()
         return Measurement(s, result.samples_s, result.to_dict()), clocks
+
+    def _operand(self, shape: tuple[int, int], dtype: str) -> Any:
+        x = self._rng.random(shape, dtype=self._cupy.float32) * 2 - 1
+        if dtype == "bf16":
+            from gemmlab.bench.bf16 import to_bits
+
+            return to_bits(x)
+        return x
+
+
+def _dtypes(target: Target) -> tuple[str, str]:
+    """(input dtype, output dtype) of a target, "fp32" unless its info says otherwise."""
+    return target.info.get("dtype", "fp32"), target.info.get("out_dtype", "fp32")
 
 
 def _rung_info(rung: Any, M: int, N: int, K: int) -> dict:
@@ -241,6 +264,9 @@ def _rung_info(rung: Any, M: int, N: int, K: int) -> dict:
         "grid": list(grid),
         "block": list(block),
         "smem_bytes": int(smem),
+        "dtype": rung.dtype,
+        "out_dtype": rung.out_dtype,
+        "arch": rung.arch,
     }
 
 
@@ -248,9 +274,12 @@ def rung_targets(rungs: Sequence[Any], M: int, N: int, K: int, alpha: float = 1.
     """Targets for registry rungs; compilation happens when the target is prepared."""
     from gemmlab.runtime.launch import prepare
 
+    from gemmlab.bench.spec import spec_dtype
+
     out = []
     for rung in rungs:
-        spec = BenchSpec(rung.name, M, N, K, alpha, beta, params=dict(rung.params))
+        spec = BenchSpec(rung.name, M, N, K, alpha, beta, spec_dtype(rung.dtype, rung.out_dtype),
+                         params=dict(rung.params))
         out.append(Target(spec, (lambda r=rung: prepare(r, M, N, K)), _rung_info(rung, M, N, K)))
     return out
 
@@ -263,6 +292,63 @@ def cublas_target(M: int, N: int, K: int, alpha: float = 1.0, beta: float = 0.0)
 
     info = {"order": None, "family": "library", "summary": f"cuBLAS SGEMM ({cublas.math_mode()})"}
     return Target(BenchSpec(CUBLAS, M, N, K, alpha, beta), prepare, info)
+
+
+def cublas_bf16_target(M: int, N: int, K: int, alpha: float = 1.0, beta: float = 0.0,
+                       out_dtype: str = "bf16") -> Target:
+    """cublasGemmEx with bf16 A, B, ``out_dtype`` C and CUBLAS_COMPUTE_32F."""
+    from gemmlab.bench.spec import spec_dtype
+    from gemmlab.runtime import cublas
+
+    def prepare() -> Launch:
+        return lambda a, b, c, al, be: cublas.gemm_bf16(a, b, c, al, be)
+
+    info = {"order": None, "family": "library", "summary": cublas.bf16_label(out_dtype),
+            "dtype": "bf16", "out_dtype": out_dtype}
+    spec = BenchSpec(CUBLAS, M, N, K, alpha, beta, spec_dtype("bf16", out_dtype))
+    return Target(spec, prepare, info)
+
+
+def split_runnable(rungs: Sequence[Any], cc: tuple[int, int], gpu: str) -> tuple[list, list]:
+    """(rungs this GPU can run, [{"kernel", "reason"}] for the others) - a GPU without a rung's
+    architecture skips that rung with one line; the rest still run."""
+    from gemmlab.kernels.registry import arch_refusal
+
+    keep, skipped = [], []
+    for r in rungs:
+        reason = arch_refusal(r, cc[0], cc[1], gpu)
+        if reason:
+            skipped.append({"kernel": r.name, "reason": reason})
+        else:
+            keep.append(r)
+    return keep, skipped
+
+
+def run_dtypes(rungs: Sequence[Any]) -> tuple[str, str]:
+    """The one (input, output) dtype pair of a run; InputError when the rungs mix them (cuBLAS is
+    timed with one pair, so a mixed run would compare unlike with like)."""
+    from gemmlab.errors import InputError
+
+    pairs = {(r.dtype, r.out_dtype) for r in rungs}
+    if len(pairs) > 1:
+        listing = "; ".join(f"{r.name}: {r.dtype} in, {r.out_dtype} out" for r in rungs)
+        raise InputError(f"rungs of different dtypes cannot share one run (cuBLAS is timed with "
+                         f"one input/output type): {listing}")
+    return pairs.pop() if pairs else ("fp32", "fp32")
+
+
+def observed_peak_pct(rows: Sequence[Row], env: dict) -> None:
+    """% of the dense BF16 peak for each row at the SM clock its timed runs saw (the mean of the
+    clock read before and after; the maximum clock when none was read). In place."""
+    from gemmlab.bench import env as envmod
+
+    for row in rows:
+        seen = [row.clocks.get(k) for k in ("sm_mhz_before", "sm_mhz_after")]
+        seen = [float(v) for v in seen if v]
+        peak = envmod.bf16_peak(env, sum(seen) / len(seen) if seen else None)
+        row.clocks["bf16_peak_flops"] = peak["flops"]
+        row.pct_of_peak = (100.0 * row.measurement.gflops * 1e9 / peak["flops"]
+                           if peak["flops"] else None)
 
 
 def measure(
@@ -281,20 +367,34 @@ def measure(
 ) -> LadderResult:
     """The whole GPU job behind ``gemmlab ladder / bench / sweep``."""
     from gemmlab.bench import env as envmod
-    from gemmlab.runtime import cublas
+    from gemmlab.runtime import cublas, device
 
+    in_dtype, out_dtype = run_dtypes(rungs)
     env, reader = envmod.capture(math_mode=cublas.math_mode())
-    peak = envmod.fp32_peak(env)
+    dev = device.info()
+    rungs, skipped = split_runnable(rungs, (dev.cc_major, dev.cc_minor), dev.name)
+    for s in skipped:
+        log.warning("%s", s["reason"])
+    bf16 = in_dtype == "bf16"
+    peak = envmod.bf16_peak(env) if bf16 else envmod.fp32_peak(env)
     bench = GpuBench(options, reader, seed=seed)
     env["l2_flush_bytes"] = bench.backend.l2_flush_bytes
     targets = rung_targets(rungs, M, N, K, alpha, beta)
-    ref = cublas_target(M, N, K, alpha, beta) if with_cublas else None
+    ref = None
+    if with_cublas:
+        ref = (cublas_bf16_target(M, N, K, alpha, beta, out_dtype) if bf16
+               else cublas_target(M, N, K, alpha, beta))
     rows, ref_row = run_targets(targets, ref, bench, peak["flops"], progress)
+    if bf16:
+        observed_peak_pct(rows + ([ref_row] if ref_row is not None else []), env)
     opts = {
         "timing": options.to_dict(),
         "seed": seed,
         "alpha": alpha,
         "beta": beta,
         "cublas": with_cublas,
+        "dtype": in_dtype,
+        "out_dtype": out_dtype,
     }
-    return LadderResult(command, (M, N, K), rows, ref_row, env, peak, opts)
+    return LadderResult(command, (M, N, K), rows, ref_row, env, peak, opts, dtype=in_dtype,
+                        skipped=skipped)

@@ -14,9 +14,17 @@ from typing import Any, Mapping
 
 from gemmlab.errors import InputError
 
-# The ladder is FP32 SGEMM: cuBLAS is run in true FP32 (TF32 off) and the correctness bound is
-# stated for FP32 arithmetic. Other types would need their own bound and reference.
-DTYPES = ("float32",)
+# "float32": the SGEMM ladder (cuBLAS in true FP32, TF32 off; FP32 bound in bench.check).
+# "bf16": A, B bfloat16, FP32 accumulation, C bfloat16; "bf16_fp32out": the same with C float32
+# (the tensor-core ladder; cublasGemmEx with the same types; bound in bench.bf16).
+DTYPES = ("float32", "bf16", "bf16_fp32out")
+
+
+def spec_dtype(in_dtype: str, out_dtype: str) -> str:
+    """The BenchSpec dtype of a rung with these registry dtypes ("fp32"/"bf16")."""
+    if in_dtype == "fp32":
+        return "float32"
+    return "bf16" if out_dtype == "bf16" else "bf16_fp32out"
 
 # The ladder kernels index with 32-bit ``int`` (``row * K + k``); any operand with 2**31 or more
 # elements would overflow that index and write somewhere else.

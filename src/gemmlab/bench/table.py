@@ -25,6 +25,13 @@ LADDER_COLUMNS = (
 )
 
 
+def ladder_columns(result: Mapping[str, Any]) -> tuple[str, ...]:
+    """LADDER_COLUMNS, with the peak column naming the BF16 tensor peak for a bf16 run."""
+    if result.get("dtype") == "bf16":
+        return tuple("% of BF16 peak" if c == "% of FP32 peak" else c for c in LADDER_COLUMNS)
+    return LADDER_COLUMNS
+
+
 def _f(v: Optional[float], fmt: str) -> Optional[str]:
     return None if v is None else format(v, fmt)
 
@@ -113,7 +120,12 @@ def caption(result: Mapping[str, Any]) -> str:
     peak = result.get("peak") or {}
     rows = result.get("rows") or []
     timing = (result.get("options") or {}).get("timing") or {}
-    parts = [f"M,N,K = {shape.get('M')},{shape.get('N')},{shape.get('K')} FP32"]
+    bf16 = result.get("dtype") == "bf16"
+    types = "FP32"
+    if bf16:
+        out = (result.get("options") or {}).get("out_dtype", "bf16")
+        types = f"A, B bf16, FP32 accumulate, C {out}"
+    parts = [f"M,N,K = {shape.get('M')},{shape.get('N')},{shape.get('K')} {types}"]
     if env.get("gpu"):
         parts.append(f"{env['gpu']} (driver {env.get('driver', '?')}, CUDA {env.get('cuda_runtime', '?')})")
     flush = "L2 flushed between runs" if timing.get("flush_l2", True) else "L2 NOT flushed"
@@ -125,7 +137,13 @@ def caption(result: Mapping[str, Any]) -> str:
     ]
     if clocks:
         parts.append("SM MHz before→after: " + ", ".join(clocks))
-    if peak.get("flops"):
+    if peak.get("flops") and bf16:
+        parts.append(
+            f"dense BF16 peak {peak['flops'] / 1e12:.1f} TFLOP/s = {peak['sm_count']} SMs x "
+            f"{peak['bf16_flops_per_clk_per_sm']} FLOP/clk x {peak['clock_mhz']} MHz (max clock; "
+            f"each row's % uses the clock its run saw)"
+        )
+    elif peak.get("flops"):
         parts.append(
             f"FP32 peak {peak['flops'] / 1e12:.1f} TFLOP/s = {peak['sm_count']} SMs x "
             f"{peak['fp32_lanes_per_sm']} lanes x 2 x {peak['clock_mhz']} MHz"

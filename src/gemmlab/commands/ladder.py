@@ -37,6 +37,13 @@ OutOpt = Annotated[Optional[Path], typer.Option("--out", help="Also write the re
 ForceOpt = Annotated[bool, typer.Option("--force", help="Allow --out to replace an existing file.")]
 DbOpt = Annotated[Optional[Path], typer.Option("--db", help="Results database (default $GEMMLAB_DB or ~/.local/share/gemmlab/runs.sqlite).")]
 NoStoreOpt = Annotated[bool, typer.Option("--no-store", help="Do not append this run to the results database.")]
+DtypeOpt = Annotated[str, typer.Option("--dtype", help="Which ladder: fp32 (the SGEMM ladder) or bf16 (the tensor-core ladder: bf16 A, B, FP32 accumulate, bf16 C; cuBLAS as cublasGemmEx with the same types).")]
+
+
+def check_dtype(dtype: str) -> str:
+    if dtype not in ("fp32", "bf16"):
+        raise InputError(f"--dtype {dtype!r}: expected fp32 or bf16")
+    return dtype
 
 
 def resolve_shape(size: Optional[int], shape: Optional[str]) -> tuple[int, int, int]:
@@ -67,7 +74,7 @@ def select_rungs(names: Optional[str], default: Sequence[Any], flag: str = "--ru
     if names is None:
         return list(default)
     reg = _registry()
-    known = {r.name: r for r in reg.all_rungs()}
+    known = {r.name: r for r in reg.all_rungs(None)}
     wanted = [n.strip() for n in names.split(",") if n.strip()]
     if not wanted:
         raise InputError(f"{flag} expects comma-separated rung names, got {names!r}")
@@ -175,7 +182,7 @@ def _finish(result: dict, *, json_out: bool, out: Optional[Path], force: bool, d
         from gemmlab.store import Store
 
         with Store(db) as store:
-            meta = {k: result[k] for k in ("shape", "peak", "options", "profile") if k in result}
+            meta = {k: result[k] for k in ("shape", "peak", "options", "profile", "dtype", "skipped") if k in result}
             result["run_id"] = store.add_run(result["command"], result["env"], result["rows"], meta)
             result["db"] = str(store.path)
     if out is not None:
@@ -186,6 +193,8 @@ def _finish(result: dict, *, json_out: bool, out: Optional[Path], force: bool, d
         _print_result(result, sweep=sweep)
         if after_table is not None:
             after_table()
+    for s in result.get("skipped") or []:
+        err_console.print(f"skipped: {s['reason']}", markup=False, highlight=False)
     failed = [r["kernel"] for r in result["rows"] if not r["correct"]]
     if failed:
         raise UserError(f"{len(failed)} kernel(s) failed the correctness check: {', '.join(failed)}", code=1)
@@ -199,7 +208,8 @@ def _print_result(result: dict, sweep: bool = False) -> None:
         columns, cells = table.sweep_table(rows)
         print_table(columns, cells, title=f"SGEMM sweep, {title_shape}", caption=table.caption(result))
     else:
-        print_table(table.LADDER_COLUMNS, table.ladder_rows(rows), title=f"SGEMM ladder, {title_shape}", caption=table.caption(result))
+        name = "BF16 tensor-core ladder" if result.get("dtype") == "bf16" else "SGEMM ladder"
+        print_table(table.ladder_columns(result), table.ladder_rows(rows), title=f"{name}, {title_shape}", caption=table.caption(result))
 
 
 def _options(warmup_ms: float, rep_ms: float, repeats: Optional[int], no_l2_flush: bool) -> TimingOptions:
@@ -224,13 +234,18 @@ def ladder(
     profile: Annotated[bool, typer.Option("--profile", help="Then profile every rung with ncu: adds Profiler signal | Main bottleneck and the 'What actually mattered' ranking.")] = False,
     profile_full: Annotated[bool, typer.Option("--profile-full", help="With --profile: ncu --set full instead of the analyzer's collection.")] = False,
     ncu: Annotated[Optional[str], typer.Option("--ncu", help="Path of ncu for --profile (else $GEMMLAB_NCU, PATH, install folders).")] = None,
+    dtype: DtypeOpt = "fp32",
 ) -> None:
-    """Check and time the SGEMM ladder, then cuBLAS, and print Version | Time | GFLOP/s | Speedup | % of cuBLAS."""
+    """Check and time the SGEMM ladder (or, with --dtype bf16, the tensor-core ladder), then cuBLAS, and print Version | Time | GFLOP/s | Speedup | % of cuBLAS."""
     dims = resolve_shape(size, shape)
+    check_dtype(dtype)
+    if dtype == "bf16" and (profile or profile_full):
+        raise InputError("--profile is not wired for --dtype bf16 yet (issue #10); run without it, or profile a rung with `gemmlab profile`")
     options = _options(warmup_ms, rep_ms, repeats, no_l2_flush)
     check_out(out, force)
     check_db(db, no_store)
-    selected = select_rungs(rungs, _registry().LADDER)
+    selected = select_rungs(rungs, _registry().ladder(dtype))
+    _check_run_dtypes(selected, dtype)
     _require_gpu()
     if profile or profile_full:
         from gemmlab.profile.runner import find_ncu
@@ -246,6 +261,15 @@ def ladder(
         result["profile"] = report_dict(report)
     _finish(result, json_out=json_out, out=out, force=force, db=db, no_store=no_store,
             after_table=None if report is None else (lambda: _show_profile(report)))
+
+
+def _check_run_dtypes(selected: Sequence[Any], dtype: Optional[str] = None) -> None:
+    """One input/output dtype pair per run (cuBLAS is timed with one), matching --dtype if given."""
+    from gemmlab.bench.ladder import run_dtypes
+
+    in_dtype, _ = run_dtypes(selected)
+    if dtype is not None and selected and in_dtype != dtype:
+        raise InputError(f"--dtype {dtype}: rung {selected[0].name} takes {in_dtype} inputs; pass --dtype {in_dtype}")
 
 
 def _show_profile(report: dict) -> None:
@@ -279,6 +303,7 @@ def bench(
     check_out(out, force)
     check_db(db, no_store)
     selected = select_rungs(",".join(names), (), flag="RUNG")
+    _check_run_dtypes(selected)
     _require_gpu()
     result = _measure("bench", selected, dims, options, alpha=alpha, beta=beta, seed=seed, with_cublas=not no_cublas)
     _finish(result, json_out=json_out, out=out, force=force, db=db, no_store=no_store)
@@ -312,10 +337,13 @@ def sweep(
 def kernels(
     json_out: JsonOpt = False,
     include_sweep: Annotated[bool, typer.Option("--sweep", help="List the sweep variants too.")] = False,
+    dtype: DtypeOpt = "fp32",
 ) -> None:
     """List the ladder's rungs with their one-line summaries."""
     reg = _registry()
-    rungs = list(reg.all_rungs()) if include_sweep else list(reg.LADDER)
+    check_dtype(dtype)
+    ladder_rungs = reg.ladder(dtype)
+    rungs = list(reg.all_rungs(dtype)) if include_sweep else list(ladder_rungs)
     items = [
         {
             "name": r.name,
@@ -325,7 +353,10 @@ def kernels(
             "params": dict(r.params),
             "source": r.source,
             "kernel": r.kernel,
-            "in_ladder": r in reg.LADDER,
+            "in_ladder": r in ladder_rungs,
+            "dtype": r.dtype,
+            "out_dtype": r.out_dtype,
+            "arch": r.arch,
         }
         for r in rungs
     ]
@@ -338,7 +369,8 @@ def kernels(
             (i["order"], i["name"], i["family"], " ".join(f"{k}={v}" for k, v in i["params"].items()), i["summary"])
             for i in items
         ],
-        title="SGEMM ladder rungs" + (" and sweep variants" if include_sweep else ""),
+        title=("BF16 tensor-core ladder rungs" if dtype == "bf16" else "SGEMM ladder rungs")
+        + ((" and variants" if dtype == "bf16" else " and sweep variants") if include_sweep else ""),
     )
 
 

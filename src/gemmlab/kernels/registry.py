@@ -1,9 +1,19 @@
-"""The SGEMM ladder: each rung's stable name, what it changes, its CUDA source, compile-time
-parameters and launch geometry.
+"""The GEMM ladders: each rung's stable name, what it changes, its CUDA source, compile-time
+parameters, launch geometry, and what it needs to run (dtypes, architecture, launch needs).
 
-Every rung computes C = alpha * A @ B + beta * C (row-major float32) for any M, N, K >= 1.
-Rungs whose parameters include ``VEC = 1`` use 16-byte global accesses; they need K % 4 == 0,
-N % 4 == 0 and 16-byte aligned A, B, C. For other inputs the launcher uses the rung's
+Two ladders share this registry:
+
+* the FP32 SGEMM ladder (``LADDER``, ``all_rungs()``): C = alpha * A @ B + beta * C, row-major
+  float32 throughout, any GPU;
+* the BF16 tensor-core ladder (``TC_LADDER``, ``all_rungs("bf16")``): A (M x K, row-major) and B
+  (K x N, row-major) in bfloat16, FP32 accumulation, C (M x N, row-major) in bfloat16 by default
+  or float32 (the ``*_f32out`` variants); CuPy holds bfloat16 as ``uint16`` bit patterns. These
+  rungs need sm_80 or newer (``Rung.arch``); a later rung can ask for ``sm_90a``.
+
+Every rung computes its product for any M, N, K >= 1.
+Rungs whose parameters include ``VEC = 1`` use 16-byte global accesses; they need K and N to be
+multiples of the elements per 16 bytes (4 for float32, 8 for bfloat16) and 16-byte aligned A, B,
+C. For other inputs the launcher uses the rung's
 ``scalar_twin`` (same template, ``VEC = 0``); both are compiled and tested.
 
 The kernel symbol of a rung is ``gemmlab_<name>``: an ``extern "C"`` wrapper around the family's
@@ -41,6 +51,8 @@ class _Family:
     tile: Callable[[Mapping[str, int]], tuple[int, int]]  # (rows of C, cols of C) per block
     rows_on_x: bool = False  # grid.x walks rows of C (naive_uncoalesced) instead of columns
     smem: Callable[[Mapping[str, int]], int] = lambda p: 0  # dynamic shared memory, bytes
+    dtype: str = "fp32"  # input dtype of A and B ("fp32" or "bf16"); accumulation is FP32
+    arch: str | None = None  # the architecture the family needs ("sm_80", "sm_90a"); None: any
 
 
 def _xy_threads(p: Mapping[str, int]) -> int:
@@ -113,6 +125,66 @@ _FAMILIES["double_buffered"] = _Family(
 _FAMILIES["autotuned"] = dataclasses.replace(_FAMILIES["double_buffered"])
 
 
+def _warps_threads(p: Mapping[str, int]) -> int:
+    return (p["BM"] // p["WM"]) * (p["BN"] // p["WN"]) * 32
+
+
+# The BF16 tensor-core ladder (tc_common.cuh holds the device helpers they share).
+_FAMILIES["wmma_bf16"] = _Family(
+    "wmma_bf16.cu", "gemmlab::wmma_bf16<{BM}, {BN}, {BK}, {WM}, {WN}, {OUT_F32}>",
+    _warps_threads, _flat(_warps_threads), _mn_tile, dtype="bf16", arch="sm_80")
+_FAMILIES["mma_sync_bf16"] = _Family(
+    "mma_sync_bf16.cu",
+    "gemmlab::mma_sync_bf16<{BM}, {BN}, {BK}, {WM}, {WN}, {VEC}, {OUT_F32}>",
+    _warps_threads, _flat(_warps_threads), _mn_tile, dtype="bf16", arch="sm_80")
+
+DTYPES = ("fp32", "bf16")
+_ITEMSIZE = {"fp32": 4, "bf16": 2}
+# Architectures a rung may need, with what they mean: "sm_80" runs on compute capability 8.0
+# and newer; "sm_90a" (wgmma, setmaxnreg, TMA multicast) only on 9.0 and is compiled for sm_90a.
+ARCHS = ("sm_80", "sm_90", "sm_90a")
+
+
+@dataclass(frozen=True)
+class LaunchNeeds:
+    """What launching a rung takes beyond grid and block: the architecture it is compiled for
+    and needs, dynamic shared memory, thread-block cluster shape and TMA tensor maps (the last
+    two for the Hopper rungs still to come)."""
+
+    arch: str | None  # None: any GPU gemmlab runs on
+    dynamic_smem: int  # bytes per block
+    cluster: Dim3 = (1, 1, 1)
+    tensor_maps: int = 0  # CUtensorMap arguments the kernel takes, made on the host
+
+
+def _cc_of(arch: str) -> tuple[int, int]:
+    digits = arch.removeprefix("sm_").rstrip("a")
+    return int(digits[:-1]), int(digits[-1])
+
+
+def arch_refusal(rung: "Rung", cc_major: int, cc_minor: int, gpu: str = "this GPU") -> str | None:
+    """None when a device of compute capability cc_major.cc_minor can run ``rung``; otherwise the
+    one-line reason (the rest of the ladder still runs)."""
+    need = rung.arch
+    if need is None:
+        return None
+    major, minor = _cc_of(need)
+    have = (cc_major, cc_minor)
+    ok = have == (major, minor) if need.endswith("a") else have >= (major, minor)
+    if ok:
+        return None
+    what = (f"exactly compute capability {major}.{minor}" if need.endswith("a")
+            else f"compute capability {major}.{minor} or newer")
+    return (f"rung {rung.name} needs {need} ({what}); {gpu} is sm_{cc_major}{cc_minor}: "
+            f"skipped")
+
+
+def compile_arch(rung: "Rung", device_arch: str) -> str:
+    """The --gpu-architecture to compile ``rung`` for on a device of ``device_arch``: the rung's
+    own arch when it needs architecture-specific features (``sm_90a``), the device's otherwise."""
+    return rung.arch if rung.arch is not None and rung.arch.endswith("a") else device_arch
+
+
 @dataclass(frozen=True)
 class Rung:
     """One kernel of the ladder: a family's template at fixed compile-time parameters."""
@@ -147,6 +219,38 @@ class Rung:
         return self.params.get("VEC", 0) == 1
 
     @property
+    def dtype(self) -> str:
+        """Input dtype of A and B: "fp32" or "bf16" (bf16 travels as uint16 bit patterns)."""
+        return _FAMILIES[self.family].dtype
+
+    @property
+    def out_dtype(self) -> str:
+        """dtype of C: float32 for the FP32 ladder; bf16 for tensor-core rungs unless OUT_F32."""
+        if self.dtype == "fp32" or self.params.get("OUT_F32", 0):
+            return "fp32"
+        return "bf16"
+
+    @property
+    def accum_dtype(self) -> str:
+        """Every rung accumulates in FP32."""
+        return "fp32"
+
+    @property
+    def arch(self) -> str | None:
+        """The architecture the rung needs ("sm_80", "sm_90a"), None when any GPU runs it."""
+        return _FAMILIES[self.family].arch
+
+    @property
+    def needs(self) -> LaunchNeeds:
+        """Architecture, dynamic shared memory, cluster shape and tensor maps of a launch."""
+        return LaunchNeeds(arch=self.arch, dynamic_smem=self.dynamic_smem)
+
+    @property
+    def vector_elems(self) -> int:
+        """Elements per 16-byte access: 4 (float32) or 8 (bfloat16)."""
+        return 16 // _ITEMSIZE[self.dtype]
+
+    @property
     def template_call(self) -> str:
         """The C++ template-id this rung instantiates."""
         return _FAMILIES[self.family].template.format(**self.params)
@@ -158,8 +262,10 @@ class Rung:
 
     def accepts(self, M: int, N: int, K: int) -> bool:
         """Whether the shape allows this instantiation's global accesses (pointer alignment
-        aside): vector rungs need K % 4 == 0 and N % 4 == 0."""
-        return not self.vectorized or (K % 4 == 0 and N % 4 == 0)
+        aside): vector rungs need K and N multiples of ``vector_elems`` (4 for float32, 8 for
+        bfloat16)."""
+        w = self.vector_elems
+        return not self.vectorized or (K % w == 0 and N % w == 0)
 
     def launch_config(self, M: int, N: int, K: int) -> tuple[Dim3, Dim3, int]:
         """(grid, block, dynamic shared memory bytes) for an M x N x K product."""
@@ -204,6 +310,15 @@ def _check_params(r: Rung) -> None:
         )
         if not ok:
             raise ValueError(f"rung {r.name}: inconsistent warp tiling {dict(p)}")
+    if r.dtype == "bf16":  # the tensor-core kernels' static_asserts
+        ok = (p["BM"] % p["WM"] == 0 and p["BN"] % p["WN"] == 0 and p["WM"] % 16 == 0
+              and p["WN"] % 16 == 0 and p["BK"] % 16 == 0 and p.get("OUT_F32", 0) in (0, 1))
+        if r.family == "mma_sync_bf16":
+            nt = r.threads
+            ok = ok and (p["BK"] == 32 or p["BK"] % 64 == 0) and p["BN"] % 64 == 0 and (
+                p["BM"] * p["BK"] // 8) % nt == 0 and (p["BK"] * p["BN"] // 8) % nt == 0
+        if not ok:
+            raise ValueError(f"rung {r.name}: inconsistent tensor-core tiling {dict(p)}")
 
 
 def _rung(name: str, order: int, family: str, summary: str, **params: int) -> Rung:
@@ -260,6 +375,35 @@ LADDER: tuple[Rung, ...] = (
           "on the GPU at hand; the winner is remembered per GPU and size (params: the defaults).",
           **_WARPTILE, STAGES=3, GROUP=0, VEC=1),
 )
+
+TC_LADDER: tuple[Rung, ...] = (
+    _rung("wmma_bf16", 1, "wmma_bf16",
+          "Tensor cores through WMMA: 16x16x16 bf16 fragments, FP32 accumulate, 64x64 block "
+          "tile staged through padded shared memory, 4 warps of 32x32 (the portable start).",
+          BM=64, BN=64, BK=32, WM=32, WN=32, OUT_F32=0),
+    _rung("mma_sync_bf16", 2, "mma_sync_bf16",
+          "Explicit mma.sync.m16n8k16 fragments loaded by ldmatrix from XOR-swizzled "
+          "(conflict-free, unpadded) tiles, 128x128 block, 8 warps of 64x32 register-blocked "
+          "accumulators, epilogue straight from registers.",
+          BM=128, BN=128, BK=32, WM=64, WN=32, VEC=1, OUT_F32=0),
+)
+
+
+def f32_out_twin(rung: Rung) -> Rung:
+    """The float32-output instantiation of a bf16-output tensor-core rung (same kernel, the
+    epilogue writes C as float32 instead of rounding to bfloat16)."""
+    if rung.out_dtype == "fp32":
+        return rung
+    name = f"{rung.name}_f32out"
+    return Rung(name=name, order=rung.order, family=rung.family,
+                summary=f"{rung.summary} [float32 output]", source=rung.source,
+                kernel=f"gemmlab_{name}", params={**rung.params, "OUT_F32": 1})
+
+
+def _tc_all() -> tuple[Rung, ...]:
+    base = TC_LADDER + tuple(f32_out_twin(r) for r in TC_LADDER)
+    return base + tuple(scalar_twin(r) for r in base if r.vectorized)
+
 
 _BY_NAME: dict[str, Rung] = {}
 
@@ -331,7 +475,9 @@ def scalar_twin(rung: Rung) -> Rung:
         return rung
     name = f"{rung.name}_scalar"
     return Rung(name=name, order=rung.order, family=rung.family,
-                summary=f"{rung.summary} [4-byte global accesses: unaligned inputs]",
+                summary=f"{rung.summary} [{_ITEMSIZE[rung.dtype]}-byte global accesses: any shape "
+                        f"and alignment]" if rung.dtype != "fp32" else
+                f"{rung.summary} [4-byte global accesses: unaligned inputs]",
                 source=rung.source, kernel=f"gemmlab_{name}",
                 params={**rung.params, "VEC": 0})
 
@@ -347,27 +493,49 @@ def autotune_candidates() -> tuple[Rung, ...]:
     return _CANDIDATES
 
 
-def all_rungs() -> tuple[Rung, ...]:
-    """Every instantiation gemmlab can launch: the ladder, the sweep, the autotuner's candidates,
-    and the scalar twin of each vector rung."""
+def _check_dtype(dtype: str | None) -> None:
+    if dtype is not None and dtype not in DTYPES:
+        raise InputError(f"dtype={dtype!r}: expected one of {', '.join(DTYPES)}")
+
+
+def all_rungs(dtype: str | None = "fp32") -> tuple[Rung, ...]:
+    """Every instantiation gemmlab can launch for ``dtype``.
+
+    "fp32" (the default, as before the tensor-core ladder existed): the SGEMM ladder, the sweep,
+    the autotuner's candidates and the scalar twin of each vector rung. "bf16": the tensor-core
+    ladder, the float32-output twin of each rung and the scalar twin of each vector rung.
+    None: both.
+    """
+    _check_dtype(dtype)
+    if dtype == "bf16":
+        return _tc_all()
     base = LADDER + _SWEEP + _CANDIDATES
-    return base + tuple(scalar_twin(r) for r in base if r.vectorized)
+    fp32 = base + tuple(scalar_twin(r) for r in base if r.vectorized)
+    return fp32 if dtype == "fp32" else fp32 + _tc_all()
+
+
+def ladder(dtype: str = "fp32") -> tuple[Rung, ...]:
+    """The rungs ``gemmlab ladder --dtype DTYPE`` climbs: LADDER or TC_LADDER."""
+    _check_dtype(dtype)
+    return TC_LADDER if dtype == "bf16" else LADDER
 
 
 def get(name: str) -> Rung:
-    """The rung called ``name``; InputError listing the valid names otherwise."""
+    """The rung called ``name`` (either ladder); InputError listing the valid names otherwise."""
     if not _BY_NAME:
-        _BY_NAME.update((r.name, r) for r in all_rungs())
+        _BY_NAME.update((r.name, r) for r in all_rungs(None))
     try:
         return _BY_NAME[name]
     except KeyError:
-        ladder = ", ".join(r.name for r in LADDER)
+        ladder_names = ", ".join(r.name for r in LADDER)
+        tc = ", ".join(r.name for r in TC_LADDER)
         raise InputError(
-            f"unknown rung {name!r}; ladder rungs: {ladder} (plus the smem_tiled_t*_b* sweep "
-            f"variants, autotuned_* candidates and *_scalar twins: see "
-            f"gemmlab.kernels.registry.all_rungs())") from None
+            f"unknown rung {name!r}; ladder rungs: {ladder_names} (plus the smem_tiled_t*_b* "
+            f"sweep variants, autotuned_* candidates and *_scalar twins: see "
+            f"gemmlab.kernels.registry.all_rungs()); bf16 tensor-core rungs: {tc} (plus "
+            f"*_f32out and *_scalar twins)") from None
 
 
 def names() -> tuple[str, ...]:
-    """Names of all rungs, in all_rungs() order."""
-    return tuple(r.name for r in all_rungs())
+    """Names of all rungs of both ladders, in all_rungs(None) order."""
+    return tuple(r.name for r in all_rungs(None))

@@ -50,16 +50,25 @@ def read_source(name: str) -> str:
     return "\n".join(expand(name)) + "\n"
 
 
+# C types of a matrix element per dtype: bfloat16 travels as its 16-bit pattern (no CUDA header
+# is included, so there is no __nv_bfloat16; the kernels convert with PTX cvt).
+C_TYPES = {"fp32": "float", "bf16": "unsigned short"}
+
+
 def wrapper(rung: "Rung") -> str:
     """The ``extern "C"`` kernel that instantiates ``rung``'s template (a plain symbol name keeps
-    profiler output readable and needs no name mangling)."""
+    profiler output readable and needs no name mangling).
+
+    Every rung has the same argument list - (M, N, K, alpha, A, B, beta, C), alpha and beta
+    float32 - with pointer types from the rung's input and output dtypes."""
     bounds = str(rung.threads)
     if rung.params.get("MINB", 0) > 0:  # ask ptxas to fit MINB blocks per SM (caps registers)
         bounds += f", {rung.params['MINB']}"
+    t_in, t_out = C_TYPES[rung.dtype], C_TYPES[rung.out_dtype]
     return (
         f'extern "C" __global__ void __launch_bounds__({bounds}) {rung.kernel}(\n'
-        "    int M, int N, int K, float alpha, const float* __restrict__ A,\n"
-        "    const float* __restrict__ B, float beta, float* __restrict__ C) {\n"
+        f"    int M, int N, int K, float alpha, const {t_in}* __restrict__ A,\n"
+        f"    const {t_in}* __restrict__ B, float beta, {t_out}* __restrict__ C) {{\n"
         f"    {rung.template_call}(M, N, K, alpha, A, B, beta, C);\n"
         "}\n"
     )

@@ -52,19 +52,32 @@ def run(rung: str, shape: tuple[int, int, int], warmup: int, range_name: str = N
     from gemmlab.runtime.device import require_gpu
     from gemmlab.runtime.launch import prepare
 
+    from gemmlab.kernels import registry
+
     cupy = require_gpu()
     M, N, K = shape
+    r = registry.get(rung)
     rng = cupy.random.default_rng()
     a = rng.standard_normal((M, K), dtype=cupy.float32)
     b = rng.standard_normal((K, N), dtype=cupy.float32)
     c = cupy.full((M, N), cupy.nan, dtype=cupy.float32)  # poisoned: an unwritten tail stays NaN
-    launch = prepare(rung, M, N, K)
+    if r.dtype == "bf16":  # the tensor-core ladder: bfloat16 bit patterns (gemmlab.bench.bf16)
+        from gemmlab.bench.bf16 import to_bits
+
+        a, b = to_bits(a), to_bits(b)
+        if r.out_dtype == "bf16":
+            c = to_bits(c)
+    launch = prepare(r, M, N, K)
     for _ in range(warmup):
         launch(a, b, c)
     cupy.cuda.Device().synchronize()
     with nvtx_range(range_name):
         launch(a, b, c)
         cupy.cuda.Device().synchronize()
+    if c.dtype == cupy.uint16:
+        from gemmlab.bench.bf16 import from_bits
+
+        c = from_bits(c)
     if not bool(cupy.isfinite(c).all()):
         raise UserError(f"rung {rung} at {M}x{N}x{K}: the output has NaN/inf; the kernel did not write all of C")
     return launch.rung_for(a, b, c).kernel

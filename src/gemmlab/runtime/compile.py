@@ -48,6 +48,10 @@ class KernelCompileError(UserError):
     points at."""
 
 
+class ArchUnsupported(InputError):
+    """The device lacks the architecture a rung needs (one line; other rungs still run)."""
+
+
 def cache_dir() -> Path:
     """Where compiled kernels (and autotuning records) are kept."""
     env = os.environ.get(CACHE_ENV)
@@ -220,13 +224,20 @@ _LOADED: dict[tuple[str, str, str, str], Any] = {}
 def compile_rung(rung: Rung, arch: str | None = None, backend: str = "nvrtc") -> "cupy.RawKernel":
     """The loaded kernel of ``rung`` for the current device (compiled or taken from the cache).
 
+    A rung that needs an architecture the device lacks (``rung.arch``, e.g. the tensor-core
+    rungs on a pre-Ampere GPU) is refused with a one-line InputError before anything compiles;
+    an ``sm_90a`` rung is compiled for ``sm_90a`` rather than the device's ``sm_90``.
     Rungs using more than 48 KB of dynamic shared memory get the opt-in attribute set here.
     """
+    from gemmlab.kernels.registry import arch_refusal, compile_arch
     from gemmlab.runtime import device
 
     cupy = device.require_gpu()
     dev = device.info()
-    arch = arch or dev.arch
+    refusal = arch_refusal(rung, dev.cc_major, dev.cc_minor, dev.name)
+    if refusal:
+        raise ArchUnsupported(refusal)
+    arch = compile_arch(rung, arch or dev.arch)
     source = translation_unit([rung])
     memo = (rung.kernel, hashlib.sha256(source.encode()).hexdigest(), arch, backend)
     kernel = _LOADED.get(memo)

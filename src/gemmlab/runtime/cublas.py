@@ -90,3 +90,59 @@ def math_mode(math: str = "fp32") -> str:
 def tf32_off(math: str = "fp32") -> bool:
     """True when the handle's math mode excludes TF32."""
     return _lib().getMathMode(_handle(math)) in (CUBLAS_DEFAULT_MATH, CUBLAS_PEDANTIC_MATH)
+
+
+# ---- BF16: cublasGemmEx with bfloat16 inputs and FP32 compute ------------------------------
+# cudaDataType / cublasComputeType_t values (stable in the CUDA headers).
+CUDA_R_32F = 0
+CUDA_R_16BF = 14
+CUBLAS_COMPUTE_32F = 68
+CUBLAS_GEMM_DEFAULT = -1
+_CUDA_TYPES = {"bf16": CUDA_R_16BF, "fp32": CUDA_R_32F}
+
+
+def gemm_ex_args(M: int, N: int, K: int, a_ptr: int, b_ptr: int, c_ptr: int, out_dtype: str,
+                 alpha_ptr: int, beta_ptr: int) -> tuple:
+    """The cublasGemmEx arguments after the handle for row-major C (M x N) = A (M x K, bf16) @
+    B (K x N, bf16), FP32 compute, C in ``out_dtype``.
+
+    cuBLAS is column-major; a row-major X is the column-major X^T, so we ask for
+    C^T (N x M) = B^T (N x K) @ A^T (K x M): m = N, n = M, first operand B (ld N), second A
+    (ld K), C with ld N, no transposes. alpha and beta are host float32 pointers (FP32 compute
+    takes float scalars)."""
+    if out_dtype not in _CUDA_TYPES:
+        raise InputError(f"out_dtype={out_dtype!r}: expected 'bf16' or 'fp32'")
+    return (_OP_N, _OP_N, N, M, K, alpha_ptr, b_ptr, CUDA_R_16BF, N, a_ptr, CUDA_R_16BF, K,
+            beta_ptr, c_ptr, _CUDA_TYPES[out_dtype], N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)
+
+
+def call_gemm_ex(lib: Any, handle: int, M: int, N: int, K: int, a_ptr: int, b_ptr: int,
+                 c_ptr: int, out_dtype: str, alpha: float, beta: float) -> None:
+    """One cublasGemmEx call through ``lib`` (CuPy's cublas module, or a fake in CPU tests)."""
+    al = np.array(alpha, dtype=np.float32)
+    be = np.array(beta, dtype=np.float32)
+    lib.gemmEx(handle, *gemm_ex_args(M, N, K, a_ptr, b_ptr, c_ptr, out_dtype, al.ctypes.data,
+                                     be.ctypes.data))
+
+
+def gemm_bf16(a: Any, b: Any, c: Any, alpha: float = 1.0, beta: float = 0.0) -> None:
+    """C = alpha * A @ B + beta * C with cublasGemmEx: A (M x K) and B (K x N) row-major uint16
+    arrays of bfloat16 bits, CUBLAS_COMPUTE_32F, C row-major bf16 (uint16) or float32 - the
+    output type follows c's dtype, so cuBLAS is timed with the same types as the rung it is
+    compared with. On CuPy's current stream, in place. beta == 0: C is not read (BLAS)."""
+    import cupy
+
+    from gemmlab.runtime.launch import operand_shape
+
+    out_dtype = "bf16" if c.dtype == np.uint16 else "fp32"
+    M, N, K = operand_shape(a, b, c, "bf16", out_dtype)
+    lib = _lib()
+    h = _handle("fp32")  # CUBLAS_DEFAULT_MATH: 16-bit inputs use tensor cores in any math mode
+    lib.setStream(h, cupy.cuda.get_current_stream().ptr)
+    call_gemm_ex(lib, h, M, N, K, a.data.ptr, b.data.ptr, c.data.ptr, out_dtype, alpha, beta)
+
+
+def bf16_label(out_dtype: str = "bf16") -> str:
+    """What the BF16 reference is, for tables and stored results."""
+    return (f"cublasGemmEx A,B CUDA_R_16BF, C {'CUDA_R_16BF' if out_dtype == 'bf16' else 'CUDA_R_32F'},"
+            f" CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT")

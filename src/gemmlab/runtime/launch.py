@@ -4,8 +4,13 @@
 geometry, the autotuner's choice) and returns a callable that only checks shapes and launches,
 for timing loops.
 
-Vector rungs (16-byte global accesses) need K % 4 == 0, N % 4 == 0 and A, B, C on 16-byte
-boundaries. Where the shape allows it, the vector instantiation is used whenever the three
+Operands are C-contiguous (row-major) CuPy arrays: A is M x K, B is K x N, C is M x N. Their
+dtypes follow the rung: float32 for the FP32 ladder; for the BF16 tensor-core ladder A and B are
+``uint16`` arrays holding bfloat16 bit patterns (CuPy has no bfloat16 dtype; gemmlab.bf16
+converts) and C is ``uint16`` (bf16 output) or float32 (the ``*_f32out`` rungs).
+
+Vector rungs (16-byte global accesses) need K and N multiples of 4 (float32) or 8 (bfloat16) and
+A, B, C on 16-byte boundaries. Where the shape allows it, the vector instantiation is used whenever the three
 pointers are aligned and the rung's ``scalar_twin`` otherwise (e.g. for a view starting at an odd
 element); where the shape does not, the scalar twin is always used.
 """
@@ -30,11 +35,17 @@ def _as_rung(rung: RungLike) -> Rung:
     return registry.get(rung) if isinstance(rung, str) else rung
 
 
-def _check_array(label: str, x: Any, cupy) -> None:
+# NumPy/CuPy dtype holding each gemmlab dtype.
+ARRAY_DTYPES = {"fp32": np.dtype(np.float32), "bf16": np.dtype(np.uint16)}
+_DTYPE_WORDS = {"fp32": "float32", "bf16": "uint16 (bfloat16 bit patterns; gemmlab.bf16.to_bits "
+                                            "converts)"}
+
+
+def _check_array(label: str, x: Any, cupy, dtype: str = "fp32") -> None:
     if not isinstance(x, cupy.ndarray):
         raise InputError(f"{label}: expected a cupy.ndarray, got {type(x).__name__}")
-    if x.dtype != np.float32:
-        raise InputError(f"{label}: expected dtype float32, got {x.dtype}")
+    if x.dtype != ARRAY_DTYPES[dtype]:
+        raise InputError(f"{label}: expected dtype {_DTYPE_WORDS[dtype]}, got {x.dtype}")
     if x.ndim != 2:
         raise InputError(f"{label}: expected a 2-D matrix, got shape {x.shape}")
     if not x.flags.c_contiguous:
@@ -42,13 +53,18 @@ def _check_array(label: str, x: Any, cupy) -> None:
                          f"cupy.ascontiguousarray")
 
 
-def operand_shape(a: Any, b: Any, c: Any) -> tuple[int, int, int]:
-    """(M, N, K) of C = A @ B after checking types, dtypes, layouts, shapes and aliasing."""
+def operand_shape(a: Any, b: Any, c: Any, in_dtype: str = "fp32",
+                  out_dtype: str | None = None) -> tuple[int, int, int]:
+    """(M, N, K) of C = A @ B after checking types, dtypes, layouts, shapes and aliasing.
+
+    ``in_dtype`` is the dtype of A and B, ``out_dtype`` that of C (default: ``in_dtype``); the
+    FP32 ladder's defaults check float32 throughout."""
     from gemmlab.runtime.device import require_cupy
 
     cupy = require_cupy()
-    for label, x in (("a", a), ("b", b), ("c", c)):
-        _check_array(label, x, cupy)
+    out_dtype = out_dtype or in_dtype
+    for label, x, dt in (("a", a, in_dtype), ("b", b, in_dtype), ("c", c, out_dtype)):
+        _check_array(label, x, cupy, dt)
     (M, K), (K2, N), (Mc, Nc) = a.shape, b.shape, c.shape
     if K2 != K:
         raise InputError(f"b: expected {K} rows to match a's {a.shape}, got shape {b.shape}")
@@ -88,6 +104,7 @@ class PreparedGemm:
         self.M, self.N, self.K = M, N, K
         self.grid, self.block, self.smem = rung.launch_config(M, N, K)
         self.backend = backend
+        self._dtypes = (ARRAY_DTYPES[rung.dtype], ARRAY_DTYPES[rung.out_dtype])
         self._vec_rung = rung if rung.vectorized and rung.accepts(M, N, K) else None
         self._scalar_rung = scalar_twin(rung)
         self._vec = (_compile.compile_rung(self._vec_rung, backend=backend)
@@ -122,6 +139,11 @@ class PreparedGemm:
             raise InputError(
                 f"operands a {a.shape}, b {b.shape}, c {c.shape} do not match the prepared "
                 f"M={self.M}, N={self.N}, K={self.K}")
+        t_in, t_out = self._dtypes
+        if a.dtype != t_in or b.dtype != t_in or c.dtype != t_out:
+            raise InputError(
+                f"operands a {a.dtype}, b {b.dtype}, c {c.dtype}: rung {self.requested.name} "
+                f"takes a, b as {t_in} and c as {t_out}")
         kernel = self._kernel_for(a, b, c)
         kernel(self.grid, self.block,
                (*self._args, np.float32(alpha), a, b, np.float32(beta), c),
@@ -144,13 +166,14 @@ _PREPARED_MAX = 256
 
 def gemm(rung: RungLike, a: Any, b: Any, c: Any, alpha: float = 1.0, beta: float = 0.0,
          stream: Any = None, backend: str = "nvrtc") -> None:
-    """C = alpha * A @ B + beta * C with ``rung``, in place on ``c`` (cupy float32, row-major).
+    """C = alpha * A @ B + beta * C with ``rung``, in place on ``c`` (row-major cupy arrays of
+    the rung's dtypes: float32, or uint16 bfloat16 bits for the tensor-core ladder).
 
     With ``beta == 0`` C is not read (BLAS semantics). Launches on ``stream`` (a cupy Stream)
     or the current stream; returns without synchronizing.
     """
     r = _as_rung(rung)
-    M, N, K = operand_shape(a, b, c)
+    M, N, K = operand_shape(a, b, c, r.dtype, r.out_dtype)
     key = (r.name, M, N, K, backend)
     prepared = _PREPARED.get(key)
     if prepared is None:

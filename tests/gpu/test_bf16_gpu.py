@@ -1,0 +1,192 @@
+"""The BF16 tensor-core rungs on a GPU: every rung (and its float32-output and scalar twins)
+correct at tile-aligned, awkward and tiny shapes through the harness's own checker (fresh bf16
+inputs, poisoned output and guard, beta = 0 and beta != 0 passes, the derived BF16 bound), the
+vector/scalar choice, clean refusals, and the cuBLAS BF16 reference. Skipped without a GPU
+(conftest) and, per rung, on a GPU without the rung's architecture."""
+
+from __future__ import annotations
+
+import zlib
+
+import pytest
+
+from gemmlab.errors import InputError
+from gemmlab.kernels.registry import TC_LADDER, all_rungs, arch_refusal, get, scalar_twin
+
+pytestmark = pytest.mark.gpu
+
+ALPHA, BETA = 1.25, -0.5
+SHAPES = [
+    (128, 128, 128),   # whole tiles
+    (1, 1, 1),
+    (7, 7, 7),
+    (127, 127, 127),
+    (1000, 3000, 77),  # K % 8 != 0: mma_sync_bf16 runs its scalar twin
+    (1000, 3000, 80),  # vector path with partial edge tiles
+    (64, 72, 4104),    # long K, N % 8 == 0 but not a tile multiple
+]
+LARGE = (4096, 4096, 4096)  # the ladder rungs only (time)
+
+
+@pytest.fixture(scope="module")
+def cp():
+    import cupy
+
+    return cupy
+
+
+@pytest.fixture(scope="module")
+def dev():
+    from gemmlab.runtime import device
+
+    return device.info()
+
+
+def _skip_unless_runnable(rung, dev):
+    reason = arch_refusal(rung, dev.cc_major, dev.cc_minor, dev.name)
+    if reason:
+        pytest.skip(reason)
+
+
+def _check(cp, run, shape, rung, seed=0):
+    from gemmlab.bench.check import Checker
+
+    M, N, K = shape
+    checker = Checker(xp=cp, seed=seed, synchronize=cp.cuda.get_current_stream().synchronize)
+    return checker.check(run, M, N, K, ALPHA, BETA, rung.dtype, rung.out_dtype)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("rung", all_rungs("bf16"), ids=lambda r: r.name)
+def test_bf16_rung_correct(cp, dev, rung, shape):
+    from gemmlab.runtime.launch import prepare
+
+    _skip_unless_runnable(rung, dev)
+    res = _check(cp, prepare(rung, *shape), shape, rung, seed=zlib.crc32(f"{rung.name}{shape}".encode()))
+    assert res.ok, f"{rung.name} {shape}: {res.reason}"
+
+
+@pytest.mark.parametrize("rung", TC_LADDER, ids=lambda r: r.name)
+def test_bf16_ladder_rung_correct_large(cp, dev, rung):
+    from gemmlab.runtime.launch import prepare
+
+    _skip_unless_runnable(rung, dev)
+    res = _check(cp, prepare(rung, *LARGE), LARGE, rung, seed=17)
+    assert res.ok, f"{rung.name} {LARGE}: {res.reason}"
+
+
+def _bits(cp, shape, seed):
+    from gemmlab.bench.bf16 import to_bits
+
+    rng = cp.random.default_rng(seed)
+    return to_bits(rng.random(shape, dtype=cp.float32) * 2 - 1)
+
+
+def _misaligned(cp, x):
+    """A C-contiguous copy of x whose data starts 2 bytes past a 16-byte boundary."""
+    flat = cp.empty(x.size + 1, dtype=x.dtype)
+    view = flat[1:].reshape(x.shape)
+    view[...] = x
+    assert view.flags.c_contiguous and view.data.ptr % 16 == 2
+    return view
+
+
+def test_vector_path_choice_and_misaligned_fallback(cp, dev):
+    from gemmlab.bench.bf16 import from_bits, tolerance, within
+    from gemmlab.bench.check import reference
+    from gemmlab.runtime.launch import prepare
+
+    rung = get("mma_sync_bf16")
+    _skip_unless_runnable(rung, dev)
+    M, N, K = 130, 136, 264
+    a, b, c = _bits(cp, (M, K), 1), _bits(cp, (K, N), 2), _bits(cp, (M, N), 3)
+    run = prepare(rung, M, N, K)
+    assert run.rung_for(a, b, c) is rung
+    assert prepare(rung, M, N, K - 1).rung == scalar_twin(rung)  # K % 8 != 0
+    assert prepare(rung, M, N - 4, K).rung == scalar_twin(rung)  # N % 8 != 0
+    a_m, c_m = _misaligned(cp, a), _misaligned(cp, c)
+    assert run.rung_for(a_m, b, c_m) == scalar_twin(rung)
+    run(a_m, b, c_m, ALPHA, BETA)
+    ref, absref = reference(from_bits(a), from_bits(b), ALPHA, BETA, from_bits(c), xp=cp)
+    ok, worst, n_over = within(from_bits(c_m), ref, absref, tolerance(K, "bf16"))
+    assert ok, (worst, n_over)
+
+
+def test_bf16_launch_refuses_wrong_operands(cp, dev):
+    from gemmlab.runtime.launch import gemm
+
+    _skip_unless_runnable(get("wmma_bf16"), dev)
+    a, b = _bits(cp, (8, 4), 1), _bits(cp, (4, 6), 2)
+    with pytest.raises(InputError, match="expected dtype uint16"):
+        gemm("wmma_bf16", a.astype(cp.float32), b, cp.zeros((8, 6), cp.uint16))
+    with pytest.raises(InputError, match="c: expected dtype uint16"):
+        gemm("wmma_bf16", a, b, cp.zeros((8, 6), cp.float32))
+    with pytest.raises(InputError, match="c: expected dtype float32"):
+        gemm("wmma_bf16_f32out", a, b, cp.zeros((8, 6), cp.uint16))
+    with pytest.raises(InputError, match="b: expected 4 rows"):
+        gemm("wmma_bf16", a, _bits(cp, (5, 6), 3), cp.zeros((8, 6), cp.uint16))
+    from gemmlab.runtime.launch import prepare
+
+    run = prepare("wmma_bf16", 8, 6, 4)
+    with pytest.raises(InputError, match="takes a, b as uint16"):
+        run(a.astype(cp.float32), b.astype(cp.float32), cp.zeros((8, 6), cp.float32))
+
+
+def test_arch_refusal_on_this_gpu_is_consistent(dev):
+    from gemmlab.runtime import compile as comp
+
+    for rung in TC_LADDER:
+        reason = arch_refusal(rung, dev.cc_major, dev.cc_minor, dev.name)
+        if reason is None:
+            comp.compile_rung(rung)  # compiles and loads
+        else:
+            with pytest.raises(comp.ArchUnsupported, match="needs"):
+                comp.compile_rung(rung)
+
+
+@pytest.mark.parametrize("out", ["bf16", "fp32"])
+@pytest.mark.parametrize("shape", [(128, 128, 128), (1000, 3000, 77), (7, 7, 7)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_cublas_bf16_reference_correct(cp, out, shape):
+    from gemmlab.bench.check import Checker
+    from gemmlab.runtime import cublas
+
+    M, N, K = shape
+    checker = Checker(xp=cp, seed=23, synchronize=cp.cuda.get_current_stream().synchronize)
+    res = checker.check(cublas.gemm_bf16, M, N, K, ALPHA, BETA, "bf16", out)
+    assert res.ok, f"cuBLAS bf16 {shape} {out}: {res.reason}"
+
+
+def test_checker_catches_a_wrong_bf16_kernel_on_the_gpu(cp, dev):
+    """The bound is not so loose that a kernel missing one k-tile passes at K = 4096."""
+    from gemmlab.runtime.launch import prepare
+
+    rung = get("mma_sync_bf16")
+    _skip_unless_runnable(rung, dev)
+    M, N, K = 256, 256, 4096
+    good = prepare(rung, M, N, K)
+
+    def skips_a_tile(a, b, c, al, be):
+        a2 = a.copy()
+        a2[:, 1024:1056] = 0
+        good(a2, b, c, al, be)
+
+    res = _check(cp, skips_a_tile, (M, N, K), rung, seed=29)
+    assert not res.ok
+
+
+def test_profile_target_launches_bf16_rungs(dev):
+    """`gemmlab profile mma_sync_bf16` runs this program under ncu: bf16 operands, the scalar
+    twin where K % 8 != 0."""
+    from gemmlab.errors import UserError
+    from gemmlab.profile import target
+
+    _skip_unless_runnable(get("mma_sync_bf16"), dev)
+    try:
+        assert target.run("mma_sync_bf16", (256, 256, 256), 1) == "gemmlab_mma_sync_bf16"
+        assert target.run("mma_sync_bf16", (100, 64, 77), 0) == "gemmlab_mma_sync_bf16_scalar"
+        assert target.run("wmma_bf16_f32out", (33, 65, 17), 0) == "gemmlab_wmma_bf16_f32out"
+    except UserError as e:
+        if "NVTX" in str(e):
+            pytest.skip(str(e))
+        raise

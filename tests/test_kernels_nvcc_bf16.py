@@ -1,0 +1,58 @@
+"""Every BF16 tensor-core rung instantiation compiles with nvcc for sm_80 and sm_90 with no
+spills and within the hardware limits (CPU only; skipped where nvcc is missing)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gemmlab.errors import ToolMissing
+from gemmlab.kernels.registry import all_rungs, get
+from gemmlab.runtime import nvcc
+
+
+def _have_nvcc() -> bool:
+    try:
+        nvcc.find_nvcc()
+    except ToolMissing:
+        return False
+    return True
+
+
+pytestmark = pytest.mark.skipif(not _have_nvcc(),
+                                reason="nvcc (CUDA toolkit) not found: the resource report needs it")
+
+ARCHS = ("sm_80", "sm_90")
+STATIC_SMEM_MAX = 48 * 1024
+
+
+@pytest.fixture(scope="module")
+def report():
+    res = nvcc.resources(all_rungs("bf16"), archs=ARCHS, jobs=2)
+    return {(r.kernel, r.arch): r for r in res}
+
+
+def test_every_bf16_rung_compiles_for_every_arch(report):
+    missing = [(r.kernel, a) for r in all_rungs("bf16") for a in ARCHS
+               if (r.kernel, a) not in report]
+    assert not missing
+
+
+def test_no_bf16_rung_spills_and_resources_fit(report):
+    bad = {k: (r.spill_stores, r.spill_loads, r.stack_frame) for k, r in report.items()
+           if r.spills or r.stack_frame}
+    assert not bad
+    for (kernel, arch), r in report.items():
+        assert 0 < r.registers <= 255, (kernel, arch)
+        assert r.smem <= STATIC_SMEM_MAX, (kernel, arch)
+
+
+def test_shared_tiles_are_the_sizes_the_kernels_declare(report):
+    # wmma_bf16: padded A (64 x (32+8)) and B (32 x (64+8)) bf16 tiles + a padded f32 C tile.
+    w = get("wmma_bf16").params
+    want = (w["BM"] * (w["BK"] + 8) + w["BK"] * (w["BN"] + 8)) * 2 + w["BM"] * (w["BN"] + 4) * 4
+    assert report[("gemmlab_wmma_bf16", "sm_90")].smem == want
+    # mma_sync_bf16: unpadded (swizzled) A and B tiles only.
+    m = get("mma_sync_bf16").params
+    want = (m["BM"] * m["BK"] + m["BK"] * m["BN"]) * 2
+    assert report[("gemmlab_mma_sync_bf16", "sm_90")].smem == want
+    assert report[("gemmlab_mma_sync_bf16_scalar", "sm_90")].smem == want
