@@ -400,6 +400,10 @@ def runs(
         result = store.load_run(run_id)
     if json_out:
         print_json(result)
+    elif result.get("command") == "shapes":
+        from gemmlab.commands.shapes import show
+
+        show(result)
     elif result.get("command") == "lesson":
         from gemmlab.commands.lesson import show
 
