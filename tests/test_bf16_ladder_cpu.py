@@ -126,7 +126,11 @@ def test_arch_refusal_is_one_line_and_names_the_need():
 
 
 def _fake_gpu(monkeypatch, cc):
+    from gemmlab.runtime import compile as comp
     from gemmlab.runtime import device
+
+    # kernels loaded earlier in this process (the GPU tests on a GPU machine) must not answer for the fake
+    monkeypatch.setattr(comp, "_LOADED", {})
 
     info = device.DeviceInfo(0, "Fake GPU", cc[0], cc[1], 80, 40 << 20, 99 << 10, 100 << 10,
                              65536, 2048, 16 << 30, 1_500_000)
