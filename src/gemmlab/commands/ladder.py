@@ -109,6 +109,20 @@ def check_db(db: Optional[Path], no_store: bool) -> None:
         raise InputError(f"--db {path}: is a directory; expected a SQLite file path")
 
 
+def keep(result: dict, kind: str, meta: dict, *, db: Optional[Path], no_store: bool, out: Optional[Path],
+         force: bool) -> None:
+    """Store a run (append-only; its id and database go into ``result``) unless ``no_store``, then write
+    it as JSON to ``out`` when given (never replacing a file without ``force``)."""
+    if not no_store:
+        from gemmlab.store import Store
+
+        with Store(db) as store:
+            result["run_id"] = store.add_run(kind, result["env"], result["rows"], meta)
+            result["db"] = str(store.path)
+    if out is not None:
+        write_out(out, dumps(result), force)
+
+
 def write_out(out: Path, text: str, force: bool) -> None:
     """Write ``text`` to ``out``; without ``force`` an existing file is never replaced."""
     if not force:
@@ -178,15 +192,8 @@ def _measure(
 def _finish(result: dict, *, json_out: bool, out: Optional[Path], force: bool, db: Optional[Path], no_store: bool,
             sweep: bool = False, after_table=None) -> None:
     """Store, write, print; then exit 1 if any kernel failed its correctness check."""
-    if not no_store:
-        from gemmlab.store import Store
-
-        with Store(db) as store:
-            meta = {k: result[k] for k in ("shape", "peak", "options", "profile", "dtype", "skipped") if k in result}
-            result["run_id"] = store.add_run(result["command"], result["env"], result["rows"], meta)
-            result["db"] = str(store.path)
-    if out is not None:
-        write_out(out, dumps(result), force)
+    meta = {k: result[k] for k in ("shape", "peak", "options", "profile", "dtype", "skipped") if k in result}
+    keep(result, result["command"], meta, db=db, no_store=no_store, out=out, force=force)
     if json_out:
         print_json(result)
     else:

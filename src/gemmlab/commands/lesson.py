@@ -14,10 +14,10 @@ import typer
 
 from gemmlab.commands.ladder import (DbOpt, ForceOpt, JsonOpt, NoFlushOpt, NoStoreOpt, OutOpt, RepeatsOpt, RepOpt,
                                      SeedOpt, WarmupOpt, _options, _progress_run, _require_gpu, check_db, check_out,
-                                     write_out)
+                                     keep)
 from gemmlab.errors import UserError
 from gemmlab.report.mattered import MATTERED_COLUMNS, mattered_rows
-from gemmlab.output import console, dumps, err_console, print_json, print_table, warn
+from gemmlab.output import console, err_console, print_json, print_table, warn
 
 
 def lesson(
@@ -67,15 +67,8 @@ def lesson(
         from gemmlab.profile.lesson_profile import report_dict
 
         result["profile"] = report_dict(report)
-    if not no_store:
-        from gemmlab.store import Store
-
-        with Store(db) as store:
-            meta = {k: v for k, v in result.items() if k not in ("rows", "env", "command")}
-            result["run_id"] = store.add_run("lesson", result["env"], result["rows"], meta)
-            result["db"] = str(store.path)
-    if out is not None:
-        write_out(out, dumps(result), force)
+    meta = {k: v for k, v in result.items() if k not in ("rows", "env", "command")}
+    keep(result, "lesson", meta, db=db, no_store=no_store, out=out, force=force)
     if json_out:
         print_json(result)
     else:

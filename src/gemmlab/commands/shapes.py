@@ -14,9 +14,9 @@ from typing import Annotated, Optional
 import typer
 
 from gemmlab.commands.ladder import (DbOpt, ForceOpt, JsonOpt, NoFlushOpt, NoStoreOpt, OutOpt, RepeatsOpt, SeedOpt,
-                                     _options, _progress_run, _require_gpu, check_db, check_out, write_out)
+                                     _options, _progress_run, _require_gpu, check_db, check_out, keep)
 from gemmlab.errors import UserError
-from gemmlab.output import console, dumps, print_json, print_table
+from gemmlab.output import console, print_json, print_table
 
 
 def shapes(
@@ -58,15 +58,8 @@ def shapes(
         if type(e).__name__ == "OutOfMemoryError":
             raise UserError(f"the GPU ran out of memory ({e}); map fewer or smaller shapes (--shapes)") from None
         raise
-    if not no_store:
-        from gemmlab.store import Store
-
-        with Store(db) as store:
-            meta = {k: v for k, v in result.items() if k not in ("rows", "env", "command")}
-            result["run_id"] = store.add_run("shapes", result["env"], result["rows"], meta)
-            result["db"] = str(store.path)
-    if out is not None:
-        write_out(out, dumps(result), force)
+    meta = {k: v for k, v in result.items() if k not in ("rows", "env", "command")}
+    keep(result, "shapes", meta, db=db, no_store=no_store, out=out, force=force)
     if json_out:
         print_json(result)
     else:
