@@ -9,13 +9,23 @@ from gemmlab.runtime import autotune
 
 
 def test_size_bucket_rounds_up_to_powers_of_two_and_clamps():
-    assert autotune.size_bucket(4096, 4096, 4096) == "m4096_n4096_k4096"
-    assert autotune.size_bucket(4097, 129, 257) == "m8192_n256_k512"
-    assert autotune.size_bucket(1, 7, 64) == "m64_n64_k64"
-    assert autotune.size_bucket(10**6, 20000, 16385) == "m16384_n16384_k16384"
+    assert autotune.size_bucket(4096, 4096, 4096) == "m4096_n4096_k4096_vec"
+    assert autotune.size_bucket(4097, 129, 257) == "m8192_n256_k512_odd"
+    assert autotune.size_bucket(1, 7, 64) == "m64_n64_k64_odd"
+    assert autotune.size_bucket(10**6, 20000, 16384) == "m16384_n16384_k16384_vec"
 
 
-def _result(winner, bucket="m4096_n4096_k4096", backend="nvcc"):
+def test_the_shape_class_separates_the_vector_path_from_the_scalar_twins():
+    """4095³ and 4096³ share a size bucket but not a path: a winner tuned on one is not reused for the other."""
+    assert autotune.size_bucket(4095, 4095, 4095) != autotune.size_bucket(4096, 4096, 4096)
+    assert autotune.shape_class(4095, 4096, 4096) == "vec"  # M does not decide the access width
+    assert autotune.shape_class(4096, 4096, 77) == "odd"
+    cand = autotune.registry.autotune_candidates()[0]
+    for shape in ((4096, 4096, 4096), (4096, 4095, 4096), (1000, 3000, 77), (7, 8, 12)):
+        assert (autotune.shape_class(*shape) == "vec") == cand.accepts(*shape), shape
+
+
+def _result(winner, bucket="m4096_n4096_k4096_vec", backend="nvcc"):
     return autotune.TuneResult(device="NVIDIA H100 80GB HBM3", arch="sm_90", bucket=bucket,
                                shape=(4096, 4096, 4096), winner=winner, backend=backend,
                                median_ms={f"{winner}@{backend}": 3.0},
@@ -33,7 +43,7 @@ def test_store_then_lookup_by_device_arch_and_bucket(monkeypatch, tmp_path):
     assert autotune.lookup(1024, 4096, 4096, dev, "sm_90") is None
     # a second bucket is added, the first kept
     other = autotune_candidates()[0].name
-    autotune._store(_result(other, bucket="m1024_n1024_k1024", backend="nvrtc"))
+    autotune._store(_result(other, bucket="m1024_n1024_k1024_vec", backend="nvrtc"))
     assert autotune.lookup(1024, 1024, 1024, dev, "sm_90") == (get(other), "nvrtc")
     assert autotune.lookup(4096, 4096, 4096, dev, "sm_90") == (get(name), "nvcc")
     assert not list(tmp_path.glob("*.tmp"))

@@ -4,7 +4,8 @@ always, nvcc when the toolkit is installed: their code generators differ, and on
 same source ran up to 12% faster from nvcc 13.0 than from CuPy's NVRTC), and remember the winner.
 
 Records live in ``<cache dir>/autotune.json`` keyed by GPU name, architecture and size bucket
-(each of M, N, K rounded up to a power of two, clamped to 64..16384), so a later ``prepare`` of
+(each of M, N, K rounded up to a power of two, clamped to 64..16384, and the shape class: whether
+the 16-byte path applies or the scalar twins run), so a later ``prepare`` of
 the autotuned rung at a similar size reuses the winner instead of re-tuning. Every candidate's
 result is checked against cuBLAS before its time counts: a wrong kernel never wins.
 """
@@ -39,9 +40,18 @@ def _pow2_bucket(x: int) -> int:
     return b
 
 
+def shape_class(M: int, N: int, K: int) -> str:
+    """``vec`` when N and K allow the candidates' 16-byte accesses (multiples of 4 floats), ``odd``
+    when every candidate falls back to its scalar twin: a winner tuned on one path says nothing about
+    the other (issue #12: tuning keyed by shape class, not only by size)."""
+    return "vec" if N % 4 == 0 and K % 4 == 0 else "odd"
+
+
 def size_bucket(M: int, N: int, K: int) -> str:
-    """The bucket a tuning result applies to, e.g. ``m4096_n4096_k4096``."""
-    return f"m{_pow2_bucket(M)}_n{_pow2_bucket(N)}_k{_pow2_bucket(K)}"
+    """The bucket a tuning result applies to, e.g. ``m4096_n4096_k4096_vec``: each of M, N, K rounded
+    up to a power of two (skinny, small-K and large-K products land in buckets of their own) and the
+    shape class. Records written before the class was part of the key are not matched (re-tuned)."""
+    return f"m{_pow2_bucket(M)}_n{_pow2_bucket(N)}_k{_pow2_bucket(K)}_{shape_class(M, N, K)}"
 
 
 def record_path() -> Path:
