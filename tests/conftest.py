@@ -58,3 +58,19 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
 @pytest.fixture
 def ncu_h100() -> Path:
     return NCU_H100
+
+
+def have_nvcc() -> bool:
+    """Whether the CUDA toolkit's nvcc is found (the nvcc resource-report tests need it)."""
+    from gemmlab.errors import ToolMissing
+    from gemmlab.runtime import nvcc
+
+    try:
+        nvcc.find_nvcc()
+    except ToolMissing:
+        return False
+    return True
+
+
+requires_nvcc = pytest.mark.skipif(not have_nvcc(),
+                                   reason="nvcc (CUDA toolkit) not found: the resource report needs it")

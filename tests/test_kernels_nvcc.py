@@ -5,21 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from gemmlab.errors import ToolMissing
+from conftest import requires_nvcc
 from gemmlab.kernels.registry import all_rungs
 from gemmlab.runtime import nvcc
 
 
-def _have_nvcc() -> bool:
-    try:
-        nvcc.find_nvcc()
-    except ToolMissing:
-        return False
-    return True
-
-
-pytestmark = pytest.mark.skipif(not _have_nvcc(),
-                                reason="nvcc (CUDA toolkit) not found: the resource report needs it")
+pytestmark = requires_nvcc
 
 ARCHS = ("sm_80", "sm_90")
 # Hardware limits the report is checked against (same on sm_80 and sm_90):
