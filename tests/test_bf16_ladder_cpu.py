@@ -25,9 +25,14 @@ def wide(monkeypatch):
 
 # --- registry -------------------------------------------------------------------------------
 def test_tc_ladder_order_dtypes_and_arch():
-    assert [r.name for r in TC_LADDER] == ["wmma_bf16", "mma_sync_bf16"]
-    assert [r.order for r in TC_LADDER] == [1, 2]
+    names = [r.name for r in TC_LADDER]
+    assert names[:2] == ["wmma_bf16", "mma_sync_bf16"]
+    assert names[-4:] == ["wgmma_bf16", "tma_bf16", "ws_bf16", "persistent_bf16"]
+    orders = [r.order for r in TC_LADDER]
+    assert orders == sorted(orders) and len(set(orders)) == len(orders)
     for r in TC_LADDER:
+        if r.arch == "sm_90a":
+            continue  # tests/test_hopper_cpu.py
         assert (r.dtype, r.out_dtype, r.accum_dtype, r.arch) == ("bf16", "bf16", "fp32", "sm_80")
         assert r.needs == LaunchNeeds(arch="sm_80", dynamic_smem=0)
         assert r.needs.cluster == (1, 1, 1) and r.needs.tensor_maps == 0
@@ -39,15 +44,15 @@ def test_tc_ladder_order_dtypes_and_arch():
 def test_all_rungs_default_is_still_the_fp32_set_and_get_reaches_both():
     assert all(r.dtype == "fp32" for r in all_rungs())
     bf = all_rungs("bf16")
-    assert {r.name for r in bf} == {"wmma_bf16", "mma_sync_bf16", "wmma_bf16_f32out",
-                                    "mma_sync_bf16_f32out", "mma_sync_bf16_scalar",
-                                    "mma_sync_bf16_f32out_scalar"}
+    assert {"wmma_bf16", "mma_sync_bf16", "wmma_bf16_f32out", "mma_sync_bf16_f32out",
+            "mma_sync_bf16_scalar", "mma_sync_bf16_f32out_scalar", "persistent_bf16_f32out",
+            "wgmma_bf16_scalar"} <= {r.name for r in bf}
     assert set(all_rungs(None)) == set(all_rungs()) | set(bf)
     assert get("mma_sync_bf16_f32out").out_dtype == "fp32"
     assert registry.ladder("bf16") == TC_LADDER and registry.ladder() == LADDER
     assert "mma_sync_bf16" in registry.names()
     with pytest.raises(InputError, match="bf16 tensor-core rungs: wmma_bf16, mma_sync_bf16"):
-        get("wgmma_bf16")
+        get("wgmma_bf16_nonexistent")
     with pytest.raises(InputError, match="dtype='fp16'"):
         all_rungs("fp16")
 
@@ -230,10 +235,13 @@ def test_split_runnable_and_run_dtypes():
 
     keep, skipped = split_runnable(list(TC_LADDER) + [get("coalesced")], (7, 5), "Tesla T4")
     assert [r.name for r in keep] == ["coalesced"]
-    assert [s["kernel"] for s in skipped] == ["wmma_bf16", "mma_sync_bf16"]
-    assert all("needs sm_80" in s["reason"] for s in skipped)
+    assert [s["kernel"] for s in skipped] == [r.name for r in TC_LADDER]
+    assert all(f"needs {r.arch}" in s["reason"] for r, s in zip(TC_LADDER, skipped))
     keep, skipped = split_runnable(TC_LADDER, (9, 0), "H100")
     assert list(keep) == list(TC_LADDER) and skipped == []
+    keep, skipped = split_runnable(TC_LADDER, (8, 9), "L4")  # Ada: the sm_90a rungs skip
+    assert {r.arch for r in keep} == {"sm_80"}
+    assert {s["kernel"] for s in skipped} == {r.name for r in TC_LADDER if r.arch == "sm_90a"}
     assert run_dtypes(TC_LADDER) == ("bf16", "bf16")
     assert run_dtypes([get("wmma_bf16_f32out")]) == ("bf16", "fp32")
     with pytest.raises(InputError, match="different dtypes"):
@@ -293,8 +301,8 @@ def test_cli_kernels_lists_the_tc_ladder(capsys):
     code, out, _ = run_cli(capsys, "kernels", "--dtype", "bf16", "--json")
     assert code == 0
     items = json.loads(out)
-    assert [i["name"] for i in items] == ["wmma_bf16", "mma_sync_bf16"]
-    assert all(i["dtype"] == "bf16" and i["arch"] == "sm_80" for i in items)
+    assert [i["name"] for i in items] == [r.name for r in TC_LADDER]
+    assert all(i["dtype"] == "bf16" and i["arch"] in ("sm_80", "sm_90a") for i in items)
     code, out, _ = run_cli(capsys, "kernels", "--dtype", "bf16")
     assert code == 0 and "BF16 tensor-core ladder rungs" in out
 
@@ -337,7 +345,7 @@ def test_bf16_run_is_stored_and_shown_with_its_dtype(tmp_path, capsys):
     from gemmlab.store import Store
 
     M = N = K = 4096
-    targets = rung_targets(TC_LADDER, M, N, K)
+    targets = rung_targets(TC_LADDER[:2], M, N, K)
     for t in targets:  # no GPU: a launch-only stand-in
         object.__setattr__(t, "prepare", lambda: (lambda a, b, c, al, be: None))
     ref = cublas_bf16_target(M, N, K)

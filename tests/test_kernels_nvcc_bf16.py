@@ -22,10 +22,30 @@ def report():
     return {(r.kernel, r.arch): r for r in res}
 
 
+def _targets(rung):
+    """sm_80 and sm_90 for the Ampere-style rungs; sm_90a only for the Hopper rungs."""
+    return ("sm_90a",) if rung.arch == "sm_90a" else ARCHS
+
+
 def test_every_bf16_rung_compiles_for_every_arch(report):
-    missing = [(r.kernel, a) for r in all_rungs("bf16") for a in ARCHS
+    missing = [(r.kernel, a) for r in all_rungs("bf16") for a in _targets(r)
                if (r.kernel, a) not in report]
     assert not missing
+    assert not [k for k in report if k[1] == "sm_80" and "wgmma" in k[0]]
+
+
+def test_hopper_rungs_fit_one_block_per_sm_with_the_register_cap():
+    """The warp-specialised rungs run 3 warpgroups under __launch_bounds__(384, 1): ptxas must
+    fit them in 65536 / 384 = 170 -> 168 registers at entry (setmaxnreg moves them later), and
+    their dynamic shared memory within the H100's 227 KB opt-in."""
+    res = nvcc.resources([r for r in all_rungs("bf16") if r.arch == "sm_90a"], archs=("sm_90",))
+    assert {r.arch for r in res} == {"sm_90a"}
+    for r in res:
+        rung = get(r.kernel.removeprefix("gemmlab_"))
+        assert not r.spills and not r.stack_frame, r.kernel
+        if rung.threads == 384:
+            assert r.registers <= 168, (r.kernel, r.registers)
+        assert rung.dynamic_smem <= 227 * 1024, rung.name
 
 
 def test_no_bf16_rung_spills_and_resources_fit(report):

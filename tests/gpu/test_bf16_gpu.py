@@ -24,6 +24,8 @@ SHAPES = [
     (1000, 3000, 77),  # K % 8 != 0: mma_sync_bf16 runs its scalar twin
     (1000, 3000, 80),  # vector path with partial edge tiles
     (64, 72, 4104),    # long K, N % 8 == 0 but not a tile multiple
+    (300, 520, 136),   # Hopper rungs: partial tiles in M and N, K not a multiple of BK = 64
+    (2000, 264, 8),    # one partial k-tile; persistent CTAs with more tiles than SMs... and fewer
 ]
 LARGE = (4096, 4096, 4096)  # the ladder rungs only (time)
 
@@ -62,6 +64,10 @@ def test_bf16_rung_correct(cp, dev, rung, shape):
     from gemmlab.runtime.launch import prepare
 
     _skip_unless_runnable(rung, dev)
+    if rung.refusal(*shape):  # TMA rungs: K or N not a multiple of 8 is refused, never wrong
+        with pytest.raises(InputError, match="use wgmma_bf16"):
+            prepare(rung, *shape)
+        return
     res = _check(cp, prepare(rung, *shape), shape, rung, seed=zlib.crc32(f"{rung.name}{shape}".encode()))
     assert res.ok, f"{rung.name} {shape}: {res.reason}"
 
@@ -75,6 +81,16 @@ def test_bf16_ladder_rung_correct_large(cp, dev, rung):
     assert res.ok, f"{rung.name} {LARGE}: {res.reason}"
 
 
+@pytest.mark.parametrize("rung", [r for r in TC_LADDER if r.arch == "sm_90a"], ids=lambda r: r.name)
+def test_hopper_rung_correct_8192(cp, dev, rung):
+    from gemmlab.runtime.launch import prepare
+
+    _skip_unless_runnable(rung, dev)
+    shape = (8192, 8192, 8192)
+    res = _check(cp, prepare(rung, *shape), shape, rung, seed=23)
+    assert res.ok, f"{rung.name} {shape}: {res.reason}"
+
+
 def _bits(cp, shape, seed):
     from gemmlab.bench.bf16 import to_bits
 
@@ -83,11 +99,12 @@ def _bits(cp, shape, seed):
 
 
 def _misaligned(cp, x):
-    """A C-contiguous copy of x whose data starts 2 bytes past a 16-byte boundary."""
+    """A C-contiguous copy of x whose data starts one element (2 or 4 bytes) past a 16-byte
+    boundary."""
     flat = cp.empty(x.size + 1, dtype=x.dtype)
     view = flat[1:].reshape(x.shape)
     view[...] = x
-    assert view.flags.c_contiguous and view.data.ptr % 16 == 2
+    assert view.flags.c_contiguous and view.data.ptr % 16 == x.itemsize
     return view
 
 
@@ -110,6 +127,45 @@ def test_vector_path_choice_and_misaligned_fallback(cp, dev):
     ref, absref = reference(from_bits(a), from_bits(b), ALPHA, BETA, from_bits(c), xp=cp)
     ok, worst, n_over = within(from_bits(c_m), ref, absref, tolerance(K, "bf16"))
     assert ok, (worst, n_over)
+
+
+@pytest.mark.parametrize("name", ["wgmma_bf16", "wgmma_bf16_f32out"])
+def test_wgmma_misaligned_operands_take_the_scalar_twin(cp, dev, name):
+    """Misaligned A and C (2 bytes past 16): the scalar twin runs, and its paired epilogue
+    stores fall back to single stores where the pair's address is not aligned."""
+    from gemmlab.bench.bf16 import from_bits, tolerance, within
+    from gemmlab.bench.check import reference
+    from gemmlab.runtime.launch import prepare
+
+    rung = get(name)
+    _skip_unless_runnable(rung, dev)
+    M, N, K = 130, 136, 264
+    a, b = _bits(cp, (M, K), 4), _bits(cp, (K, N), 5)
+    c = (_bits(cp, (M, N), 6) if rung.out_dtype == "bf16"
+         else cp.random.default_rng(6).random((M, N), dtype=cp.float32))
+    c0 = c.copy()
+    run = prepare(rung, M, N, K)
+    a_m, c_m = _misaligned(cp, a), _misaligned(cp, c)
+    assert run.rung_for(a_m, b, c_m) == scalar_twin(rung)
+    run(a_m, b, c_m, ALPHA, BETA)
+    c_in = from_bits(c0) if rung.out_dtype == "bf16" else c0
+    out = from_bits(c_m) if rung.out_dtype == "bf16" else c_m
+    ref, absref = reference(from_bits(a), from_bits(b), ALPHA, BETA, c_in, xp=cp)
+    ok, worst, n_over = within(out, ref, absref, tolerance(K, rung.out_dtype))
+    assert ok, (worst, n_over)
+
+
+@pytest.mark.parametrize("name", ["tma_bf16", "ws_bf16", "persistent_bf16"])
+def test_tma_rungs_refuse_misaligned_operands(cp, dev, name):
+    from gemmlab.runtime.launch import prepare
+
+    rung = get(name)
+    _skip_unless_runnable(rung, dev)
+    M, N, K = 128, 128, 128
+    a, b, c = _bits(cp, (M, K), 1), _bits(cp, (K, N), 2), _bits(cp, (M, N), 3)
+    run = prepare(rung, M, N, K)
+    with pytest.raises(InputError, match="^A: TMA needs a 16-byte aligned base"):
+        run(_misaligned(cp, a), b, c)
 
 
 def test_bf16_launch_refuses_wrong_operands(cp, dev):

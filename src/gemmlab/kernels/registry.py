@@ -53,6 +53,9 @@ class _Family:
     smem: Callable[[Mapping[str, int]], int] = lambda p: 0  # dynamic shared memory, bytes
     dtype: str = "fp32"  # input dtype of A and B ("fp32" or "bf16"); accumulation is FP32
     arch: str | None = None  # the architecture the family needs ("sm_80", "sm_90a"); None: any
+    tma: bool = False  # takes TMA tensor maps of A and B (made on the host) before (M, N, K...)
+    persistent: bool = False  # grid = one CTA per SM (whole clusters), CTAs loop over tiles
+    tma_store: bool = False  # bf16 C leaves through a TMA tensor map when EPI_PIECE > 0
 
 
 def _xy_threads(p: Mapping[str, int]) -> int:
@@ -137,6 +140,44 @@ _FAMILIES["mma_sync_bf16"] = _Family(
     "mma_sync_bf16.cu",
     "gemmlab::mma_sync_bf16<{BM}, {BN}, {BK}, {WM}, {WN}, {VEC}, {OUT_F32}>",
     _warps_threads, _flat(_warps_threads), _mn_tile, dtype="bf16", arch="sm_80")
+
+
+
+def _wg_threads(p: Mapping[str, int]) -> int:
+    """One warpgroup (128 threads) per 64 rows of the block tile, plus the producer warpgroup
+    of the warp-specialised rungs (PRODUCER = 1)."""
+    return (p["BM"] // 64 + p.get("PRODUCER", 0)) * 128
+
+
+def _hopper_smem(p: Mapping[str, int]) -> int:
+    """STAGES x (A tile + B tile) in bf16, the epilogue's staging buffers (one 64 x EPI_PIECE
+    bf16 piece per consumer warpgroup, when C leaves by TMA), the mbarriers (two per stage) and
+    1 KB of slack to align the tiles to the 128-byte swizzle's 1024-byte atoms."""
+    staging = (p["BM"] // 64) * 64 * p["EPI_PIECE"] * 2 if _tma_epilogue(p) else 0
+    return p["STAGES"] * (p["BM"] + p["BN"]) * p["BK"] * 2 + staging + 16 * p["STAGES"] + 1024
+
+
+def _tma_epilogue(p: Mapping[str, int]) -> bool:
+    return p.get("EPI_PIECE", 0) > 0 and not p.get("OUT_F32", 0)
+
+
+_FAMILIES["wgmma_bf16"] = _Family(
+    "wgmma_bf16.cu", "gemmlab::wgmma_bf16<{BM}, {BN}, {BK}, {STAGES}, {VEC}, {OUT_F32}>",
+    _wg_threads, _flat(_wg_threads), _mn_tile, smem=_hopper_smem, dtype="bf16", arch="sm_90a")
+_FAMILIES["tma_bf16"] = _Family(
+    "tma_bf16.cu", "gemmlab::tma_bf16<{BM}, {BN}, {BK}, {STAGES}, {OUT_F32}>",
+    _wg_threads, _flat(_wg_threads), _mn_tile, smem=_hopper_smem, dtype="bf16", arch="sm_90a",
+    tma=True)
+_FAMILIES["ws_bf16"] = _Family(
+    "ws_bf16.cu", "gemmlab::ws_bf16<{BM}, {BN}, {BK}, {STAGES}, {OUT_F32}>",
+    _wg_threads, _flat(_wg_threads), _mn_tile, smem=_hopper_smem, dtype="bf16", arch="sm_90a",
+    tma=True)
+_FAMILIES["persistent_bf16"] = _Family(
+    "persistent_bf16.cu",
+    "gemmlab::persistent_bf16<{BM}, {BN}, {BK}, {STAGES}, {CLUSTER}, {GROUP}, {EPI_PIECE}, "
+    "{OUT_F32}>",
+    _wg_threads, _flat(_wg_threads), _mn_tile, smem=_hopper_smem, dtype="bf16", arch="sm_90a",
+    tma=True, persistent=True, tma_store=True)
 
 DTYPES = ("fp32", "bf16")
 _ITEMSIZE = {"fp32": 4, "bf16": 2}
@@ -243,7 +284,31 @@ class Rung:
     @property
     def needs(self) -> LaunchNeeds:
         """Architecture, dynamic shared memory, cluster shape and tensor maps of a launch."""
-        return LaunchNeeds(arch=self.arch, dynamic_smem=self.dynamic_smem)
+        fam = _FAMILIES[self.family]
+        cluster = (self.params.get("CLUSTER", 1), 1, 1)
+        return LaunchNeeds(arch=self.arch, dynamic_smem=self.dynamic_smem, cluster=cluster,
+                           tensor_maps=(3 if self.tma_store else 2) if fam.tma else 0)
+
+    @property
+    def takes_c_map(self) -> bool:
+        """True when the kernel template takes a pointer to C's tensor map (nullptr when the
+        instantiation stores C directly)."""
+        return _FAMILIES[self.family].tma_store
+
+    @property
+    def tma_store(self) -> bool:
+        """True when C (bf16) leaves through a third tensor map (the TMA-store epilogue)."""
+        return _FAMILIES[self.family].tma_store and _tma_epilogue(self.params)
+
+    @property
+    def tma(self) -> bool:
+        """True when the kernel takes TMA tensor maps of A and B as its first two arguments."""
+        return _FAMILIES[self.family].tma
+
+    @property
+    def persistent(self) -> bool:
+        """True when the grid is one CTA per SM (whole clusters) and CTAs loop over tiles."""
+        return _FAMILIES[self.family].persistent
 
     @property
     def vector_elems(self) -> int:
@@ -265,13 +330,34 @@ class Rung:
         aside): vector rungs need K and N multiples of ``vector_elems`` (4 for float32, 8 for
         bfloat16)."""
         w = self.vector_elems
+        if self.tma:  # TMA needs 16-byte row pitches: K and N multiples of 8 bf16
+            return K % w == 0 and N % w == 0
         return not self.vectorized or (K % w == 0 and N % w == 0)
 
-    def launch_config(self, M: int, N: int, K: int) -> tuple[Dim3, Dim3, int]:
-        """(grid, block, dynamic shared memory bytes) for an M x N x K product."""
+    def refusal(self, M: int, N: int, K: int) -> str | None:
+        """None when this rung computes M x N x K; otherwise the one-line reason, naming a rung
+        that can (TMA rungs have no scalar twin: TMA cannot address rows that are not 16-byte
+        multiples)."""
+        if self.accepts(M, N, K) or not self.tma:
+            return None
+        return (f"rung {self.name} needs K and N multiples of {self.vector_elems} (TMA copies "
+                f"rows whose pitch is a multiple of 16 bytes); M={M}, N={N}, K={K} is not: use "
+                f"wgmma_bf16 (its scalar twin takes any shape)")
+
+    def launch_config(self, M: int, N: int, K: int, sms: int | None = None
+                      ) -> tuple[Dim3, Dim3, int]:
+        """(grid, block, dynamic shared memory bytes) for an M x N x K product. Persistent rungs
+        launch one CTA per SM (``sms``, whole clusters only) or fewer when there are fewer tiles;
+        without ``sms`` they assume the H100 SXM's 132."""
         check_shape(M, N, K)
         fam = _FAMILIES[self.family]
         rows, cols = fam.tile(self.params)
+        if fam.persistent:
+            cluster = self.params.get("CLUSTER", 1)
+            units = _cdiv(_cdiv(M, rows), cluster) * _cdiv(N, cols)
+            slots = max(1, (sms or 132) // cluster)
+            return (min(units, slots) * cluster, 1, 1), fam.block(self.params), fam.smem(
+                self.params)
         if fam.rows_on_x:
             grid = (_cdiv(M, rows), _cdiv(N, cols), 1)
         else:
@@ -310,7 +396,13 @@ def _check_params(r: Rung) -> None:
         )
         if not ok:
             raise ValueError(f"rung {r.name}: inconsistent warp tiling {dict(p)}")
-    if r.dtype == "bf16":  # the tensor-core kernels' static_asserts
+    if r.dtype == "bf16" and "STAGES" in p:  # the Hopper rungs' static_asserts
+        ok = (p["BK"] == 64 and p["BM"] % 64 == 0 and p["BN"] % 64 == 0 and p["BN"] <= 256
+              and p["STAGES"] >= 2 and p.get("OUT_F32", 0) in (0, 1)
+              and p.get("CLUSTER", 1) in (1, 2) and (p["BN"] // 64) % p.get("CLUSTER", 1) == 0)
+        if not ok:
+            raise ValueError(f"rung {r.name}: inconsistent Hopper tiling {dict(p)}")
+    elif r.dtype == "bf16":  # the tensor-core kernels' static_asserts
         ok = (p["BM"] % p["WM"] == 0 and p["BN"] % p["WN"] == 0 and p["WM"] % 16 == 0
               and p["WN"] % 16 == 0 and p["BK"] % 16 == 0 and p.get("OUT_F32", 0) in (0, 1))
         if r.family == "mma_sync_bf16":
@@ -386,6 +478,28 @@ TC_LADDER: tuple[Rung, ...] = (
           "(conflict-free, unpadded) tiles, 128x128 block, 8 warps of 64x32 register-blocked "
           "accumulators, epilogue straight from registers.",
           BM=128, BN=128, BK=32, WM=64, WN=32, VEC=1, OUT_F32=0),
+    _rung("wgmma_bf16", 4, "wgmma_bf16",
+          "Hopper's warpgroup MMA: wgmma.m64n128k16 reads A and B from 128-byte-swizzled shared "
+          "tiles through descriptors (no ldmatrix, no fragments), 2 warpgroups on a 128x128 "
+          "tile, tiles still copied by cp.async, 3 stages.",
+          BM=128, BN=128, BK=64, STAGES=3, VEC=1, OUT_F32=0),
+    _rung("tma_bf16", 5, "tma_bf16",
+          "TMA: one thread hands each tile to the copy engine (tensor maps made on the host), "
+          "which writes it pre-swizzled and signals an mbarrier; no per-thread copies or "
+          "guards, 4 stages.",
+          BM=128, BN=128, BK=64, STAGES=4, OUT_F32=0),
+    _rung("ws_bf16", 6, "ws_bf16",
+          "Warp specialisation: a producer warpgroup only issues TMA (setmaxnreg.dec), two "
+          "consumer warpgroups only issue wgmma on a 128x256 tile (setmaxnreg.inc, m64n256 "
+          "accumulators), coupled by full/empty mbarriers, no __syncthreads in the loop.",
+          BM=128, BN=256, BK=64, STAGES=4, PRODUCER=1, MINB=1, OUT_F32=0),
+    _rung("persistent_bf16", 7, "persistent_bf16",
+          "Persistent CTAs (one per SM) walk the tiles in grouped order, loading the next tile "
+          "during the current epilogue; clusters of 2 along M share each B tile through TMA "
+          "multicast, halving B's L2 traffic; C leaves through shared memory and TMA stores "
+          "that drain during the next tile.",
+          BM=128, BN=256, BK=64, STAGES=4, PRODUCER=1, MINB=1, CLUSTER=2, GROUP=8,
+          EPI_PIECE=128, OUT_F32=0),
 )
 
 

@@ -60,16 +60,32 @@ def wrapper(rung: "Rung") -> str:
     profiler output readable and needs no name mangling).
 
     Every rung has the same argument list - (M, N, K, alpha, A, B, beta, C), alpha and beta
-    float32 - with pointer types from the rung's input and output dtypes."""
+    float32 - with pointer types from the rung's input and output dtypes; TMA rungs take the
+    tensor maps of A and B first (``__grid_constant__``, 128 bytes each), and clustered rungs
+    carry their cluster shape as ``__cluster_dims__``."""
     bounds = str(rung.threads)
     if rung.params.get("MINB", 0) > 0:  # ask ptxas to fit MINB blocks per SM (caps registers)
         bounds += f", {rung.params['MINB']}"
     t_in, t_out = C_TYPES[rung.dtype], C_TYPES[rung.out_dtype]
+    attrs = f"__launch_bounds__({bounds})"
+    cluster = rung.needs.cluster
+    if cluster != (1, 1, 1):  # compile-time cluster shape: an ordinary launch forms clusters
+        attrs = f"__cluster_dims__({cluster[0]}, {cluster[1]}, {cluster[2]}) " + attrs
+    maps = ""
+    if rung.tma:  # tensor maps by value in parameter space, where TMA reads them
+        maps = ("const __grid_constant__ gemmlab::tc::TensorMap tmA,\n"
+                "    const __grid_constant__ gemmlab::tc::TensorMap tmB, ")
+        if rung.tma_store:
+            maps += "const __grid_constant__ gemmlab::tc::TensorMap tmC,\n    "
+        c_map = ("&tmC, " if rung.tma_store else "nullptr, ") if rung.takes_c_map else ""
+        call = f"{rung.template_call}(tmA, tmB, {c_map}M, N, K, alpha, beta, C);"
+    else:
+        call = f"{rung.template_call}(M, N, K, alpha, A, B, beta, C);"
     return (
-        f'extern "C" __global__ void __launch_bounds__({bounds}) {rung.kernel}(\n'
-        f"    int M, int N, int K, float alpha, const {t_in}* __restrict__ A,\n"
+        f'extern "C" __global__ void {attrs} {rung.kernel}(\n'
+        f"    {maps}int M, int N, int K, float alpha, const {t_in}* __restrict__ A,\n"
         f"    const {t_in}* __restrict__ B, float beta, {t_out}* __restrict__ C) {{\n"
-        f"    {rung.template_call}(M, N, K, alpha, A, B, beta, C);\n"
+        f"    {call}\n"
         "}\n"
     )
 

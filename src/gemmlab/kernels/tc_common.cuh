@@ -10,6 +10,7 @@
 //   Any M, N, K >= 1: global accesses are guarded and out-of-range tile elements are zeros.
 //   beta == 0 follows BLAS: C is not read.
 #pragma once
+#include "tc_wgmma.cuh"
 
 namespace gemmlab {
 namespace tc {
@@ -176,6 +177,274 @@ template <int CHUNKS>
 __device__ __forceinline__ int swz_chunk(int r, int c) {
     static_assert(CHUNKS == 4 || (CHUNKS >= 8 && CHUNKS % 8 == 0), "swizzle: 4 or 8k chunks");
     return CHUNKS == 4 ? (c ^ ((r >> 1) & 3)) : (c ^ (r & 7));
+}
+
+
+// ---- Hopper (sm_90): mbarrier, TMA, clusters; wgmma and setmaxnreg need sm_90a ------------
+// The 128-byte CUtensorMap that cuTensorMapEncodeTiled fills on the host. Kernels take it by
+// value as a __grid_constant__ parameter, so the TMA unit reads it from parameter space.
+struct __align__(64) TensorMap { unsigned long long bits[16]; };
+
+// mbarrier.init.shared::cta.b64: a barrier whose phase completes after `count` arrivals (and,
+// for TMA, after the transaction bytes announced by expect_tx have landed).
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+// fence.mbarrier_init.release.cluster: makes initialised barriers visible to the async proxy
+// (TMA) and to the other CTAs of the cluster.
+__device__ __forceinline__ void fence_mbar_init() {
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+// mbarrier.arrive.expect_tx.shared::cta.b64: arrive once and announce `bytes` of TMA traffic.
+__device__ __forceinline__ void mbar_arrive_expect_tx(unsigned bar, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+                 : "memory");
+}
+// mbarrier.arrive.shared::cta.b64: one arrival on this CTA's barrier.
+__device__ __forceinline__ void mbar_arrive(unsigned bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+// mapa + mbarrier.arrive.shared::cluster.b64: one arrival on the barrier at the same shared
+// offset in CTA `cta` of the cluster (the local CTA included). The default semantics (release
+// at CTA scope) are enough for "I am done reading this stage": what precedes it are wgmma reads
+// of shared memory, already retired by wgmma.wait_group. A .release.cluster arrival would also
+// wait for every earlier global store of the thread (the previous tile's epilogue) to become
+// visible cluster-wide - measured on the H100, that cost the persistent rung a third of its
+// speed at 4096^3.
+__device__ __forceinline__ void mbar_arrive_cluster(unsigned bar, unsigned cta) {
+    asm volatile(
+        "{ .reg .b32 ra; mapa.shared::cluster.u32 ra, %0, %1;\n"
+        "mbarrier.arrive.shared::cluster.b64 _, [ra]; }" ::"r"(bar), "r"(cta)
+        : "memory");
+}
+// mbarrier.try_wait.parity.shared::cta.b64: true once the phase with parity `parity` completed.
+__device__ __forceinline__ bool mbar_try_wait(unsigned bar, unsigned parity) {
+    unsigned ok;
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p; }" : "=r"(ok) : "r"(bar), "r"(parity) : "memory");
+    return ok != 0;
+}
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
+    while (!mbar_try_wait(bar, parity)) {
+    }
+}
+
+// cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes: the TMA
+// unit copies the box at coordinates (c0 innermost, c1) of the tensor map into shared memory at
+// dst (swizzled as the map says) and counts the bytes on the barrier. Out-of-range elements of
+// the box are written as zeros (and still counted), so edge tiles need no guards.
+__device__ __forceinline__ void tma_load_2d(unsigned dst, const TensorMap* map, unsigned bar,
+                                            int c0, int c1) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+        " [%0], [%1, {%3, %4}], [%2];" ::"r"(dst), "l"(map), "r"(bar), "r"(c0), "r"(c1)
+        : "memory");
+}
+// The same copy with .multicast::cluster: the box lands at dst (and its bytes on the barrier
+// at bar) in every CTA of the cluster whose bit is set in `mask`.
+__device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const TensorMap* map,
+                                                      unsigned bar, int c0, int c1,
+                                                      unsigned short mask) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+        ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(dst), "l"(map), "r"(bar),
+        "r"(c0), "r"(c1), "h"(mask)
+        : "memory");
+}
+// cp.async.bulk.tensor.2d.global.shared::cta.bulk_group: the TMA unit writes the box at src
+// (laid out and swizzled as the map says) to coordinates (c0, c1) of the tensor; elements
+// outside the tensor are not written. Completion is tracked per thread by bulk groups.
+__device__ __forceinline__ void tma_store_2d(const TensorMap* map, unsigned src, int c0, int c1) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];"
+        ::"l"(map), "r"(src), "r"(c0), "r"(c1) : "memory");
+}
+// cp.async.bulk.commit_group: closes this thread's batch of bulk copies.
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+// cp.async.bulk.wait_group.read N: at most N batches still reading their shared source (the
+// buffer may be rewritten); without .read: at most N batches not yet complete in global memory.
+template <int N>
+__device__ __forceinline__ void bulk_wait_read() {
+    asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+template <int N>
+__device__ __forceinline__ void bulk_wait() {
+    asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory");
+}
+// bar.sync id, count: a named barrier for `count` threads (one warpgroup: 128), so a warpgroup
+// can synchronise without stopping the others (id 0 is __syncthreads).
+__device__ __forceinline__ void named_barrier(unsigned id, unsigned count) {
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+}
+
+// prefetch.tensormap: bring the tensor map into the TMA unit's cache before the first copy.
+__device__ __forceinline__ void prefetch_tensormap(const TensorMap* map) {
+    asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");
+}
+
+// %cluster_ctarank: this CTA's rank within its cluster.
+__device__ __forceinline__ unsigned cluster_ctarank() {
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+}
+// barrier.cluster.arrive.release + barrier.cluster.wait.acquire: every thread of every CTA of
+// the cluster meets here (shared memory of the others is then safe to use / to leave).
+__device__ __forceinline__ void cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;"
+                 ::: "memory");
+}
+
+// A wgmma shared-memory matrix descriptor (PTX "matrix-descriptor-encode") for a tile stored
+// with the 128-byte swizzle (the layout TMA writes with CU_TENSOR_MAP_SWIZZLE_128B and
+// swz_chunk<8> produces): start address, leading- and stride-dimension byte offsets, all >> 4,
+// swizzle mode 1 (128B) in bits 62-63. The tile must start on a 1024-byte boundary (plus the
+// in-atom K offset).
+//   K-major (A; B of the FP8 rung): rows of 64 bf16 (128 bytes), 8-row atoms of 1024 bytes;
+//     sbo = 1024 (next 8 rows), lbo unused (one instruction's K fits in the 128-byte row).
+//   N-major (B as a row-major K x N tile, TRANS_B = 1): 64-column chunks of K rows x 128 bytes;
+//     lbo = bytes between 64-column chunks, sbo = 1024 (next 8 K rows).
+__device__ __forceinline__ unsigned long long wgmma_desc(unsigned addr, unsigned lbo,
+                                                         unsigned sbo) {
+    return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) |
+           (static_cast<unsigned long long>((lbo & 0x3FFFF) >> 4) << 16) |
+           (static_cast<unsigned long long>((sbo & 0x3FFFF) >> 4) << 32) | (1ull << 62);
+}
+// wgmma.fence.sync.aligned: orders register/shared accesses before the next wgmma.
+__device__ __forceinline__ void wgmma_fence() {
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+// wgmma.commit_group.sync.aligned: closes the batch of wgmma issued so far.
+__device__ __forceinline__ void wgmma_commit() {
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+// wgmma.wait_group.sync.aligned N: waits until at most N batches are in flight.
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+// Makes accumulator registers written by wgmma visible to ordinary code (and vice versa): the
+// compiler must not move accesses to d across the asynchronous wgmma.
+template <int R>
+__device__ __forceinline__ void fence_regs(float (&d)[R]) {
+#pragma unroll
+    for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+// setmaxnreg.inc/dec.sync.aligned.u32: a warpgroup raises (consumers) or lowers (the TMA
+// producer) its register budget; needs a register cap at entry (__launch_bounds__(T, 1)).
+template <int REGS>
+__device__ __forceinline__ void setmaxnreg_inc() {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(REGS));
+}
+template <int REGS>
+__device__ __forceinline__ void setmaxnreg_dec() {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(REGS));
+}
+// fence.proxy.async.shared::cta: ordinary shared stores (cp.async, st.shared) become visible to
+// the async proxy (wgmma reading shared memory) - needed before a barrier that hands such a
+// tile to wgmma.
+__device__ __forceinline__ void fence_proxy_async() {
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+// Two adjacent outputs (row r, columns c and c + 1) from wgmma/mma.sync accumulators: alpha * v
+// + beta * C, C read only when beta != 0, one packed 4-byte (bf16x2, cvt.rn.bf16x2.f32) or
+// 8-byte (f32) store when both columns are inside and the pair's address is aligned, guarded
+// element stores otherwise.
+template <int OUT_F32>
+__device__ __forceinline__ void store_pair(void* __restrict__ C, int M, int N, int r, int c,
+                                           float v0, float v1, float alpha, float beta) {
+    if (r >= M || c >= N) return;
+    const int idx = r * N + c;
+    const unsigned long long at = reinterpret_cast<unsigned long long>(C) +
+                                  static_cast<unsigned long long>(idx) * (OUT_F32 ? 4 : 2);
+    if (c + 1 < N && at % (OUT_F32 ? 8 : 4) == 0) {
+        if (OUT_F32) {
+            float2* p = reinterpret_cast<float2*>(static_cast<float*>(C) + idx);
+            float2 o = make_float2(alpha * v0, alpha * v1);
+            if (beta != 0.0f) {
+                const float2 old = *p;
+                o.x += beta * old.x;
+                o.y += beta * old.y;
+            }
+            *p = o;
+        } else {
+            unsigned* p = reinterpret_cast<unsigned*>(static_cast<bf16*>(C) + idx);
+            float o0 = alpha * v0, o1 = alpha * v1;
+            if (beta != 0.0f) {
+                const unsigned old = *p;
+                o0 += beta * bf16_to_f32(static_cast<bf16>(old & 0xFFFFu));
+                o1 += beta * bf16_to_f32(static_cast<bf16>(old >> 16));
+            }
+            unsigned packed;  // cvt.rn.bf16x2.f32 d, hi, lo: hi -> upper half
+            asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(o1), "f"(o0));
+            *p = packed;
+        }
+        return;
+    }
+    store_out<OUT_F32>(C, idx, v0, alpha, beta);
+    if (c + 1 < N) store_out<OUT_F32>(C, idx + 1, v1, alpha, beta);
+}
+
+// The epilogue of one warpgroup's m64 x BN accumulator tile (layout in tc_wgmma.cuh) whose
+// first row is r0 and first column c0.
+template <int BN, int OUT_F32>
+__device__ __forceinline__ void store_wgmma_tile(void* __restrict__ C, int M, int N, int r0,
+                                                 int c0, const float (&d)[BN / 2], float alpha,
+                                                 float beta) {
+    const int t = threadIdx.x % 128;
+    const int r = r0 + 16 * (t / 32) + (t % 32) / 4, c = c0 + 2 * (t % 4);
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+        store_pair<OUT_F32>(C, M, N, r, c + 8 * j, d[4 * j], d[4 * j + 1], alpha, beta);
+        store_pair<OUT_F32>(C, M, N, r + 8, c + 8 * j, d[4 * j + 2], d[4 * j + 3], alpha, beta);
+    }
+}
+
+
+// The epilogue of one warpgroup's 64 x BN bf16 tile through shared memory and TMA stores, for
+// beta == 0 (nothing of C is read). The tile goes out in pieces of PIECE columns: the warpgroup
+// writes alpha * d, rounded to bf16, into its staging buffer `buf` (PIECE / 64 boxes of
+// 64 x 64, each 64 rows x 128 bytes in the 128-byte swizzle, which keeps these 4-byte stores
+// free of bank conflicts), fences the writes for the async proxy, meets at its named barrier,
+// and one thread hands the boxes to TMA (which clips rows and columns outside C). The stores
+// then run while the warpgroup returns to the main loop; the next use of `buf` first waits
+// until TMA has read it. C's tensor map: (N, M) bf16, 64 x 64 boxes, 128-byte swizzle.
+template <int BN, int PIECE>
+__device__ __forceinline__ void store_tile_tma(const TensorMap* tmC, unsigned buf, unsigned bar_id,
+                                               int r0, int c0, const float (&d)[BN / 2],
+                                               float alpha) {
+    static_assert(BN % PIECE == 0 && PIECE % 64 == 0, "whole 64-column boxes per piece");
+    const int t = threadIdx.x % 128;
+    const int r = 16 * (t / 32) + (t % 32) / 4, q = 2 * (t % 4);
+#pragma unroll
+    for (int piece = 0; piece < BN / PIECE; ++piece) {
+        if (t == 0) bulk_wait_read<0>();  // TMA has finished reading buf
+        named_barrier(bar_id, 128);
+#pragma unroll
+        for (int jj = 0; jj < PIECE / 8; ++jj) {
+            const int j = piece * (PIECE / 8) + jj;
+            const int box = jj / 8, chunk = jj % 8;
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int rr = r + 8 * h;
+                unsigned packed;  // cvt.rn.bf16x2.f32 d, hi, lo
+                asm("cvt.rn.bf16x2.f32 %0, %1, %2;"
+                    : "=r"(packed) : "f"(alpha * d[4 * j + 2 * h + 1]), "f"(alpha * d[4 * j + 2 * h]));
+                const unsigned off = box * 8192 + rr * 128 + ((chunk ^ (rr & 7)) * 16) + q * 2;
+                asm volatile("st.shared.b32 [%0], %1;" ::"r"(buf + off), "r"(packed) : "memory");
+            }
+        }
+        fence_proxy_async();
+        named_barrier(bar_id, 128);
+        if (t == 0) {
+#pragma unroll
+            for (int box = 0; box < PIECE / 64; ++box)
+                tma_store_2d(tmC, buf + box * 8192, c0 + piece * PIECE + 64 * box, r0);
+            bulk_commit();
+        }
+    }
 }
 
 }  // namespace tc

@@ -178,7 +178,9 @@ class NvccCompiler:
         with tempfile.TemporaryDirectory(prefix="gemmlab-nvcc-") as d:
             src, out = Path(d) / f"{name}.cu", Path(d) / f"{name}.cubin"
             src.write_text(source, encoding="utf-8")
-            cmd = [self.path, "-cubin", f"-arch={arch}", *options, "-o", str(out), str(src)]
+            from gemmlab.runtime.nvcc import arch_flag
+
+            cmd = [self.path, "-cubin", arch_flag(arch), *options, "-o", str(out), str(src)]
             res = subprocess.run(cmd, capture_output=True, text=True, check=False)
             if res.returncode != 0:
                 raise KernelCompileError(format_compile_error(

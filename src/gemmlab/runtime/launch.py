@@ -102,7 +102,16 @@ class PreparedGemm:
             rung, backend = autotune.resolve(M, N, K)
         self.requested = rung
         self.M, self.N, self.K = M, N, K
-        self.grid, self.block, self.smem = rung.launch_config(M, N, K)
+        refusal = rung.refusal(M, N, K)
+        if refusal:
+            raise InputError(refusal)
+        sms = None
+        if rung.persistent:
+            from gemmlab.runtime import device
+
+            sms = device.info().sm_count
+        self.grid, self.block, self.smem = rung.launch_config(M, N, K, sms=sms)
+        self._maps: dict[tuple[int, int, int], tuple[Any, ...]] = {}
         self.backend = backend
         self._dtypes = (ARRAY_DTYPES[rung.dtype], ARRAY_DTYPES[rung.out_dtype])
         self._vec_rung = rung if rung.vectorized and rung.accepts(M, N, K) else None
@@ -145,9 +154,29 @@ class PreparedGemm:
                 f"operands a {a.dtype}, b {b.dtype}, c {c.dtype}: rung {self.requested.name} "
                 f"takes a, b as {t_in} and c as {t_out}")
         kernel = self._kernel_for(a, b, c)
-        kernel(self.grid, self.block,
-               (*self._args, np.float32(alpha), a, b, np.float32(beta), c),
-               shared_mem=self.smem)
+        args = (*self._args, np.float32(alpha), a, b, np.float32(beta), c)
+        if self.requested.tma:
+            args = (*self._tensor_maps(a, b, c), *args)
+        kernel(self.grid, self.block, args, shared_mem=self.smem)
+
+    def _tensor_maps(self, a: Any, b: Any, c: Any) -> tuple[Any, ...]:
+        """The TMA tensor maps of a and b (and c for a TMA-store epilogue). They hold the
+        addresses, so they are cached per operand pointers: a timing loop encodes them once."""
+        rung = self.requested
+        key = (a.data.ptr, b.data.ptr, c.data.ptr if rung.tma_store else 0)
+        maps = self._maps.get(key)
+        if maps is None:
+            from gemmlab.runtime import tma
+
+            p = rung.params
+            spec_a, spec_b = tma.specs(self.M, self.N, self.K, p["BM"], p["BK"])
+            if len(self._maps) >= 8:  # many operand buffers: keep the cache small
+                self._maps.clear()
+            maps = (tma.encode(spec_a, a.data.ptr), tma.encode(spec_b, b.data.ptr))
+            if rung.tma_store:
+                maps += (tma.encode(tma.c_spec(self.M, self.N), c.data.ptr),)
+            self._maps[key] = maps
+        return maps
 
 
 def prepare(rung: RungLike, M: int, N: int, K: int, backend: str = "nvrtc"

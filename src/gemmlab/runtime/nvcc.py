@@ -96,11 +96,31 @@ def parse_ptxas_report(text: str) -> list[Resources]:
     return out
 
 
+def arch_flag(arch: str) -> str:
+    """nvcc's target option for ``arch``. Architecture-specific targets (sm_90a: wgmma,
+    setmaxnreg) use the -gencode form: with nvcc 13.0 the -arch=sm_90a shorthand also runs a
+    plain sm_90 pass that rejects those instructions."""
+    if arch.endswith("a"):
+        return f"-gencode=arch=compute_{arch.removeprefix('sm_')},code={arch}"
+    return f"-arch={arch}"
+
+
+def _target(rung: Rung, arch: str) -> str | None:
+    """What ``rung`` compiles for when ``arch`` is asked: the rung's own architecture-specific
+    target (sm_90a) on that GPU generation, nothing where the rung cannot run."""
+    from gemmlab.kernels.registry import arch_refusal, compile_arch
+
+    digits = arch.removeprefix("sm_").rstrip("a")
+    if arch_refusal(rung, int(digits[:-1]), int(digits[-1])):
+        return None
+    return compile_arch(rung, arch)
+
+
 def _compile_report(nvcc: str, source: str, arch: str, options: Sequence[str]) -> str:
     with tempfile.TemporaryDirectory(prefix="gemmlab-ptxas-") as d:
         src = Path(d) / "unit.cu"
         src.write_text(source, encoding="utf-8")
-        cmd = [nvcc, "-cubin", f"-arch={arch}", *options, "-Xptxas", "-v",
+        cmd = [nvcc, "-cubin", arch_flag(arch), *options, "-Xptxas", "-v",
                "-o", str(Path(d) / "unit.cubin"), str(src)]
         res = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if res.returncode != 0:
@@ -121,7 +141,10 @@ def resources(rungs: Iterable[Rung], archs: Sequence[str] = DEFAULT_ARCHS, jobs:
     by_source: dict[str, list[Rung]] = collections.defaultdict(list)
     for r in rungs:
         by_source[r.source].append(r)
-    tasks = [(translation_unit(rs), arch) for rs in by_source.values() for arch in archs]
+    tasks = []
+    for rs in by_source.values():
+        for target in sorted({a for a in (_target(rs[0], arch) for arch in archs) if a}):
+            tasks.append((translation_unit(rs), target))
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         reports = list(pool.map(lambda t: _compile_report(nvcc, t[0], t[1], BASE_OPTIONS), tasks))
     return [res for text in reports for res in parse_ptxas_report(text)]

@@ -1,0 +1,156 @@
+// BF16 tensor-core rung 7: persistent, clustered, multicast.
+//
+// What changes from ws_bf16:
+//  * Persistent: one CTA per SM (grid = SMs, rounded down to whole clusters); each walks the
+//    output tiles (tile = blockIdx-derived start, stride = CTAs in the grid). Barrier phases run
+//    on across tiles, so the producer is loading the next tile while the consumers still
+//    compute - or store - the current one: no launch or prologue per tile, no tail of idle SMs
+//    waiting for a last wave of whole CTAs.
+//  * Grouped tile order: tiles are visited in bands of GROUP cluster-rows, so the B columns and
+//    A rows that neighbouring CTAs need at the same time are shared in L2.
+//  * Clusters of CLUSTER CTAs (1 or 2) stacked along M share each B tile: every CTA copies
+//    1/CLUSTER of it with TMA .multicast::cluster into the shared memory of all of them, which
+//    divides B's L2->SM traffic by CLUSTER. A stage may be overwritten only when the consumers of
+//    every CTA of the cluster are done with it, so each consumer warpgroup arrives on the
+//    "empty" barrier of every CTA in its cluster.
+//  * Epilogue through shared memory and TMA stores (beta == 0, bf16 C, EPI_PIECE > 0): each
+//    consumer warpgroup stages its tile in pieces of EPI_PIECE columns and one thread hands
+//    them to TMA, so the stores drain while the warpgroup is already on its next tile's
+//    main loop (tc::store_tile_tma). beta != 0 and float32 C keep the direct epilogue.
+//
+// Shapes and alignment: as ws_bf16 (K % 8 == 0, N % 8 == 0, 16-byte aligned A and B, any M).
+#include "tc_common.cuh"
+
+namespace gemmlab {
+
+template <int BN>
+__device__ __forceinline__ void wgmma_bf16_nn(float (&d)[BN / 2], unsigned long long a,
+                                              unsigned long long b) {
+    if constexpr (BN == 256) tc::wgmma_m64n256k16_bf16<1>(d, a, b, 1);
+    else if constexpr (BN == 128) tc::wgmma_m64n128k16_bf16<1>(d, a, b, 1);
+    else tc::wgmma_m64n64k16_bf16<1>(d, a, b, 1);
+}
+
+// Tile u of the grouped order -> (cluster-row, column): GROUP cluster-rows of tiles are
+// finished column by column before the next band starts.
+__device__ __forceinline__ void grouped_tile(int u, int rows, int cols, int group, int& m,
+                                             int& n) {
+    const int per_band = group * cols;
+    const int band = u / per_band, first = band * group;
+    const int height = min(group, rows - first);
+    const int in_band = u % per_band;
+    m = first + in_band % height;
+    n = in_band / height;
+}
+
+template <int BM, int BN, int BK, int STAGES, int CLUSTER, int GROUP, int EPI_PIECE, int OUT_F32>
+__device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
+                                                const tc::TensorMap& tmB,
+                                                const tc::TensorMap* tmC, int M, int N, int K,
+                                                float alpha, float beta, void* __restrict__ C) {
+    using namespace tc;
+    static_assert(BK == 64, "one 128-byte swizzle atom of K per stage");
+    static_assert(BM % 64 == 0 && BN % 64 == 0 && BN <= 256, "64-row warpgroups, 64-col chunks");
+    static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs along M");
+    static_assert((BN / 64) % CLUSTER == 0, "B's 64-column chunks split evenly over the cluster");
+    constexpr int CONSUMERS = BM / 64;
+    constexpr unsigned A_BYTES = BM * BK * 2, B_BYTES = BK * BN * 2;
+    constexpr unsigned STAGE_BYTES = A_BYTES + B_BYTES;
+    constexpr int B_CHUNKS = BN / 64 / CLUSTER;  // 64-column chunks of B this CTA copies
+    constexpr bool TMA_EPI = EPI_PIECE > 0 && !OUT_F32;
+    constexpr unsigned CBUF_BYTES = TMA_EPI ? 64 * EPI_PIECE * 2 : 0;  // per consumer
+    extern __shared__ unsigned char smem_raw[];
+    const unsigned base = (smem_addr(smem_raw) + 1023u) & ~1023u;
+    const unsigned cbufs = base + STAGES * STAGE_BYTES;  // 1 KB aligned: stages are whole KBs
+    const unsigned bars = cbufs + CONSUMERS * CBUF_BYTES;
+    auto full = [&](int s) { return bars + 8u * s; };
+    auto empty = [&](int s) { return bars + 8u * (STAGES + s); };
+
+    const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
+    const unsigned rank = CLUSTER > 1 ? cluster_ctarank() : 0u;
+    const int tiles_m = cdiv(M, BM), tiles_n = cdiv(N, BN);
+    const int units_m = cdiv(tiles_m, CLUSTER), units = units_m * tiles_n;
+    const int cluster_id = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
+    const int nk = cdiv(K, BK);
+    if (threadIdx.x == 0) {
+        prefetch_tensormap(&tmA);
+        prefetch_tensormap(&tmB);
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(full(s), 1);
+            mbar_init(empty(s), CONSUMERS * CLUSTER);
+        }
+        fence_mbar_init();
+    }
+    if (CLUSTER > 1) cluster_sync(); else __syncthreads();
+
+    if (wg == 0) {  // producer
+        setmaxnreg_dec<40>();
+        if (t == 0) {
+            int it = 0;  // stage uses so far, across tiles
+            for (int u = cluster_id; u < units; u += clusters) {
+                int um, un;
+                grouped_tile(u, units_m, tiles_n, GROUP, um, un);
+                const int row0 = (um * CLUSTER + rank) * BM, col0 = un * BN;
+                for (int kt = 0; kt < nk; ++kt, ++it) {
+                    const int s = it % STAGES;
+                    if (it >= STAGES) mbar_wait(empty(s), ((it / STAGES) - 1) & 1);
+                    const unsigned sa = base + s * STAGE_BYTES, sb = sa + A_BYTES;
+                    mbar_arrive_expect_tx(full(s), STAGE_BYTES);
+                    tma_load_2d(sa, &tmA, full(s), kt * BK, row0);
+#pragma unroll
+                    for (int c0 = 0; c0 < B_CHUNKS; ++c0) {
+                        const int c = rank * B_CHUNKS + c0;
+                        if (CLUSTER > 1)
+                            tma_load_2d_multicast(sb + c * BK * 128, &tmB, full(s),
+                                                  col0 + 64 * c, kt * BK,
+                                                  static_cast<unsigned short>((1u << CLUSTER) - 1));
+                        else
+                            tma_load_2d(sb + c * BK * 128, &tmB, full(s), col0 + 64 * c,
+                                        kt * BK);
+                    }
+                }
+            }
+        }
+    } else {  // consumers
+        setmaxnreg_inc<232>();
+        const int cw = wg - 1;
+        int it = 0;
+        for (int u = cluster_id; u < units; u += clusters) {
+            int um, un;
+            grouped_tile(u, units_m, tiles_n, GROUP, um, un);
+            const int row0 = (um * CLUSTER + rank) * BM, col0 = un * BN;
+            float d[BN / 2];
+#pragma unroll
+            for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
+            for (int kt = 0; kt < nk; ++kt, ++it) {
+                const int s = it % STAGES;
+                mbar_wait(full(s), (it / STAGES) & 1);
+                const unsigned sa = base + s * STAGE_BYTES + cw * 64 * 128;
+                const unsigned sb = base + s * STAGE_BYTES + A_BYTES;
+                wgmma_fence();
+#pragma unroll
+                for (int kk = 0; kk < BK / 16; ++kk)
+                    wgmma_bf16_nn<BN>(d, wgmma_desc(sa + 32 * kk, 16, 1024),
+                                      wgmma_desc(sb + 2048 * kk, BK * 128, 1024));
+                wgmma_commit();
+                wgmma_wait<1>();
+                if (kt > 0 && t < CLUSTER) mbar_arrive_cluster(empty((it - 1) % STAGES), t);
+            }
+            wgmma_wait<0>();
+            if (t < CLUSTER) mbar_arrive_cluster(empty((it - 1) % STAGES), t);
+            fence_regs(d);
+            if (TMA_EPI && beta == 0.0f)
+                store_tile_tma<BN, (TMA_EPI ? EPI_PIECE : 64)>(tmC, cbufs + cw * CBUF_BYTES,
+                                                               1 + cw, row0 + 64 * cw, col0, d,
+                                                               alpha);
+            else
+                store_wgmma_tile<BN, OUT_F32>(C, M, N, row0 + 64 * cw, col0, d, alpha, beta);
+        }
+        if (TMA_EPI && t == 0) bulk_wait<0>();  // the last tile's stores are in global memory
+    }
+    // No CTA may leave while a peer can still multicast into its shared memory or arrive on
+    // its barriers.
+    if (CLUSTER > 1) cluster_sync();
+}
+
+}  // namespace gemmlab

@@ -1,0 +1,113 @@
+"""TMA tensor maps for the Hopper rungs: what to encode (pure Python, checked on any machine)
+and the encoding itself (``cuTensorMapEncodeTiled`` through the cuda-bindings package).
+
+A tensor map describes a 2-D bfloat16 matrix in global memory to the copy engine: its extent
+(innermost dimension first), the byte pitch of its rows, the box one copy moves and the shared-
+memory swizzle the box is written with. The rungs read:
+
+* A (M x K row-major) as a (K, M) tensor cut in 64 x BM boxes: 64 bf16 = 128 bytes of K per
+  row, the width of the 128-byte swizzle;
+* B (K x N row-major) as an (N, K) tensor cut in 64 x BK boxes: 64 columns of N per row of the
+  box, so a stage of B is BN / 64 boxes side by side.
+
+The map holds the matrix's address, so it is made per operand pointer (launch caches them).
+Constraints from the CUDA driver API (cuTensorMapEncodeTiled): the base address 16-byte aligned,
+every pitch a multiple of 16 bytes (K and N multiples of 8 bf16), box sides 1..256, and with
+the 128-byte swizzle the box's inner side at most 128 bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from gemmlab.errors import InputError, UserError
+
+# Enumerator values of the CUDA driver API (cuda.h), used when cuda-bindings is absent in tests.
+BFLOAT16 = 9  # CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+SWIZZLE_128B = 3  # CU_TENSOR_MAP_SWIZZLE_128B
+L2_PROMOTION_256B = 3  # CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+BOX_MAX = 256  # largest box side cuTensorMapEncodeTiled accepts
+SWIZZLE_BYTES = 128
+MAP_BYTES = 128  # sizeof(CUtensorMap)
+
+
+@dataclass(frozen=True)
+class MapSpec:
+    """One tensor map: a 2-D bf16 matrix (``dims`` innermost first) with rows ``pitch`` bytes
+    apart, copied in ``box``-sized pieces into 128-byte-swizzled shared memory."""
+
+    name: str  # "A" or "B", for messages
+    dims: tuple[int, int]  # (inner, outer) extents in elements
+    pitch: int  # bytes between consecutive outer indices
+    box: tuple[int, int]  # (inner, outer) elements per copy
+    elem_bytes: int = 2
+
+    def check(self) -> None:
+        """InputError naming the operand unless the driver will accept this map."""
+        if self.pitch % 16:
+            raise InputError(
+                f"{self.name}: TMA needs rows whose pitch is a multiple of 16 bytes, got "
+                f"{self.pitch} bytes ({self.dims[0]} bf16 per row; use a multiple of 8)")
+        for side in self.box:
+            if not 1 <= side <= BOX_MAX:
+                raise InputError(f"{self.name}: box side {side} outside 1..{BOX_MAX}")
+        if self.box[0] * self.elem_bytes > SWIZZLE_BYTES:
+            raise InputError(f"{self.name}: box inner side {self.box[0] * self.elem_bytes} bytes "
+                             f"exceeds the 128-byte swizzle")
+
+    @property
+    def box_bytes(self) -> int:
+        return self.box[0] * self.box[1] * self.elem_bytes
+
+
+def specs(M: int, N: int, K: int, BM: int, BK: int) -> tuple[MapSpec, MapSpec]:
+    """The maps of A (M x K) and B (K x N), both row-major bf16, for a rung with block tile BM
+    rows and BK-deep k-tiles (B's box is always 64 columns wide)."""
+    a = MapSpec("A", (K, M), K * 2, (BK, BM))
+    b = MapSpec("B", (N, K), N * 2, (64, BK))
+    return a, b
+
+
+def c_spec(M: int, N: int) -> MapSpec:
+    """The map the TMA-store epilogue writes C (M x N row-major bf16) through: 64 x 64 boxes,
+    one per 64 columns of a warpgroup's 64-row piece."""
+    return MapSpec("C", (N, M), N * 2, (64, 64))
+
+
+def encode(spec: MapSpec, ptr: int) -> np.ndarray:
+    """The 128-byte CUtensorMap for ``spec`` at device address ``ptr``, as a one-element numpy
+    array (CuPy passes a one-element array to a kernel by value)."""
+    spec.check()
+    if ptr % 16:
+        raise InputError(f"{spec.name}: TMA needs a 16-byte aligned base address, got "
+                         f"0x{ptr:x}")
+    try:
+        from cuda.bindings import driver as cu
+    except ImportError:
+        raise UserError("the TMA rungs need the cuda-bindings package (cuTensorMapEncodeTiled): "
+                        "pip install cuda-bindings") from None
+    u32, u64 = cu.cuuint32_t, cu.cuuint64_t
+    err, tmap = cu.cuTensorMapEncodeTiled(
+        cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, u32(2), ptr,
+        [u64(spec.dims[0]), u64(spec.dims[1])], [u64(spec.pitch)],
+        [u32(spec.box[0]), u32(spec.box[1])], [u32(1), u32(1)],
+        cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+        cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
+        cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
+    if err != cu.CUresult.CUDA_SUCCESS:
+        raise UserError(f"{spec.name}: cuTensorMapEncodeTiled failed ({err.name}) for dims "
+                        f"{spec.dims}, pitch {spec.pitch}, box {spec.box}")
+    return as_param(tmap)
+
+
+def as_param(tmap: Any) -> np.ndarray:
+    """A CUtensorMap (cuda-bindings object, or 16 uint64 words) as one 128-byte numpy void."""
+    words = getattr(tmap, "opaque", tmap)
+    raw = np.asarray(list(words), dtype=np.uint64)
+    if raw.nbytes != MAP_BYTES:
+        raise ValueError(f"a CUtensorMap is {MAP_BYTES} bytes, got {raw.nbytes}")
+    return raw.view(np.dtype((np.void, MAP_BYTES)))

@@ -1,0 +1,109 @@
+"""The Hopper rungs of the BF16 ladder without a GPU: registry entries and launch needs,
+shape refusals, the persistent grid, the kernel wrappers (tensor maps, cluster shape) and the
+TMA tensor-map parameters."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gemmlab.errors import InputError
+from gemmlab.kernels.registry import TC_LADDER, f32_out_twin, get
+from gemmlab.kernels.source import wrapper
+from gemmlab.runtime import tma
+
+HOPPER = [r for r in TC_LADDER if r.arch == "sm_90a"]
+
+
+def test_hopper_rungs_in_order_with_their_needs():
+    assert [r.name for r in HOPPER] == ["wgmma_bf16", "tma_bf16", "ws_bf16", "persistent_bf16"]
+    assert [r.order for r in HOPPER] == sorted(r.order for r in HOPPER)
+    maps = {r.name: r.needs.tensor_maps for r in HOPPER}
+    assert maps == {"wgmma_bf16": 0, "tma_bf16": 2, "ws_bf16": 2, "persistent_bf16": 3}
+    assert get("persistent_bf16").needs.cluster == (2, 1, 1)
+    assert get("ws_bf16").needs.cluster == (1, 1, 1)
+    # float32 C cannot leave through the bf16 TMA-store epilogue: direct stores, two maps
+    f = f32_out_twin(get("persistent_bf16"))
+    assert f.needs.tensor_maps == 2 and not f.tma_store and f.takes_c_map
+    assert {r.threads for r in HOPPER} == {256, 384}
+    for r in HOPPER:
+        assert r.dynamic_smem <= 227 * 1024, r.name  # the H100's opt-in limit per block
+        assert r.summary.strip() and r.kernel == f"gemmlab_{r.name}"
+
+
+def test_smem_counts_stages_staging_and_alignment_slack():
+    p = get("persistent_bf16").params
+    stages = p["STAGES"] * (p["BM"] + p["BN"]) * p["BK"] * 2
+    staging = (p["BM"] // 64) * 64 * p["EPI_PIECE"] * 2
+    assert get("persistent_bf16").dynamic_smem == stages + staging + 16 * p["STAGES"] + 1024
+    assert f32_out_twin(get("persistent_bf16")).dynamic_smem == stages + 16 * p["STAGES"] + 1024
+
+
+@pytest.mark.parametrize("name", ["tma_bf16", "ws_bf16", "persistent_bf16"])
+def test_tma_rungs_refuse_unpitchable_shapes_and_name_the_rung_that_can(name):
+    r = get(name)
+    assert r.refusal(1000, 3000, 80) is None and r.refusal(1, 8, 8) is None
+    for shape in [(1000, 3000, 77), (127, 127, 127), (64, 12, 64)]:
+        msg = r.refusal(*shape)
+        assert msg and msg.startswith(f"rung {name} needs K and N multiples of 8")
+        assert "use wgmma_bf16" in msg and "\n" not in msg
+    # wgmma_bf16 itself has a scalar twin: it never refuses
+    assert get("wgmma_bf16").refusal(1000, 3000, 77) is None
+
+
+def test_persistent_grid_is_whole_clusters_capped_by_sms_and_tiles():
+    r = get("persistent_bf16")  # 128 x 256 tiles, clusters of 2 along M
+    grid, block, smem = r.launch_config(4096, 4096, 4096, sms=132)
+    assert grid == (132, 1, 1) and block == (384, 1, 1) and smem == r.dynamic_smem
+    assert r.launch_config(4096, 4096, 4096, sms=131)[0] == (130, 1, 1)  # whole clusters
+    # 3 x 1 tiles -> 2 cluster units -> 4 CTAs (the lone odd tile's partner computes zeros)
+    assert r.launch_config(300, 200, 64, sms=132)[0] == (4, 1, 1)
+    assert r.launch_config(1, 1, 8, sms=132)[0] == (2, 1, 1)
+    # non-persistent rungs keep the 2-D grid of tiles
+    assert get("ws_bf16").launch_config(4096, 4096, 4096)[0] == (16, 32, 1)
+
+
+def test_wrappers_pass_tensor_maps_by_value_and_the_cluster_shape():
+    w = wrapper(get("persistent_bf16"))
+    assert "__cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)" in w
+    assert w.count("const __grid_constant__ gemmlab::tc::TensorMap") == 3
+    assert "(tmA, tmB, &tmC, M, N, K, alpha, beta, C)" in w
+    w = wrapper(f32_out_twin(get("persistent_bf16")))
+    assert w.count("__grid_constant__") == 2 and "(tmA, tmB, nullptr, M, N" in w
+    w = wrapper(get("ws_bf16"))
+    assert "__cluster_dims__" not in w and "(tmA, tmB, M, N, K, alpha, beta, C)" in w
+    w = wrapper(get("wgmma_bf16"))
+    assert "TensorMap" not in w and "(M, N, K, alpha, A, B, beta, C)" in w
+
+
+def test_tensor_map_specs_for_the_rungs_layouts():
+    a, b = tma.specs(M=1000, N=3000, K=72, BM=128, BK=64)
+    assert (a.dims, a.pitch, a.box) == ((72, 1000), 144, (64, 128))
+    assert (b.dims, b.pitch, b.box) == ((3000, 72), 6000, (64, 64))
+    c = tma.c_spec(1000, 3000)
+    assert (c.dims, c.pitch, c.box) == ((3000, 1000), 6000, (64, 64))
+    for s in (a, b, c):
+        s.check()
+        assert s.box[0] * s.elem_bytes == 128  # one row of the 128-byte swizzle
+    assert a.box_bytes + 4 * b.box_bytes == 128 * 64 * 2 + 64 * 256 * 2  # one stage of ws/persistent
+
+
+def test_tensor_map_spec_refuses_what_the_driver_would():
+    a, _ = tma.specs(M=64, N=64, K=77, BM=128, BK=64)
+    with pytest.raises(InputError, match=r"^A: TMA needs rows whose pitch is a multiple of 16 bytes, got 154"):
+        a.check()
+    with pytest.raises(InputError, match="box side 512"):
+        tma.MapSpec("A", (64, 64), 128, (64, 512)).check()
+    with pytest.raises(InputError, match="exceeds the 128-byte swizzle"):
+        tma.MapSpec("B", (256, 64), 512, (128, 64)).check()
+    with pytest.raises(InputError, match="16-byte aligned base address, got 0x1002"):
+        tma.encode(tma.c_spec(64, 64), 0x1002)
+
+
+def test_tensor_map_param_is_one_128_byte_value():
+    words = list(range(16))
+    p = tma.as_param(words)
+    assert p.shape == (1,) and p.dtype.itemsize == 128 and p.size == 1
+    assert np.frombuffer(p.tobytes(), dtype=np.uint64).tolist() == words
+    with pytest.raises(ValueError):
+        tma.as_param(list(range(15)))
