@@ -25,11 +25,14 @@ def wide(monkeypatch):
 
 # --- registry -------------------------------------------------------------------------------
 def test_tc_ladder_order_dtypes_and_arch():
-    assert [r.name for r in TC_LADDER] == ["wmma_bf16", "mma_sync_bf16"]
-    assert [r.order for r in TC_LADDER] == [1, 2]
-    for r in TC_LADDER:
+    # rungs 1-3 (the Hopper rungs, sm_90a, come after them)
+    first = [r for r in TC_LADDER if r.order <= 3]
+    assert [r.name for r in first] == ["wmma_bf16", "mma_sync_bf16", "cp_async_bf16"]
+    assert [r.order for r in first] == [1, 2, 3] and TC_LADDER[:3] == tuple(first)
+    for r in first:
         assert (r.dtype, r.out_dtype, r.accum_dtype, r.arch) == ("bf16", "bf16", "fp32", "sm_80")
-        assert r.needs == LaunchNeeds(arch="sm_80", dynamic_smem=0)
+        smem = 0 if r.name != "cp_async_bf16" else 4 * (128 * 32 + 32 * 256) * 2
+        assert r.needs == LaunchNeeds(arch="sm_80", dynamic_smem=smem)
         assert r.needs.cluster == (1, 1, 1) and r.needs.tensor_maps == 0
         assert r.kernel == f"gemmlab_{r.name}" and r.summary.strip()
     for r in LADDER:  # the FP32 ladder is unchanged: float32 throughout, any GPU
@@ -39,9 +42,16 @@ def test_tc_ladder_order_dtypes_and_arch():
 def test_all_rungs_default_is_still_the_fp32_set_and_get_reaches_both():
     assert all(r.dtype == "fp32" for r in all_rungs())
     bf = all_rungs("bf16")
-    assert {r.name for r in bf} == {"wmma_bf16", "mma_sync_bf16", "wmma_bf16_f32out",
+    assert {r.name for r in bf} >= {"wmma_bf16", "mma_sync_bf16", "wmma_bf16_f32out",
                                     "mma_sync_bf16_f32out", "mma_sync_bf16_scalar",
-                                    "mma_sync_bf16_f32out_scalar"}
+                                    "mma_sync_bf16_f32out_scalar", "cp_async_bf16",
+                                    "cp_async_bf16_f32out", "cp_async_bf16_scalar",
+                                    "cp_async_bf16_f32out_scalar"}
+    # every ladder rung comes with its float32-output twin, every vector one with scalar twins
+    for r in TC_LADDER:
+        assert f32_out_twin(r) in bf
+        if r.vectorized:
+            assert scalar_twin(r) in bf and scalar_twin(f32_out_twin(r)) in bf
     assert set(all_rungs(None)) == set(all_rungs()) | set(bf)
     assert get("mma_sync_bf16_f32out").out_dtype == "fp32"
     assert registry.ladder("bf16") == TC_LADDER and registry.ladder() == LADDER
@@ -230,7 +240,7 @@ def test_split_runnable_and_run_dtypes():
 
     keep, skipped = split_runnable(list(TC_LADDER) + [get("coalesced")], (7, 5), "Tesla T4")
     assert [r.name for r in keep] == ["coalesced"]
-    assert [s["kernel"] for s in skipped] == ["wmma_bf16", "mma_sync_bf16"]
+    assert [s["kernel"] for s in skipped] == [r.name for r in TC_LADDER]
     assert all("needs sm_80" in s["reason"] for s in skipped)
     keep, skipped = split_runnable(TC_LADDER, (9, 0), "H100")
     assert list(keep) == list(TC_LADDER) and skipped == []
@@ -293,8 +303,9 @@ def test_cli_kernels_lists_the_tc_ladder(capsys):
     code, out, _ = run_cli(capsys, "kernels", "--dtype", "bf16", "--json")
     assert code == 0
     items = json.loads(out)
-    assert [i["name"] for i in items] == ["wmma_bf16", "mma_sync_bf16"]
-    assert all(i["dtype"] == "bf16" and i["arch"] == "sm_80" for i in items)
+    assert [i["name"] for i in items] == [r.name for r in TC_LADDER]
+    assert [i["name"] for i in items][:3] == ["wmma_bf16", "mma_sync_bf16", "cp_async_bf16"]
+    assert all(i["dtype"] == "bf16" and i["arch"] == "sm_80" for i in items[:3])
     code, out, _ = run_cli(capsys, "kernels", "--dtype", "bf16")
     assert code == 0 and "BF16 tensor-core ladder rungs" in out
 
@@ -337,7 +348,7 @@ def test_bf16_run_is_stored_and_shown_with_its_dtype(tmp_path, capsys):
     from gemmlab.store import Store
 
     M = N = K = 4096
-    targets = rung_targets(TC_LADDER, M, N, K)
+    targets = rung_targets(TC_LADDER[:2], M, N, K)
     for t in targets:  # no GPU: a launch-only stand-in
         object.__setattr__(t, "prepare", lambda: (lambda a, b, c, al, be: None))
     ref = cublas_bf16_target(M, N, K)
