@@ -204,7 +204,9 @@ def _lt_candidates(M: int, N: int, K: int, out_dtype: str, count: int, workspace
     from gemmlab.runtime import cublas, cublaslt
 
     try:
-        cublas._lib()  # CuPy's cuBLAS first: libcublasLt then comes from the same place
+        # A cuBLAS handle first: CuPy may load libcublas (and with it libcublasLt) lazily, and
+        # cublaslt.api() prefers the copy already in the process.
+        cublas._handle("fp32")
         api = cublaslt.api()
         h = cublaslt.handle(cupy.cuda.runtime.getDevice())
         plan = cublaslt.LtPlan(api, h, M, N, K, out_dtype, workspace=workspace, count=count)

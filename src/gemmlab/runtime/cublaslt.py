@@ -441,8 +441,9 @@ class CtypesLt:
 
 @functools.lru_cache(maxsize=None)
 def api() -> CtypesLt:
-    """The process's libcublasLt (loaded once). Load CuPy's cuBLAS first (``runtime.cublas``) so
-    the same copy is found."""
+    """The process's libcublasLt (loaded once). Create a cuBLAS handle first
+    (``runtime.cublas._handle``) so that CuPy has loaded libcublas and the same libcublasLt is
+    found in the process's maps."""
     return CtypesLt()
 
 
