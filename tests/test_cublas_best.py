@@ -359,3 +359,107 @@ def test_ctypes_layer_on_the_real_library():
         with pytest.raises(lt.CublasLtError,
                            match=r"^cublasLtCreate failed: CUBLAS_STATUS_NOT_INITIALIZED \(1\)$"):
             api.create()
+
+
+# --- the GPU orchestration on a NumPy stand-in for CuPy --------------------------------------
+class _Clock:
+    """A fake GPU timeline: each candidate's launch advances it by that candidate's time."""
+
+    def __init__(self):
+        self.now = 0.0
+
+
+class _Event:
+    def __init__(self, clock):
+        self.clock, self.t = clock, None
+
+    def record(self):
+        self.t = self.clock.now
+
+
+class _Backend:
+    l2_flush_bytes = 0
+
+    def __init__(self, clock):
+        self.clock = clock
+
+    def event(self):
+        return _Event(self.clock)
+
+    def elapsed_s(self, s, e):
+        return e.t - s.t
+
+    def flush_l2(self):
+        pass
+
+    def hold(self, seconds):
+        pass
+
+    def synchronize(self):
+        pass
+
+
+def _numpy_cupy():
+    import types
+
+    stream = types.SimpleNamespace(synchronize=lambda: None, ptr=0)
+    return types.SimpleNamespace(
+        random=types.SimpleNamespace(default_rng=np.random.default_rng),
+        uint16=np.uint16, float32=np.float32, float64=np.float64, int16=np.int16,
+        zeros=np.zeros, linalg=np.linalg,
+        cuda=types.SimpleNamespace(get_current_stream=lambda: stream),
+        get_default_memory_pool=lambda: types.SimpleNamespace(free_all_blocks=lambda: None))
+
+
+@pytest.mark.parametrize("out", ["bf16", "fp32"])
+def test_select_on_gpu_wiring_with_numpy(monkeypatch, out):
+    """_select_on_gpu end to end with NumPy standing in for CuPy: random operands of the run's
+    shape, agreement against the GemmEx candidate's output, timing through time_fn, the winner,
+    and the missing-PyTorch note for kernel names."""
+    import sys
+
+    from gemmlab.bench import timer
+
+    monkeypatch.setitem(sys.modules, "cupy", _numpy_cupy())
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch -> ImportError
+    clock = _Clock()
+    monkeypatch.setattr(timer, "CupyBackend", lambda flush_l2=True: _Backend(clock))
+    M, N, K = 24, 40, 56
+
+    def gemm(cost_s, wrong=False):
+        def run(a, b, c, al, be):
+            clock.now += cost_s
+            acc = al * (from_bits(a).astype(np.float64) @ from_bits(b).astype(np.float64))
+            if wrong:
+                acc = acc * 1.1
+            if be != 0:
+                acc += be * (from_bits(c) if c.dtype == np.uint16 else c)
+            c[...] = to_bits(acc.astype(np.float32)) if c.dtype == np.uint16 else acc
+        return run
+
+    cands = [cb.Candidate("gemmex", cb.GEMM_EX, gemm(2e-3)),
+             cb.Candidate("lt fast", cb.CUBLASLT, gemm(1e-3)),
+             cb.Candidate("lt wrong", cb.CUBLASLT, gemm(1e-4, wrong=True)),
+             cb.Candidate("lt slow", cb.CUBLASLT, gemm(3e-3))]
+    opts = timer.TimingOptions(warmup_ms=1, rep_ms=10, min_repeats=5, estimate_runs=2)
+    sel, kernels, why = cb._select_on_gpu(cands, M, N, K, out, 1.25, -0.5, opts, True, 0)
+    assert sel.winner.candidate.name == "lt fast"
+    by = {o.candidate.name: o for o in sel.outcomes}
+    assert by["gemmex"].rel_diff == 0.0 and by["lt fast"].rel_diff <= cb.agreement_bound(K, out)
+    assert by["lt wrong"].excluded.startswith("disagrees") and by["lt wrong"].median_s is None
+    assert by["lt fast"].median_s == pytest.approx(1e-3) and by["lt slow"].n >= 5
+    assert kernels is None and "PyTorch" in why
+    rec = cb.BestBf16(sel, out).launched
+    assert [c["excluded"] is None for c in rec["candidates"]] == [True, True, False, True]
+    assert rec["candidates"][1]["tflops"] == pytest.approx(2 * M * N * K / 1e-3 / 1e12)
+
+
+def test_torch_candidate_reasons(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "torch", None)
+    assert cb._torch_candidate("bf16") == (None, "PyTorch is not importable")
+    assert cb._torch_candidate("fp32")[1].startswith("torch.matmul has no bf16 x bf16 -> float32")
+    monkeypatch.setenv("GEMMLAB_CUBLAS_TORCH", "0")
+    assert cb._torch_candidate("bf16") == (None, "torch candidate off (GEMMLAB_CUBLAS_TORCH=0)")
+    assert cb.kernel_names([], lambda: None)[0] is None
