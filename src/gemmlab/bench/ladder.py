@@ -13,8 +13,9 @@ tested on a CPU with a fake; ``GpuBench`` is the real one and ``rung_targets`` b
 from the kernel registry.
 
 ``dtype="bf16"`` runs the tensor-core ladder the same way: bf16 inputs (uint16 bits), the BF16
-bound (gemmlab.bench.bf16), cuBLAS as cublasGemmEx with the rungs' input/output types and FP32
-compute, % of the dense BF16 tensor peak at the SM clock each row's run saw. Rungs the GPU lacks
+bound (gemmlab.bench.bf16), cuBLAS at its best with the rungs' input/output types and FP32
+compute (the fastest of cublasGemmEx's default and cuBLASLt's heuristic algorithms at the run's
+shape, gemmlab.bench.cublas_best), % of the dense BF16 tensor peak at the SM clock each row's run saw. Rungs the GPU lacks
 the architecture for are skipped with their one-line reason (``LadderResult.skipped``).
 """
 

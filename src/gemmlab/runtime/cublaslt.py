@@ -135,7 +135,7 @@ def pointer_alignment(ptr: int, cap: int = DEFAULT_ALIGNMENT) -> int:
 # --- decoding an algorithm's configuration ------------------------------------------------------
 @functools.lru_cache(maxsize=1)
 def _ids() -> dict:
-    text = resources.files("gemmlab.data").joinpath("cublaslt_ids.json").read_text("utf-8")
+    text = (resources.files("gemmlab") / "data" / "cublaslt_ids.json").read_text("utf-8")
     return json.loads(text)
 
 
