@@ -26,15 +26,17 @@ def wide(monkeypatch):
 # --- registry -------------------------------------------------------------------------------
 def test_tc_ladder_order_dtypes_and_arch():
     names = [r.name for r in TC_LADDER]
-    assert names[:2] == ["wmma_bf16", "mma_sync_bf16"]
     assert names[-4:] == ["wgmma_bf16", "tma_bf16", "ws_bf16", "persistent_bf16"]
     orders = [r.order for r in TC_LADDER]
     assert orders == sorted(orders) and len(set(orders)) == len(orders)
-    for r in TC_LADDER:
-        if r.arch == "sm_90a":
-            continue  # tests/test_hopper_cpu.py
+    # rungs 1-3 (the Hopper rungs, sm_90a, come after them)
+    first = [r for r in TC_LADDER if r.order <= 3]
+    assert [r.name for r in first] == ["wmma_bf16", "mma_sync_bf16", "cp_async_bf16"]
+    assert [r.order for r in first] == [1, 2, 3] and TC_LADDER[:3] == tuple(first)
+    for r in first:
         assert (r.dtype, r.out_dtype, r.accum_dtype, r.arch) == ("bf16", "bf16", "fp32", "sm_80")
-        assert r.needs == LaunchNeeds(arch="sm_80", dynamic_smem=0)
+        smem = 0 if r.name != "cp_async_bf16" else 4 * (128 * 32 + 32 * 256) * 2
+        assert r.needs == LaunchNeeds(arch="sm_80", dynamic_smem=smem)
         assert r.needs.cluster == (1, 1, 1) and r.needs.tensor_maps == 0
         assert r.kernel == f"gemmlab_{r.name}" and r.summary.strip()
     for r in LADDER:  # the FP32 ladder is unchanged: float32 throughout, any GPU
@@ -44,9 +46,16 @@ def test_tc_ladder_order_dtypes_and_arch():
 def test_all_rungs_default_is_still_the_fp32_set_and_get_reaches_both():
     assert all(r.dtype == "fp32" for r in all_rungs())
     bf = all_rungs("bf16")
-    assert {"wmma_bf16", "mma_sync_bf16", "wmma_bf16_f32out", "mma_sync_bf16_f32out",
-            "mma_sync_bf16_scalar", "mma_sync_bf16_f32out_scalar", "persistent_bf16_f32out",
-            "wgmma_bf16_scalar"} <= {r.name for r in bf}
+    assert {r.name for r in bf} >= {"wmma_bf16", "mma_sync_bf16", "wmma_bf16_f32out",
+                                    "mma_sync_bf16_f32out", "mma_sync_bf16_scalar",
+                                    "mma_sync_bf16_f32out_scalar", "cp_async_bf16",
+                                    "cp_async_bf16_f32out", "cp_async_bf16_scalar",
+                                    "cp_async_bf16_f32out_scalar"}
+    # every ladder rung comes with its float32-output twin, every vector one with scalar twins
+    for r in TC_LADDER:
+        assert f32_out_twin(r) in bf
+        if r.vectorized:
+            assert scalar_twin(r) in bf and scalar_twin(f32_out_twin(r)) in bf
     assert set(all_rungs(None)) == set(all_rungs()) | set(bf)
     assert get("mma_sync_bf16_f32out").out_dtype == "fp32"
     assert registry.ladder("bf16") == TC_LADDER and registry.ladder() == LADDER
@@ -302,7 +311,9 @@ def test_cli_kernels_lists_the_tc_ladder(capsys):
     assert code == 0
     items = json.loads(out)
     assert [i["name"] for i in items] == [r.name for r in TC_LADDER]
-    assert all(i["dtype"] == "bf16" and i["arch"] in ("sm_80", "sm_90a") for i in items)
+    assert [i["name"] for i in items][:3] == ["wmma_bf16", "mma_sync_bf16", "cp_async_bf16"]
+    assert all(i["dtype"] == "bf16" and i["arch"] == "sm_80" for i in items[:3])
+    assert all(i["arch"] == "sm_90a" for i in items[3:])
     code, out, _ = run_cli(capsys, "kernels", "--dtype", "bf16")
     assert code == 0 and "BF16 tensor-core ladder rungs" in out
 

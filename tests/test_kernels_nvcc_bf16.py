@@ -67,3 +67,8 @@ def test_shared_tiles_are_the_sizes_the_kernels_declare(report):
     want = (m["BM"] * m["BK"] + m["BK"] * m["BN"]) * 2
     assert report[("gemmlab_mma_sync_bf16", "sm_90")].smem == want
     assert report[("gemmlab_mma_sync_bf16_scalar", "sm_90")].smem == want
+    # cp_async_bf16: no static shared memory at all; its ring is dynamic (registry.dynamic_smem)
+    for name in ("gemmlab_cp_async_bf16", "gemmlab_cp_async_bf16_scalar",
+                 "gemmlab_cp_async_bf16_f32out"):
+        assert report[(name, "sm_90")].smem == 0
+    assert get("cp_async_bf16").dynamic_smem == 4 * (128 * 32 + 32 * 256) * 2

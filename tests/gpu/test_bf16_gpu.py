@@ -26,6 +26,9 @@ SHAPES = [
     (64, 72, 4104),    # long K, N % 8 == 0 but not a tile multiple
     (300, 520, 136),   # Hopper rungs: partial tiles in M and N, K not a multiple of BK = 64
     (2000, 264, 8),    # one partial k-tile; persistent CTAs with more tiles than SMs... and fewer
+    (4097, 264, 136),  # vector path: a 1-row last tile-row band (grouped order), partial k-tile
+    (129, 4097, 257),  # scalar twins: odd N and K, long N
+    (200, 256, 40),    # fewer k-tiles than cp_async_bf16's pipeline stages
 ]
 LARGE = (4096, 4096, 4096)  # the ladder rungs only (time)
 
@@ -108,12 +111,12 @@ def _misaligned(cp, x):
     return view
 
 
-def test_vector_path_choice_and_misaligned_fallback(cp, dev):
+@pytest.mark.parametrize("rung", [r for r in TC_LADDER if r.vectorized], ids=lambda r: r.name)
+def test_vector_path_choice_and_misaligned_fallback(cp, dev, rung):
     from gemmlab.bench.bf16 import from_bits, tolerance, within
     from gemmlab.bench.check import reference
     from gemmlab.runtime.launch import prepare
 
-    rung = get("mma_sync_bf16")
     _skip_unless_runnable(rung, dev)
     M, N, K = 130, 136, 264
     a, b, c = _bits(cp, (M, K), 1), _bits(cp, (K, N), 2), _bits(cp, (M, N), 3)

@@ -13,8 +13,9 @@ tested on a CPU with a fake; ``GpuBench`` is the real one and ``rung_targets`` b
 from the kernel registry.
 
 ``dtype="bf16"`` runs the tensor-core ladder the same way: bf16 inputs (uint16 bits), the BF16
-bound (gemmlab.bench.bf16), cuBLAS as cublasGemmEx with the rungs' input/output types and FP32
-compute, % of the dense BF16 tensor peak at the SM clock each row's run saw. Rungs the GPU lacks
+bound (gemmlab.bench.bf16), cuBLAS at its best with the rungs' input/output types and FP32
+compute (the fastest of cublasGemmEx's default and cuBLASLt's heuristic algorithms at the run's
+shape, gemmlab.bench.cublas_best), % of the dense BF16 tensor peak at the SM clock each row's run saw. Rungs the GPU lacks
 the architecture for are skipped with their one-line reason (``LadderResult.skipped``).
 """
 
@@ -148,7 +149,12 @@ def derive(rows: Sequence[Row], reference: Optional[Row], peak_flops: Optional[f
 
 
 def launched_by(run: Any) -> dict:
-    """The rung and geometry a prepared launcher reports (``gemmlab.runtime.launch.PreparedGemm``)."""
+    """The rung and geometry a prepared launcher reports (``gemmlab.runtime.launch.PreparedGemm``),
+    or the record a launcher keeps itself as ``launched`` (the BF16 cuBLAS reference's selection,
+    ``gemmlab.bench.cublas_best``)."""
+    own = getattr(run, "launched", None)
+    if isinstance(own, dict):
+        return dict(own)
     rung = getattr(run, "rung", None)
     if rung is None:
         return {}
@@ -295,16 +301,33 @@ def cublas_target(M: int, N: int, K: int, alpha: float = 1.0, beta: float = 0.0)
 
 
 def cublas_bf16_target(M: int, N: int, K: int, alpha: float = 1.0, beta: float = 0.0,
-                       out_dtype: str = "bf16") -> Target:
-    """cublasGemmEx with bf16 A, B, ``out_dtype`` C and CUBLAS_COMPUTE_32F."""
+                       out_dtype: str = "bf16", best: bool = True) -> Target:
+    """cuBLAS with bf16 A, B, ``out_dtype`` C and CUBLAS_COMPUTE_32F.
+
+    ``best`` (the default): cuBLAS at its best for this shape - preparing the target times
+    cublasGemmEx's default and cuBLASLt's heuristic algorithms briefly (``bench.cublas_best``)
+    and launches the fastest; the target's summary then names the winner and the row's
+    ``launched`` record holds every candidate's time. ``best=False``: cublasGemmEx's default."""
     from gemmlab.bench.spec import spec_dtype
     from gemmlab.runtime import cublas
 
-    def prepare() -> Launch:
-        return lambda a, b, c, al, be: cublas.gemm_bf16(a, b, c, al, be)
-
     info = {"order": None, "family": "library", "summary": cublas.bf16_label(out_dtype),
             "dtype": "bf16", "out_dtype": out_dtype}
+
+    def prepare() -> Launch:
+        if not best:
+            return lambda a, b, c, al, be: cublas.gemm_bf16(a, b, c, al, be)
+        from gemmlab.bench.cublas_best import best_bf16
+
+        run = best_bf16(M, N, K, out_dtype, alpha, beta)
+        info["summary"] = run.summary  # the info dict is the Target's: the row shows the winner
+        return run
+
+    if best:
+        c_type = "CUDA_R_16BF" if out_dtype == "bf16" else "CUDA_R_32F"
+        info["summary"] = ("cuBLAS BF16 at its best: the fastest of cublasGemmEx's default and "
+                           "cuBLASLt's heuristic algorithms, chosen when prepared; A,B "
+                           f"CUDA_R_16BF, C {c_type}, CUBLAS_COMPUTE_32F")
     spec = BenchSpec(CUBLAS, M, N, K, alpha, beta, spec_dtype("bf16", out_dtype))
     return Target(spec, prepare, info)
 

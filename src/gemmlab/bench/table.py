@@ -148,6 +148,9 @@ def caption(result: Mapping[str, Any]) -> str:
             f"FP32 peak {peak['flops'] / 1e12:.1f} TFLOP/s = {peak['sm_count']} SMs x "
             f"{peak['fp32_lanes_per_sm']} lanes x 2 x {peak['clock_mhz']} MHz"
         )
+    ref = next((r for r in rows if r.get("is_reference")), None)
+    if bf16 and ref is not None and (ref.get("info") or {}).get("summary"):
+        parts.append(f"cuBLAS row: {ref['info']['summary']}")
     parts.append(f"{NOISY_MARK} noisy: IQR/median > {NOISE_IQR_FRACTION:.0%}")
     if result.get("run_id") is not None:
         parts.append(f"stored as run {result['run_id']}")

@@ -37,7 +37,7 @@ OutOpt = Annotated[Optional[Path], typer.Option("--out", help="Also write the re
 ForceOpt = Annotated[bool, typer.Option("--force", help="Allow --out to replace an existing file.")]
 DbOpt = Annotated[Optional[Path], typer.Option("--db", help="Results database (default $GEMMLAB_DB or ~/.local/share/gemmlab/runs.sqlite).")]
 NoStoreOpt = Annotated[bool, typer.Option("--no-store", help="Do not append this run to the results database.")]
-DtypeOpt = Annotated[str, typer.Option("--dtype", help="Which ladder: fp32 (the SGEMM ladder) or bf16 (the tensor-core ladder: bf16 A, B, FP32 accumulate, bf16 C; cuBLAS as cublasGemmEx with the same types).")]
+DtypeOpt = Annotated[str, typer.Option("--dtype", help="Which ladder: fp32 (the SGEMM ladder) or bf16 (the tensor-core ladder: bf16 A, B, FP32 accumulate, bf16 C; cuBLAS at its best with the same types: the fastest of cublasGemmEx's default and cuBLASLt's heuristic algorithms at the run's shape).")]
 
 
 def check_dtype(dtype: str) -> str:

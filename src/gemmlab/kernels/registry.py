@@ -142,6 +142,16 @@ _FAMILIES["mma_sync_bf16"] = _Family(
     _warps_threads, _flat(_warps_threads), _mn_tile, dtype="bf16", arch="sm_80")
 
 
+def _tc_ring_smem(p: Mapping[str, int]) -> int:
+    """Bytes of dynamic shared memory of a multistage bf16 rung: STAGES x (A tile + B tile)."""
+    return p["STAGES"] * (p["BM"] * p["BK"] + p["BK"] * p["BN"]) * 2
+
+
+_FAMILIES["cp_async_bf16"] = _Family(
+    "cp_async_bf16.cu",
+    "gemmlab::cp_async_bf16<{BM}, {BN}, {BK}, {WM}, {WN}, {STAGES}, {GROUP}, {VEC}, {OUT_F32}>",
+    _warps_threads, _flat(_warps_threads), _mn_tile, smem=_tc_ring_smem, dtype="bf16",
+    arch="sm_80")
 
 def _wg_threads(p: Mapping[str, int]) -> int:
     """One warpgroup (128 threads) per 64 rows of the block tile, plus the producer warpgroup
@@ -396,7 +406,7 @@ def _check_params(r: Rung) -> None:
         )
         if not ok:
             raise ValueError(f"rung {r.name}: inconsistent warp tiling {dict(p)}")
-    if r.dtype == "bf16" and "STAGES" in p:  # the Hopper rungs' static_asserts
+    if r.dtype == "bf16" and r.arch == "sm_90a":  # the Hopper rungs' static_asserts
         ok = (p["BK"] == 64 and p["BM"] % 64 == 0 and p["BN"] % 64 == 0 and p["BN"] <= 256
               and p["STAGES"] >= 2 and p.get("OUT_F32", 0) in (0, 1)
               and p.get("CLUSTER", 1) in (1, 2) and (p["BN"] // 64) % p.get("CLUSTER", 1) == 0)
@@ -405,10 +415,13 @@ def _check_params(r: Rung) -> None:
     elif r.dtype == "bf16":  # the tensor-core kernels' static_asserts
         ok = (p["BM"] % p["WM"] == 0 and p["BN"] % p["WN"] == 0 and p["WM"] % 16 == 0
               and p["WN"] % 16 == 0 and p["BK"] % 16 == 0 and p.get("OUT_F32", 0) in (0, 1))
-        if r.family == "mma_sync_bf16":
-            nt = r.threads
+        nt = r.threads
+        if r.family in ("mma_sync_bf16", "cp_async_bf16"):
             ok = ok and (p["BK"] == 32 or p["BK"] % 64 == 0) and p["BN"] % 64 == 0 and (
                 p["BM"] * p["BK"] // 8) % nt == 0 and (p["BK"] * p["BN"] // 8) % nt == 0
+        if r.family == "cp_async_bf16":
+            ok = ok and p["STAGES"] >= 2 and p["GROUP"] >= 0 and nt % (p["BK"] // 8) == 0 and (
+                nt % (p["BN"] // 8) == 0)
         if not ok:
             raise ValueError(f"rung {r.name}: inconsistent tensor-core tiling {dict(p)}")
 
@@ -478,6 +491,11 @@ TC_LADDER: tuple[Rung, ...] = (
           "(conflict-free, unpadded) tiles, 128x128 block, 8 warps of 64x32 register-blocked "
           "accumulators, epilogue straight from registers.",
           BM=128, BN=128, BK=32, WM=64, WN=32, VEC=1, OUT_F32=0),
+    _rung("cp_async_bf16", 3, "cp_async_bf16",
+          "Rung 2's fragments fed by a 4-stage cp.async.cg ring in dynamic shared memory (96 KB), "
+          "so global latency hides behind the MMAs; 128x256 block, 8 warps of 64x64 (2/3 the "
+          "shared traffic per MMA), grouped block order for L2 reuse, paired epilogue stores.",
+          BM=128, BN=256, BK=32, WM=64, WN=64, STAGES=4, GROUP=8, VEC=1, OUT_F32=0),
     _rung("wgmma_bf16", 4, "wgmma_bf16",
           "Hopper's warpgroup MMA: wgmma.m64n128k16 reads A and B from 128-byte-swizzled shared "
           "tiles through descriptors (no ldmatrix, no fragments), 2 warpgroups on a 128x128 "
