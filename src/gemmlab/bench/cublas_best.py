@@ -270,6 +270,7 @@ def kernel_names(runs: Sequence[Callable[[], None]], synchronize: Callable[[], N
         import tempfile
 
         import cupy
+        import torch  # noqa: F401 - the package itself first: a cached torch.profiler is not enough
         from torch.profiler import ProfilerActivity, profile
 
         from gemmlab.profile.cupti_timeline import kernels_from_trace
