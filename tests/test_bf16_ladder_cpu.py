@@ -322,7 +322,6 @@ def test_cli_kernels_lists_the_tc_ladder(capsys):
     (["ladder", "--dtype", "fp16"], "--dtype 'fp16': expected fp32 or bf16"),
     (["ladder", "--dtype", "bf16", "--rungs", "coalesced"], "rung coalesced takes fp32 inputs"),
     (["ladder", "--rungs", "wmma_bf16"], "pass --dtype bf16"),
-    (["ladder", "--dtype", "bf16", "--profile"], "--profile is not wired for --dtype bf16"),
     (["bench", "coalesced", "wmma_bf16"], "different dtypes"),
     (["bench", "wmma_bf16", "wmma_bf16_f32out"], "different dtypes"),
 ])

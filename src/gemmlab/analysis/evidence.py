@@ -76,7 +76,7 @@ class Evidence:
 class LadderStep:
     """For GEMM kernels: the next rung of the optimisation ladder the evidence points to."""
 
-    rung: str  # one of gemmlab.analysis.gemm.RUNGS
+    rung: str  # one of gemmlab.analysis.gemm.RUNGS or gemmlab.analysis.tc_ladder.RUNGS
     action: str  # what to change
     because: str  # which finding asks for it
 

@@ -56,7 +56,13 @@ def _uses_shared(ctx: Context) -> Optional[bool]:
 
 
 def next_rung(ctx: Context, primary: Finding, findings: list[Finding]) -> Optional[LadderStep]:
-    """The ladder step that removes the highest-ranked finding that a ladder step addresses."""
+    """The ladder step that removes the highest-ranked finding that a ladder step addresses: on the
+    BF16 tensor-core ladder when the tensor pipe does the work (gemmlab.analysis.tc_ladder), on the
+    SGEMM ladder otherwise."""
+    from gemmlab.analysis import tc_ladder
+
+    if tc_ladder.on_tensor_cores(ctx):
+        return tc_ladder.next_step(ctx, primary, findings)
     for f in [primary] + sorted(findings, key=lambda x: -x.impact):
         step = _step_for(ctx, f)
         if step is not None:

@@ -1,0 +1,109 @@
+"""Tensor-core GEMMs: the next rung of the BF16 tensor-core ladder the evidence points to.
+
+The ladder (gemmlab's kernels, issue #10): wmma_bf16 → mma_sync_bf16 → cp_async_bf16 → wgmma_bf16 →
+tma_bf16 → ws_bf16 → persistent_bf16. A kernel is on this ladder when its tensor pipe does a real share
+of its work; which step comes next is read from the metrics (which tensor instructions run, what keeps
+warps waiting, whether the grid ends in a partial wave), never from the kernel's name.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from gemmlab.analysis.context import Context, fmt
+from gemmlab.analysis.derived import MAX_TENSOR_PCT_FOR_FP32
+from gemmlab.analysis.evidence import Finding, LadderStep
+from gemmlab.analysis.rules.stalls import ineligible_stalls
+from gemmlab.analysis.vocabulary import Category as C
+
+RUNGS = ("wmma_bf16", "mma_sync_bf16", "cp_async_bf16", "wgmma_bf16", "tma_bf16", "ws_bf16",
+         "persistent_bf16")
+
+# A kernel whose warpgroup-MMA (GMMA) instruction rate is at least this share of its tensor pipe's
+# activity issues wgmma (Hopper's asynchronous warpgroup MMA); below it, the tensor work is mma.sync /
+# WMMA (HMMA), which on an H100 reaches about two thirds of the dense BF16 peak at best (measured:
+# mma.sync rungs 217-338 TFLOP/s against cuBLAS's wgmma kernels at 755, docs/kernels.md).
+GMMA_SHARE = 0.05
+
+END = ("the tensor pipe is at its peak for this precision: what is left is overlap (a persistent grid "
+       "whose epilogue drains through TMA stores during the next tile) or a narrower input format - FP8 "
+       "(e4m3) doubles the dense tensor rate on Hopper if the accuracy allows")
+
+
+def tensor_share(ctx: Context) -> Optional[float]:
+    """% of peak of the busiest of the tensor-pipe metrics (HMMA/GMMA), None when the export has none."""
+    vals = [v for v in (ctx.v("pipe_tensor_pct"), ctx.v("pipe_tensor_gmma_pct")) if v is not None]
+    return max(vals) if vals else None
+
+
+def on_tensor_cores(ctx: Context) -> bool:
+    """True when the tensor pipe does a real share of the work (the same line below which the FP32
+    ratios still apply, gemmlab.analysis.derived.MAX_TENSOR_PCT_FOR_FP32)."""
+    share = tensor_share(ctx)
+    return share is not None and share >= MAX_TENSOR_PCT_FOR_FP32
+
+
+def uses_wgmma(ctx: Context) -> Optional[bool]:
+    """Whether the tensor work is issued as wgmma (None when the export cannot tell)."""
+    gmma, tensor = ctx.v("pipe_tensor_gmma_pct"), tensor_share(ctx)
+    if gmma is None or not tensor:
+        return None
+    return gmma >= GMMA_SHARE * tensor
+
+
+def next_step(ctx: Context, primary: Finding, findings: list[Finding]) -> Optional[LadderStep]:
+    """The tensor-core ladder step that removes the highest-ranked finding one addresses."""
+    for f in [primary] + sorted(findings, key=lambda x: -x.impact):
+        step = _step_for(ctx, f)
+        if step is not None:
+            return step
+    return None
+
+
+def _top_stall(ctx: Context) -> str:
+    top = ineligible_stalls(ctx)
+    return f" (top stall {top[0].reason}, {fmt(100 * top[0].share)}% of the CPI)" if top else ""
+
+
+def _step_for(ctx: Context, f: Finding) -> Optional[LadderStep]:
+    c = f.category
+    why = f"{c.value}: {f.summary}"
+    wgmma = uses_wgmma(ctx)
+    if c == C.TENSOR_BOUND and f.at_limit:
+        return LadderStep("persistent_bf16", END, why)
+    if wgmma is False:
+        # HMMA-era kernel: on an sm_90 GPU the warpgroup MMA is the step that moves the ceiling.
+        if c in (C.LATENCY_BOUND, C.BARRIER_STALLS) and not ctx.v("pipe_tensor_gmma_pct"):
+            return LadderStep(
+                "cp_async_bf16" if c == C.LATENCY_BOUND else "wgmma_bf16",
+                "feed the MMAs from a multistage cp.async ring so global latency overlaps the math"
+                + _top_stall(ctx) + "; on Hopper (sm_90a) move on to wgmma, which reads both operands "
+                "from shared memory asynchronously and issues 64xN tiles per warpgroup", why)
+        if c in (C.TENSOR_BOUND, C.SHARED_MEMORY_THROUGHPUT, C.SHARED_BANK_CONFLICTS, C.COMPUTE_BOUND,
+                 C.OCCUPANCY_REGISTERS, C.INSTRUCTION_OVERHEAD):
+            return LadderStep("wgmma_bf16", "mma.sync needs ldmatrix fragments in registers for every "
+                              "MMA; on Hopper (sm_90a) wgmma reads A and B from 128-byte-swizzled shared "
+                              "tiles through descriptors and keeps the accumulators asynchronous", why)
+        return None
+    if c in (C.LATENCY_BOUND, C.BARRIER_STALLS):
+        return LadderStep("ws_bf16", "hand the copies to TMA and specialise warps: one producer "
+                          "warpgroup issues cp.async.bulk.tensor into a multistage mbarrier ring, consumer "
+                          "warpgroups only wait on 'full' barriers and issue wgmma, no __syncthreads in the "
+                          "main loop" + _top_stall(ctx), why)
+    if c in (C.TAIL_EFFECT, C.GRID_TOO_SMALL):
+        return LadderStep("persistent_bf16", "a persistent grid (one CTA per SM walking the tiles) so the "
+                          "last partial wave and each tile's prologue/epilogue overlap other tiles' math",
+                          why)
+    if c in (C.L2_BOUND, C.DRAM_BOUND):
+        return LadderStep("persistent_bf16", "grouped tile order for L2 reuse and 2-CTA clusters that "
+                          "share each B tile through TMA multicast (half of B's L2->SM traffic)", why)
+    if c == C.UNCOALESCED_GLOBAL_STORES:
+        return LadderStep("persistent_bf16", "write C through shared memory and TMA stores (whole 128-byte "
+                          "rows) instead of per-thread fragment stores", why)
+    if c in (C.SHARED_BANK_CONFLICTS, C.SHARED_MEMORY_THROUGHPUT):
+        return LadderStep("tma_bf16", "let TMA write the tiles in the 128-byte swizzle wgmma's descriptors "
+                          "describe (no thread-written tiles, no conflicts)", why)
+    if c == C.TENSOR_BOUND:
+        return LadderStep("persistent_bf16", "keep the tensor pipe fed between tiles: persistent CTAs, "
+                          "producer running ahead across tile boundaries, epilogue through TMA stores", why)
+    return None

@@ -1,0 +1,59 @@
+"""The tensor-core ladder's next step is read from the tensor-pipe metrics (HMMA vs GMMA, stalls,
+waves), never from the kernel's name."""
+
+from __future__ import annotations
+
+import pytest
+from launch_factory import HEALTHY_LAUNCH, QUIET_STALLS, make_launch
+
+from gemmlab.analysis import gemm, tc_ladder
+from gemmlab.analysis.context import Context
+from gemmlab.analysis.evidence import Confidence, Finding
+from gemmlab.analysis.vocabulary import Category as C
+
+
+def ctx(name="anything", **m):
+    return Context(make_launch(name, **{**HEALTHY_LAUNCH, **QUIET_STALLS, **m}))
+
+
+def finding(cat, at_limit=False, impact=0.3):
+    return Finding(cat, "summary", Confidence.HIGH, impact, "test", at_limit=at_limit)
+
+
+def test_tensor_pipe_share_decides_which_ladder():
+    assert not tc_ladder.on_tensor_cores(ctx(pipe_fma_pct=80.0))
+    assert not tc_ladder.on_tensor_cores(ctx(pipe_tensor_pct=3.0))
+    assert tc_ladder.on_tensor_cores(ctx(pipe_tensor_pct=40.0))
+    assert tc_ladder.on_tensor_cores(ctx(pipe_tensor_gmma_pct=40.0))
+    assert tc_ladder.uses_wgmma(ctx(pipe_tensor_pct=60.0, pipe_tensor_gmma_pct=55.0)) is True
+    assert tc_ladder.uses_wgmma(ctx(pipe_tensor_pct=60.0, pipe_tensor_gmma_pct=0.0)) is False
+    assert tc_ladder.uses_wgmma(ctx(pipe_tensor_pct=60.0)) is None
+
+
+@pytest.mark.parametrize("name", ["gemmlab_mma_sync_bf16", "my_kernel", "gemmlab_naive_uncoalesced"])
+def test_hmma_kernel_on_hopper_is_pointed_at_wgmma_whatever_its_name(name):
+    c = ctx(name, pipe_tensor_pct=55.0, pipe_tensor_gmma_pct=0.0)
+    step = gemm.next_rung(c, finding(C.TENSOR_BOUND), [])
+    assert step.rung == "wgmma_bf16" and "wgmma" in step.action
+
+
+def test_hmma_kernel_waiting_on_memory_gets_the_cp_async_ring():
+    c = ctx(pipe_tensor_pct=30.0, pipe_tensor_gmma_pct=0.0, stall_long_scoreboard=6.0)
+    assert gemm.next_rung(c, finding(C.LATENCY_BOUND), []).rung == "cp_async_bf16"
+
+
+def test_wgmma_kernel_steps():
+    c = ctx(pipe_tensor_pct=60.0, pipe_tensor_gmma_pct=58.0, stall_barrier=4.0)
+    assert gemm.next_rung(c, finding(C.BARRIER_STALLS), []).rung == "ws_bf16"
+    assert gemm.next_rung(c, finding(C.TAIL_EFFECT), []).rung == "persistent_bf16"
+    assert gemm.next_rung(c, finding(C.L2_BOUND), []).rung == "persistent_bf16"
+    step = gemm.next_rung(c, finding(C.TENSOR_BOUND, at_limit=True), [])
+    assert step.rung == "persistent_bf16" and "FP8" in step.action
+    # a finding no tensor-core step addresses falls through to the next one by impact
+    step = gemm.next_rung(c, finding(C.WARP_DIVERGENCE), [finding(C.TAIL_EFFECT, impact=0.1)])
+    assert step.rung == "persistent_bf16"
+
+
+def test_fp32_kernels_keep_the_sgemm_ladder():
+    c = ctx(pipe_fma_pct=50.0, pipe_tensor_pct=0.0)
+    assert gemm.next_rung(c, finding(C.UNCOALESCED_GLOBAL_LOADS), []).rung == "coalesced"
