@@ -22,10 +22,15 @@ def finding(cat, at_limit=False, impact=0.3):
 
 def test_tensor_pipe_share_decides_which_ladder():
     assert not tc_ladder.on_tensor_cores(ctx(pipe_fma_pct=80.0))
-    assert not tc_ladder.on_tensor_cores(ctx(pipe_tensor_pct=3.0))
+    assert not tc_ladder.on_tensor_cores(ctx(pipe_tensor_pct=3.0, pipe_fma_pct=60.0))
+    assert not tc_ladder.on_tensor_cores(ctx(pipe_tensor_pct=0.0, pipe_fma_pct=1.0))
     assert tc_ladder.on_tensor_cores(ctx(pipe_tensor_pct=40.0))
     assert tc_ladder.on_tensor_cores(ctx(pipe_tensor_gmma_pct=40.0))
-    assert tc_ladder.uses_wgmma(ctx(pipe_tensor_pct=60.0, pipe_tensor_gmma_pct=55.0)) is True
+    # the H100 WMMA rung: tensor 7.3%, FMA 24.6% - the tensor pipe still does most of the math
+    assert tc_ladder.on_tensor_cores(ctx(pipe_tensor_pct=7.3, pipe_fma_pct=24.6))
+    # wgmma kernels: a few % of GMMA instruction rate while the tensor pipe is nearly saturated
+    # (H100 persistent_bf16: 2.9% vs 93.7%)
+    assert tc_ladder.uses_wgmma(ctx(pipe_tensor_pct=93.7, pipe_tensor_gmma_pct=2.9)) is True
     assert tc_ladder.uses_wgmma(ctx(pipe_tensor_pct=60.0, pipe_tensor_gmma_pct=0.0)) is False
     assert tc_ladder.uses_wgmma(ctx(pipe_tensor_pct=60.0)) is None
 
@@ -43,8 +48,10 @@ def test_hmma_kernel_waiting_on_memory_gets_the_cp_async_ring():
 
 
 def test_wgmma_kernel_steps():
-    c = ctx(pipe_tensor_pct=60.0, pipe_tensor_gmma_pct=58.0, stall_barrier=4.0)
+    c = ctx(pipe_tensor_pct=60.0, pipe_tensor_gmma_pct=3.0, stall_barrier=4.0, gld_requests=1e6)
     assert gemm.next_rung(c, finding(C.BARRIER_STALLS), []).rung == "ws_bf16"
+    tma = ctx(pipe_tensor_pct=79.0, pipe_tensor_gmma_pct=2.5, gld_requests=0.0)  # copies by TMA
+    assert gemm.next_rung(tma, finding(C.LATENCY_BOUND), []).rung == "persistent_bf16"
     assert gemm.next_rung(c, finding(C.TAIL_EFFECT), []).rung == "persistent_bf16"
     assert gemm.next_rung(c, finding(C.L2_BOUND), []).rung == "persistent_bf16"
     step = gemm.next_rung(c, finding(C.TENSOR_BOUND, at_limit=True), [])

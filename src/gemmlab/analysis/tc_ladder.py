@@ -19,11 +19,11 @@ from gemmlab.analysis.vocabulary import Category as C
 RUNGS = ("wmma_bf16", "mma_sync_bf16", "cp_async_bf16", "wgmma_bf16", "tma_bf16", "ws_bf16",
          "persistent_bf16")
 
-# A kernel whose warpgroup-MMA (GMMA) instruction rate is at least this share of its tensor pipe's
-# activity issues wgmma (Hopper's asynchronous warpgroup MMA); below it, the tensor work is mma.sync /
-# WMMA (HMMA), which on an H100 reaches about two thirds of the dense BF16 peak at best (measured:
-# mma.sync rungs 217-338 TFLOP/s against cuBLAS's wgmma kernels at 755, docs/kernels.md).
-GMMA_SHARE = 0.05
+# Dense math per cycle of a full tensor pipe over a full FMA pipe on Hopper: 8x for TF32 (494.7 vs
+# 66.9 TFLOP/s, H100 SXM datasheet), 16x for BF16/FP16, 32x for FP8. With the TF32 ratio, the smallest,
+# a kernel whose tensor-pipe % times 8 exceeds its FMA-pipe % does most of its math on tensor cores
+# even when both pipes are far from busy (the WMMA rung: tensor 7%, FMA 25%).
+TENSOR_TO_FMA_RATE = 8.0
 
 END = ("the tensor pipe is at its peak for this precision: what is left is overlap (a persistent grid "
        "whose epilogue drains through TMA stores during the next tile) or a narrower input format - FP8 "
@@ -37,18 +37,30 @@ def tensor_share(ctx: Context) -> Optional[float]:
 
 
 def on_tensor_cores(ctx: Context) -> bool:
-    """True when the tensor pipe does a real share of the work (the same line below which the FP32
-    ratios still apply, gemmlab.analysis.derived.MAX_TENSOR_PCT_FOR_FP32)."""
+    """True when the tensor pipe does a real share of the work (the line below which the FP32 ratios
+    still apply, gemmlab.analysis.derived.MAX_TENSOR_PCT_FOR_FP32) or more of the math than the FMA
+    pipe (TENSOR_TO_FMA_RATE)."""
     share = tensor_share(ctx)
-    return share is not None and share >= MAX_TENSOR_PCT_FOR_FP32
+    if share is None or share <= 0:
+        return False
+    fma = ctx.v("pipe_fma_pct")
+    return share >= MAX_TENSOR_PCT_FOR_FP32 or (fma is not None and share * TENSOR_TO_FMA_RATE >= fma)
 
 
 def uses_wgmma(ctx: Context) -> Optional[bool]:
-    """Whether the tensor work is issued as wgmma (None when the export cannot tell)."""
-    gmma, tensor = ctx.v("pipe_tensor_gmma_pct"), tensor_share(ctx)
-    if gmma is None or not tensor:
-        return None
-    return gmma >= GMMA_SHARE * tensor
+    """Whether the tensor work is issued as wgmma: any warpgroup-MMA (GMMA) instruction at all - an
+    mma.sync / WMMA kernel issues none, and one wgmma does the work of many HMMAs, so its instruction
+    rate stays in single-digit % of peak even when the tensor pipe is saturated. None when the export
+    cannot tell."""
+    gmma = ctx.v("pipe_tensor_gmma_pct")
+    return None if gmma is None else gmma > 0
+
+
+def copies_by_tma(ctx: Context) -> Optional[bool]:
+    """Whether tiles arrive without per-thread global loads (TMA: cp.async.bulk.tensor issues no LSU
+    requests; cp.async and plain loads do). None when the export has no request count."""
+    req = ctx.v("gld_requests")
+    return None if req is None else req == 0
 
 
 def next_step(ctx: Context, primary: Finding, findings: list[Finding]) -> Optional[LadderStep]:
@@ -85,6 +97,11 @@ def _step_for(ctx: Context, f: Finding) -> Optional[LadderStep]:
                               "MMA; on Hopper (sm_90a) wgmma reads A and B from 128-byte-swizzled shared "
                               "tiles through descriptors and keeps the accumulators asynchronous", why)
         return None
+    if c in (C.LATENCY_BOUND, C.BARRIER_STALLS) and copies_by_tma(ctx):
+        return LadderStep("persistent_bf16", "the tiles already come by TMA, so what is left to hide is "
+                          "between tiles and in L2: a persistent grid whose producer runs ahead across "
+                          "tile boundaries, 2-CTA clusters sharing B through TMA multicast, and an epilogue "
+                          "through TMA stores" + _top_stall(ctx), why)
     if c in (C.LATENCY_BOUND, C.BARRIER_STALLS):
         return LadderStep("ws_bf16", "hand the copies to TMA and specialise warps: one producer "
                           "warpgroup issues cp.async.bulk.tensor into a multistage mbarrier ring, consumer "
