@@ -26,7 +26,7 @@ def wide(monkeypatch):
 # --- registry -------------------------------------------------------------------------------
 def test_tc_ladder_order_dtypes_and_arch():
     names = [r.name for r in TC_LADDER]
-    assert names[-4:] == ["wgmma_bf16", "tma_bf16", "ws_bf16", "persistent_bf16"]
+    assert names[-5:] == ["wgmma_bf16", "tma_bf16", "ws_bf16", "persistent_bf16", "autotuned_bf16"]
     orders = [r.order for r in TC_LADDER]
     assert orders == sorted(orders) and len(set(orders)) == len(orders)
     # rungs 1-3 (the Hopper rungs, sm_90a, come after them)
@@ -51,9 +51,10 @@ def test_all_rungs_default_is_still_the_fp32_set_and_get_reaches_both():
                                     "mma_sync_bf16_f32out_scalar", "cp_async_bf16",
                                     "cp_async_bf16_f32out", "cp_async_bf16_scalar",
                                     "cp_async_bf16_f32out_scalar"}
-    # every ladder rung comes with its float32-output twin, every vector one with scalar twins
+    # every ladder rung comes with its float32-output twin (the abstract autotuned_bf16 resolves to
+    # a candidate instead), every vector one with scalar twins
     for r in TC_LADDER:
-        assert f32_out_twin(r) in bf
+        assert f32_out_twin(r) in bf or r.name == "autotuned_bf16"
         if r.vectorized:
             assert scalar_twin(r) in bf and scalar_twin(f32_out_twin(r)) in bf
     assert set(all_rungs(None)) == set(all_rungs()) | set(bf)

@@ -16,10 +16,12 @@ HOPPER = [r for r in TC_LADDER if r.arch == "sm_90a"]
 
 
 def test_hopper_rungs_in_order_with_their_needs():
-    assert [r.name for r in HOPPER] == ["wgmma_bf16", "tma_bf16", "ws_bf16", "persistent_bf16"]
+    assert [r.name for r in HOPPER] == ["wgmma_bf16", "tma_bf16", "ws_bf16", "persistent_bf16",
+                                        "autotuned_bf16"]
     assert [r.order for r in HOPPER] == sorted(r.order for r in HOPPER)
     maps = {r.name: r.needs.tensor_maps for r in HOPPER}
-    assert maps == {"wgmma_bf16": 0, "tma_bf16": 2, "ws_bf16": 2, "persistent_bf16": 3}
+    assert maps == {"wgmma_bf16": 0, "tma_bf16": 2, "ws_bf16": 2, "persistent_bf16": 3,
+                    "autotuned_bf16": 3}
     assert get("persistent_bf16").needs.cluster == (2, 1, 1)
     assert get("ws_bf16").needs.cluster == (1, 1, 1)
     # float32 C cannot leave through the bf16 TMA-store epilogue: direct stores, two maps
@@ -107,3 +109,33 @@ def test_tensor_map_param_is_one_128_byte_value():
     assert np.frombuffer(p.tobytes(), dtype=np.uint64).tolist() == words
     with pytest.raises(ValueError):
         tma.as_param(list(range(15)))
+
+
+def test_bf16_autotune_candidates_fit_and_are_keyed_apart_from_fp32():
+    from gemmlab.kernels.registry import AUTOTUNED, all_rungs, autotune_candidates
+    from gemmlab.runtime import autotune
+
+    cands = autotune_candidates("bf16")
+    assert len(cands) == 8 and len({c.name for c in cands}) == 8
+    assert cands[0].params == {**get("persistent_bf16").params}  # the default is a candidate
+    for c in cands:
+        assert c.family == "persistent_bf16" and c.dynamic_smem <= 227 * 1024, c.name
+        assert c in all_rungs("bf16") and get(c.name) is c
+    assert autotune_candidates() == autotune_candidates("fp32") and cands[0] not in autotune_candidates()
+    assert "autotuned_bf16" in AUTOTUNED and get("autotuned_bf16").dtype == "bf16"
+    assert autotune.size_bucket(4096, 4096, 4096, "bf16") == "bf16_m4096_n4096_k4096_vec"
+    assert autotune.size_bucket(4096, 4096, 4096) == "m4096_n4096_k4096_vec"
+    assert autotune.shape_class(1000, 3000, 77, "bf16") == "odd"
+    assert autotune.shape_class(1000, 3000, 4092, "bf16") == "odd"  # % 4 but not % 8
+    assert autotune.shape_class(1000, 3000, 4092) == "vec"
+
+
+def test_autotuned_bf16_sends_shapes_tma_cannot_take_to_wgmma(monkeypatch):
+    from gemmlab.runtime import autotune
+
+    def no_device():
+        raise AssertionError("odd BF16 shapes resolve without the GPU or the records")
+
+    monkeypatch.setattr(autotune, "lookup", lambda *a, **k: no_device())
+    rung, backend = autotune.resolve(1000, 3000, 77, "bf16")
+    assert rung.name == "wgmma_bf16" and backend == "nvrtc"

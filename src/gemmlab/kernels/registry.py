@@ -518,6 +518,12 @@ TC_LADDER: tuple[Rung, ...] = (
           "that drain during the next tile.",
           BM=128, BN=256, BK=64, STAGES=4, PRODUCER=1, MINB=1, CLUSTER=2, GROUP=8,
           EPI_PIECE=128, OUT_F32=0),
+    _rung("autotuned_bf16", 8, "persistent_bf16",
+          "persistent_bf16 with tile width, stages, cluster size, tile order and epilogue piece "
+          "timed on the GPU at hand (8 candidates); the winner is remembered per GPU and size "
+          "(params: the defaults). Shapes TMA cannot take run wgmma_bf16.",
+          BM=128, BN=256, BK=64, STAGES=4, PRODUCER=1, MINB=1, CLUSTER=2, GROUP=8,
+          EPI_PIECE=128, OUT_F32=0),
 )
 
 
@@ -533,7 +539,8 @@ def f32_out_twin(rung: Rung) -> Rung:
 
 
 def _tc_all() -> tuple[Rung, ...]:
-    base = TC_LADDER + tuple(f32_out_twin(r) for r in TC_LADDER)
+    base = (TC_LADDER + tuple(f32_out_twin(r) for r in TC_LADDER if r.name not in AUTOTUNED)
+            + _BF16_CANDIDATES)
     return base + tuple(scalar_twin(r) for r in base if r.vectorized)
 
 
@@ -620,9 +627,42 @@ def sweep_variants() -> tuple[Rung, ...]:
     return _SWEEP
 
 
-def autotune_candidates() -> tuple[Rung, ...]:
-    """The instantiations the autotuned rung chooses from."""
-    return _CANDIDATES
+def _make_bf16_candidates() -> tuple[Rung, ...]:
+    """Instantiations of the persistent BF16 family the ``autotuned_bf16`` rung times: tile width,
+    pipeline depth (bounded by the 227 KB of shared memory per block), cluster size, tile-order band
+    and epilogue piece. Two consumer warpgroups throughout (setmaxnreg 232 for a 64 x 256 f32
+    accumulator: 4 consumers would not fit the register file)."""
+    configs = [
+        # BN, STAGES, CLUSTER, GROUP, EPI_PIECE
+        (256, 4, 2, 8, 128),  # = persistent_bf16
+        (256, 4, 1, 8, 128),
+        (256, 4, 2, 16, 128),
+        (256, 3, 2, 8, 128),
+        (256, 4, 2, 4, 64),
+        (128, 6, 2, 8, 128),
+        (128, 4, 1, 8, 128),
+        (128, 6, 2, 16, 64),
+    ]
+    out = []
+    for bn, st, cl, group, piece in configs:
+        name = f"autotuned_bf16_128x{bn}_s{st}_c{cl}_g{group}_e{piece}"
+        out.append(_rung(name, 8, "persistent_bf16",
+                         f"BF16 autotuner candidate: persistent 128x{bn}x64 tiles, {st} stages, "
+                         f"clusters of {cl}, bands of {group} tile-rows, epilogue pieces of {piece} "
+                         f"columns.",
+                         BM=128, BN=bn, BK=64, STAGES=st, PRODUCER=1, MINB=1, CLUSTER=cl,
+                         GROUP=group, EPI_PIECE=piece, OUT_F32=0))
+    return tuple(out)
+
+
+_BF16_CANDIDATES = _make_bf16_candidates()
+AUTOTUNED = ("autotuned", "autotuned_bf16")  # the abstract rungs resolved per GPU and shape
+
+
+def autotune_candidates(dtype: str = "fp32") -> tuple[Rung, ...]:
+    """The instantiations the autotuned rung of ``dtype``'s ladder chooses from."""
+    _check_dtype(dtype)
+    return _BF16_CANDIDATES if dtype == "bf16" else _CANDIDATES
 
 
 def _check_dtype(dtype: str | None) -> None:

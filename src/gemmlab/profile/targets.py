@@ -91,7 +91,7 @@ def launched_kernel(rung_name: str, M: int, N: int, K: int) -> Optional[str]:
     from gemmlab.kernels import registry
 
     rung = registry.get(rung_name)
-    if rung.name == "autotuned":  # prepare() resolves this one rung from the tuning records
+    if rung.name in registry.AUTOTUNED:  # prepare() resolves these from the tuning records
         return None
     chosen = rung if rung.accepts(M, N, K) else registry.scalar_twin(rung)
     return chosen.kernel

@@ -40,18 +40,23 @@ def _pow2_bucket(x: int) -> int:
     return b
 
 
-def shape_class(M: int, N: int, K: int) -> str:
-    """``vec`` when N and K allow the candidates' 16-byte accesses (multiples of 4 floats), ``odd``
-    when every candidate falls back to its scalar twin: a winner tuned on one path says nothing about
-    the other (issue #12: tuning keyed by shape class, not only by size)."""
-    return "vec" if N % 4 == 0 and K % 4 == 0 else "odd"
+def shape_class(M: int, N: int, K: int, dtype: str = "fp32") -> str:
+    """``vec`` when N and K allow the candidates' 16-byte accesses (multiples of 4 floats, or of 8
+    bf16 for the TMA candidates), ``odd`` when every candidate falls back to its scalar twin (FP32)
+    or the shape goes to wgmma_bf16 (BF16): a winner tuned on one path says nothing about the other
+    (issue #12: tuning keyed by shape class, not only by size)."""
+    w = 8 if dtype == "bf16" else 4
+    return "vec" if N % w == 0 and K % w == 0 else "odd"
 
 
-def size_bucket(M: int, N: int, K: int) -> str:
+def size_bucket(M: int, N: int, K: int, dtype: str = "fp32") -> str:
     """The bucket a tuning result applies to, e.g. ``m4096_n4096_k4096_vec``: each of M, N, K rounded
     up to a power of two (skinny, small-K and large-K products land in buckets of their own) and the
-    shape class. Records written before the class was part of the key are not matched (re-tuned)."""
-    return f"m{_pow2_bucket(M)}_n{_pow2_bucket(N)}_k{_pow2_bucket(K)}_{shape_class(M, N, K)}"
+    shape class; BF16 buckets start with ``bf16_``. Records written before the class was part of the
+    key are not matched (re-tuned)."""
+    prefix = "bf16_" if dtype == "bf16" else ""
+    return (f"{prefix}m{_pow2_bucket(M)}_n{_pow2_bucket(N)}_k{_pow2_bucket(K)}_"
+            f"{shape_class(M, N, K, dtype)}")
 
 
 def record_path() -> Path:
@@ -108,12 +113,12 @@ def _store(result: TuneResult, path: Path | None = None) -> None:
 
 
 def lookup(M: int, N: int, K: int, device: str, arch: str,
-           path: Path | None = None) -> tuple[Rung, str] | None:
+           path: Path | None = None, dtype: str = "fp32") -> tuple[Rung, str] | None:
     """The remembered (winner, backend) for this GPU and size bucket, if any (and still valid)."""
-    entry = load_records(path).get(_key(device, arch, size_bucket(M, N, K)))
+    entry = load_records(path).get(_key(device, arch, size_bucket(M, N, K, dtype)))
     if not entry:
         return None
-    names = {r.name: r for r in registry.autotune_candidates()}
+    names = {r.name: r for r in registry.autotune_candidates(dtype)}
     winner = names.get(entry.get("winner", ""))
     backend = entry.get("backend")
     if winner is None or backend not in ("nvrtc", "nvcc"):
@@ -158,26 +163,50 @@ def measure_ms(fn: Callable[[], None], warmup: int = 3, repeats: int = 10,
     return out
 
 
-def tune(M: int, N: int, K: int, candidates: Sequence[Rung] | None = None, repeats: int = 10,
-         backends: Sequence[str] | None = None, store: bool = True) -> TuneResult:
-    """Time every candidate (with every backend) at M x N x K on the current GPU and, by default,
-    store the winner."""
+def _operands(M: int, N: int, K: int, dtype: str):
+    """(a, b, c, reference C, ||ref||, decode C, tolerance) for tuning at M x N x K: fresh inputs of
+    the ladder's dtype and cuBLAS's answer on them (FP32: cublasSgemm; BF16: cublasGemmEx)."""
     import cupy
 
-    from gemmlab.runtime import cublas, device
+    from gemmlab.runtime import cublas
+
+    rng = cupy.random.default_rng(1234)
+    a = rng.standard_normal((M, K), dtype=cupy.float32)
+    b = rng.standard_normal((K, N), dtype=cupy.float32)
+    if dtype == "bf16":
+        from gemmlab.bench.bf16 import from_bits, to_bits, tolerance
+
+        a, b = to_bits(a), to_bits(b)
+        ref_bits = cupy.zeros((M, N), dtype=cupy.uint16)
+        cublas.gemm_bf16(a, b, ref_bits)
+        ref = from_bits(ref_bits)
+        c = cupy.empty((M, N), dtype=cupy.uint16)
+        # Two BF16 GEMMs that each meet the normwise bound agree within twice it.
+        tol = 2 * tolerance(K, "bf16").normwise
+        return a, b, c, ref, from_bits, tol
+    ref = cupy.zeros((M, N), dtype=cupy.float32)
+    cublas.sgemm(a, b, ref)
+    c = cupy.empty((M, N), dtype=cupy.float32)
+    return a, b, c, ref, (lambda x: x), _CHECK_TOL
+
+
+def tune(M: int, N: int, K: int, candidates: Sequence[Rung] | None = None, repeats: int = 10,
+         backends: Sequence[str] | None = None, store: bool = True,
+         dtype: str = "fp32") -> TuneResult:
+    """Time every candidate (with every backend) at M x N x K on the current GPU and, by default,
+    store the winner. BF16 candidates are compiled with NVRTC only (the rung's own compiler; nvcc
+    builds the same PTX for sm_90a)."""
+    import cupy
+
+    from gemmlab.runtime import device
     from gemmlab.runtime.launch import PreparedGemm
 
     check_shape(M, N, K)
     info = device.info()
-    candidates = tuple(candidates or registry.autotune_candidates())
-    backends = tuple(backends or available_backends())
-    rng = cupy.random.default_rng(1234)
-    a = rng.standard_normal((M, K), dtype=cupy.float32)
-    b = rng.standard_normal((K, N), dtype=cupy.float32)
-    ref = cupy.zeros((M, N), dtype=cupy.float32)
-    cublas.sgemm(a, b, ref)
+    candidates = tuple(candidates or registry.autotune_candidates(dtype))
+    backends = tuple(backends or (("nvrtc",) if dtype == "bf16" else available_backends()))
+    a, b, c, ref, decode, tol = _operands(M, N, K, dtype)
     ref_norm = float(cupy.linalg.norm(ref))
-    c = cupy.empty((M, N), dtype=cupy.float32)
     times: dict[str, float] = {}
     rejected: dict[str, str] = {}
     for cand in candidates:
@@ -186,11 +215,15 @@ def tune(M: int, N: int, K: int, candidates: Sequence[Rung] | None = None, repea
             if cand.dynamic_smem > info.smem_per_block_optin:
                 rejected[key] = f"needs {cand.dynamic_smem} B shared memory"
                 continue
+            refusal = cand.refusal(M, N, K)
+            if refusal:
+                rejected[key] = refusal
+                continue
             run = PreparedGemm(cand, M, N, K, backend=backend)
-            c.fill(float("nan"))
+            c.fill(0xFFFF if c.dtype == cupy.uint16 else float("nan"))  # NaN in either dtype
             run(a, b, c)
-            err = float(cupy.linalg.norm(c - ref)) / max(ref_norm, 1e-30)
-            if not err <= _CHECK_TOL:  # also catches NaN
+            err = float(cupy.linalg.norm(decode(c) - ref)) / max(ref_norm, 1e-30)
+            if not err <= tol:  # also catches NaN
                 rejected[key] = f"relative error {err:.3g} vs cuBLAS"
                 log.warning("autotune: %s rejected (relative error %.3g)", key, err)
                 continue
@@ -202,7 +235,7 @@ def tune(M: int, N: int, K: int, candidates: Sequence[Rung] | None = None, repea
                          f"result ({rejected})")
     best = min(times, key=times.__getitem__)
     winner, _, backend = best.partition("@")
-    result = TuneResult(device=info.name, arch=info.arch, bucket=size_bucket(M, N, K),
+    result = TuneResult(device=info.name, arch=info.arch, bucket=size_bucket(M, N, K, dtype),
                         shape=(M, N, K), winner=winner, backend=backend, median_ms=times,
                         rejected=rejected, tuned_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
     if store:
@@ -211,15 +244,19 @@ def tune(M: int, N: int, K: int, candidates: Sequence[Rung] | None = None, repea
     return result
 
 
-def resolve(M: int, N: int, K: int) -> tuple[Rung, str]:
-    """(candidate, backend) the autotuned rung runs at this size: remembered, or tuned once now."""
+def resolve(M: int, N: int, K: int, dtype: str = "fp32") -> tuple[Rung, str]:
+    """(candidate, backend) the autotuned rung of ``dtype``'s ladder runs at this size: remembered,
+    or tuned once now. BF16 shapes the TMA candidates cannot take (K or N not a multiple of 8) run
+    wgmma_bf16, whose scalar twin takes any shape."""
     from gemmlab.runtime import device
 
+    if dtype == "bf16" and shape_class(M, N, K, dtype) == "odd":
+        return registry.get("wgmma_bf16"), "nvrtc"
     info = device.info()
-    found = lookup(M, N, K, info.name, info.arch)
+    found = lookup(M, N, K, info.name, info.arch, dtype=dtype)
     if found is not None:
         return found
     log.info("autotuning for %s at %s (once per GPU and size bucket)", info.name,
-             size_bucket(M, N, K))
-    result = tune(M, N, K)
+             size_bucket(M, N, K, dtype))
+    result = tune(M, N, K, dtype=dtype)
     return registry.get(result.winner), result.backend

@@ -95,11 +95,11 @@ class PreparedGemm:
         from gemmlab.runtime import compile as _compile
 
         check_shape(M, N, K)
-        if rung.family == "autotuned" and rung.name == "autotuned":
+        if rung.name in registry.AUTOTUNED:
             from gemmlab.runtime import autotune
 
             # The tuned winner comes with the compiler it won with.
-            rung, backend = autotune.resolve(M, N, K)
+            rung, backend = autotune.resolve(M, N, K, rung.dtype)
         self.requested = rung
         self.M, self.N, self.K = M, N, K
         refusal = rung.refusal(M, N, K)
