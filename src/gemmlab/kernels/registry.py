@@ -348,8 +348,8 @@ class Rung:
         """None when this rung computes M x N x K; otherwise the one-line reason, naming a rung
         that can (TMA rungs have no scalar twin: TMA cannot address rows that are not 16-byte
         multiples)."""
-        if self.accepts(M, N, K) or not self.tma:
-            return None
+        if self.accepts(M, N, K) or not self.tma or self.name in AUTOTUNED:
+            return None  # autotuned_bf16 sends such shapes to wgmma_bf16 (runtime.autotune)
         return (f"rung {self.name} needs K and N multiples of {self.vector_elems} (TMA copies "
                 f"rows whose pitch is a multiple of 16 bytes); M={M}, N={N}, K={K} is not: use "
                 f"wgmma_bf16 (its scalar twin takes any shape)")
