@@ -247,10 +247,14 @@ def compare(
         print_json(result.to_dict())
         return
     console.print(f"A = {result.label_a} ({a.source})\nB = {result.label_b} ({b.source})", highlight=False, soft_wrap=True)
+    ladder = result.ladder
     for sc in result.shapes:
         M, N, K = sc.shape
-        print_table(COLUMNS, table_rows(sc), title=f"Time per kernel, M,N,K = {M},{N},{K}",
-                    caption="time: median; 'vs previous': previous rung's median / this one's")
+        cublas = f"; cuBLAS: {ladder.reference}" + (
+            f" (A's fastest: {sc.reference_a or 'not recorded'}; B's: {sc.reference_b or 'not recorded'})"
+            if sc.reference_a or sc.reference_b else "")
+        print_table(COLUMNS, table_rows(sc), title=f"Time per kernel, M,N,K = {M},{N},{K} ({ladder.title})",
+                    caption="time: median; 'vs previous': previous rung's median / this one's" + cublas)
         if sc.steps:
             print_table(
                 ("Change", "A", "B", "Where it helped"),
