@@ -322,13 +322,25 @@ def test_cli_kernels_lists_the_tc_ladder(capsys):
     (["ladder", "--dtype", "fp16"], "--dtype 'fp16': expected fp32 or bf16"),
     (["ladder", "--dtype", "bf16", "--rungs", "coalesced"], "rung coalesced takes fp32 inputs"),
     (["ladder", "--rungs", "wmma_bf16"], "pass --dtype bf16"),
-    (["ladder", "--dtype", "bf16", "--profile"], "--profile is not wired for --dtype bf16"),
     (["bench", "coalesced", "wmma_bf16"], "different dtypes"),
     (["bench", "wmma_bf16", "wmma_bf16_f32out"], "different dtypes"),
 ])
 def test_cli_refuses_before_the_gpu(capsys, argv, msg):
     code, _, err = run_cli(capsys, *argv)
     assert code == 2 and msg in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_ladder_bf16_profile_is_accepted(capsys, monkeypatch):
+    """--profile works for the tensor-core ladder: validation lets it through to the GPU step."""
+    from gemmlab.commands import ladder as cmd
+    from gemmlab.errors import UserError
+
+    def no_gpu():
+        raise UserError("stand-in: the GPU step was reached", code=3)
+
+    monkeypatch.setattr(cmd, "_require_gpu", no_gpu)
+    code, _, err = run_cli(capsys, "ladder", "--dtype", "bf16", "--profile", "--no-store")
+    assert code == 3 and "the GPU step was reached" in err and "not wired" not in err
 
 
 def test_bf16_table_caption_and_columns():

@@ -246,8 +246,6 @@ def ladder(
     """Check and time the SGEMM ladder (or, with --dtype bf16, the tensor-core ladder), then cuBLAS, and print Version | Time | GFLOP/s | Speedup | % of cuBLAS."""
     dims = resolve_shape(size, shape)
     check_dtype(dtype)
-    if dtype == "bf16" and (profile or profile_full):
-        raise InputError("--profile is not wired for --dtype bf16 yet (issue #10); run without it, or profile a rung with `gemmlab profile`")
     options = _options(warmup_ms, rep_ms, repeats, no_l2_flush)
     check_out(out, force)
     check_db(db, no_store)
