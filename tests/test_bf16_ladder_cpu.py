@@ -331,6 +331,19 @@ def test_cli_refuses_before_the_gpu(capsys, argv, msg):
     assert code == 2 and msg in err and len(err.strip().splitlines()) == 1
 
 
+def test_cli_ladder_bf16_profile_is_accepted(capsys, monkeypatch):
+    """--profile works for the tensor-core ladder: validation lets it through to the GPU step."""
+    from gemmlab.commands import ladder as cmd
+    from gemmlab.errors import UserError
+
+    def no_gpu():
+        raise UserError("stand-in: the GPU step was reached", code=3)
+
+    monkeypatch.setattr(cmd, "_require_gpu", no_gpu)
+    code, _, err = run_cli(capsys, "ladder", "--dtype", "bf16", "--profile", "--no-store")
+    assert code == 3 and "the GPU step was reached" in err and "not wired" not in err
+
+
 def test_bf16_table_caption_and_columns():
     from gemmlab.bench import table
     from gemmlab.bench.env import bf16_peak

@@ -47,7 +47,8 @@ def test_the_ladder_table_matches_the_recorded_run(h100_md):
 
 def test_the_header_and_sections(h100_md):
     text, _ = h100_md
-    for heading in ("# gemmlab report: NVIDIA H100 80GB HBM3", "## Ladder", "## Plots", "## Kernels", "## Environment"):
+    for heading in ("# gemmlab report: NVIDIA H100 80GB HBM3", "## SGEMM ladder", "### Plots", "## Kernels",
+                    "## Environment"):
         assert heading + "\n" in text
     assert "| Driver | 580.159.04 |" in text
     assert f"Data source: {markdown.esc(str(H100_RUN))}" in text

@@ -94,6 +94,7 @@ class RunSummary:
     gpu: Optional[str]
     n_results: int
     kernels: str  # comma-separated, in order
+    dtypes: str = ""  # the rows' BenchSpec dtypes, comma-separated ("float32", "bf16", ...): which ladder
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -197,7 +198,8 @@ class Store:
     # --- reading ----------------------------------------------------------------------------
     def list_runs(self, limit: Optional[int] = None) -> list[RunSummary]:
         """Newest first."""
-        sql = """SELECT r.id, r.created_utc, r.command, r.gpu, count(x.id), coalesce(group_concat(x.kernel, ','), '')
+        sql = """SELECT r.id, r.created_utc, r.command, r.gpu, count(x.id), coalesce(group_concat(x.kernel, ','), ''),
+                        coalesce((SELECT group_concat(DISTINCT d.dtype) FROM results d WHERE d.run_id = r.id), '')
                  FROM runs r LEFT JOIN (SELECT * FROM results ORDER BY run_id, seq) x ON x.run_id = r.id
                  GROUP BY r.id ORDER BY r.id DESC"""
         if limit is not None:

@@ -41,13 +41,19 @@ def _rate_metric(op: str) -> str:
 
 @dataclass(frozen=True)
 class Ceilings:
-    """The two roofs of one GPU."""
+    """The two roofs of one GPU.
+
+    The compute roof is FP32 (FFMA on the SIMT cores) unless ``compute`` names another: the report's
+    BF16 ladder draws its roofline under the dense BF16 tensor peak (``with_compute_roof``); the field
+    keeps its FP32 name because that is the roof every measurement and JSON document here carries.
+    """
 
     gpu: str
-    fp32_flops: float  # FLOP/s
+    fp32_flops: float  # FLOP/s of the compute roof (FP32 unless ``compute`` says otherwise)
     dram_bytes_per_s: float  # byte/s
     source: str  # "measured" | "ncu" | "spec"
     detail: str  # when/what: "measured 2026-11-21T10:00:00Z", "NVIDIA H100 SXM5 datasheet", ...
+    compute: str = "FP32"  # what the compute roof counts: "FP32", "dense BF16 tensor"
 
     def __post_init__(self) -> None:
         if not (self.fp32_flops > 0 and self.dram_bytes_per_s > 0):
@@ -61,9 +67,15 @@ class Ceilings:
     def attainable(self, ai: float) -> float:
         return min(self.fp32_flops, ai * self.dram_bytes_per_s)
 
+    def with_compute_roof(self, flops: float, compute: str, detail: str) -> "Ceilings":
+        """The same memory roof under another compute roof (``detail`` says where it came from)."""
+        return Ceilings(self.gpu, flops, self.dram_bytes_per_s, self.source,
+                        f"memory roof: {self.detail}; compute roof: {detail}", compute)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "gpu": self.gpu,
+            "compute": self.compute,
             "fp32_flops": self.fp32_flops,
             "dram_bytes_per_s": self.dram_bytes_per_s,
             "ridge_flop_per_byte": self.ridge,
@@ -165,21 +177,25 @@ def place(point: RooflinePoint, ceilings: Ceilings) -> Placement:
     return Placement(point, ceilings)
 
 
-def gemm_counts(m: int, n: int, k: int, *, beta_nonzero: bool = False, elem_bytes: int = 4) -> tuple[float, float]:
+def gemm_counts(m: int, n: int, k: int, *, beta_nonzero: bool = False, elem_bytes: int = 4,
+                out_bytes: Optional[int] = None) -> tuple[float, float]:
     """(FLOP, compulsory DRAM bytes) of C = αAB + βC with A m×k, B k×n: 2mnk FLOP; A, B read and
-    C written once (C also read when β ≠ 0)."""
+    C written once (C also read when β ≠ 0). ``elem_bytes``: per element of A and B; ``out_bytes``:
+    per element of C (default the same; the BF16 ladder reads 2-byte A, B and writes 2- or 4-byte C)."""
     for name, v in (("M", m), ("N", n), ("K", k)):
         if v < 1:
             raise InputError(f"GEMM {name} = {v}: must be ≥ 1")
+    c_bytes = float(elem_bytes if out_bytes is None else out_bytes)
     flops = 2.0 * m * n * k
-    nbytes = float(elem_bytes) * (m * k + k * n + m * n + (m * n if beta_nonzero else 0))
+    nbytes = float(elem_bytes) * (m * k + k * n) + c_bytes * (m * n + (m * n if beta_nonzero else 0))
     return flops, nbytes
 
 
 def point_from_gemm(
-    name: str, m: int, n: int, k: int, seconds: float, *, beta_nonzero: bool = False
+    name: str, m: int, n: int, k: int, seconds: float, *, beta_nonzero: bool = False, elem_bytes: int = 4,
+    out_bytes: Optional[int] = None,
 ) -> RooflinePoint:
-    flops, nbytes = gemm_counts(m, n, k, beta_nonzero=beta_nonzero)
+    flops, nbytes = gemm_counts(m, n, k, beta_nonzero=beta_nonzero, elem_bytes=elem_bytes, out_bytes=out_bytes)
     return RooflinePoint(name, flops, nbytes, seconds, "analytic")
 
 

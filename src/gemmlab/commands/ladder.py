@@ -397,8 +397,8 @@ def runs(
                 print_json([s.to_dict() for s in summaries])
                 return
             print_table(
-                ("Run", "Created (UTC)", "Command", "GPU", "Results", "Kernels"),
-                [(s.id, s.created_utc, s.command, s.gpu, s.n_results, s.kernels) for s in summaries],
+                ("Run", "Created (UTC)", "Command", "GPU", "Dtype", "Results", "Kernels"),
+                [(s.id, s.created_utc, s.command, s.gpu, s.dtypes, s.n_results, s.kernels) for s in summaries],
                 title=f"Stored runs in {store.path}",
             )
             return

@@ -310,7 +310,7 @@ def profile_ladder_result(result: dict, ncu: Optional[str] = None, full: bool = 
         profiles = ladder_profile.profile_rungs([r["kernel"] for r in rows], (shape["M"], shape["N"], shape["K"]),
                                                 ncu=ncu_path, full=full, on_rung=on_rung)
         bar.update(task, completed=len(rows))
-    return ladder_profile.build_report(result["rows"], profiles)
+    return ladder_profile.build_report(result["rows"], profiles, dtype=result.get("dtype") or "fp32")
 
 
 def show_ladder_profile(report: dict, as_json: bool) -> None:
@@ -323,7 +323,8 @@ def show_ladder_profile(report: dict, as_json: bool) -> None:
     print_table(["Version", "Time (ms)", "GFLOP/s", "Speedup vs previous", "Profiler signal", "Main bottleneck"],
                 [[r.version, f"{r.time_s * 1e3:.4f}", f"{r.gflops:.1f}",
                   None if r.speedup_vs_previous is None else f"{r.speedup_vs_previous:.2f}x", r.signal, r.bottleneck]
-                 for r in report["table"]], title="Ladder, profiled")
+                 for r in report["table"]],
+                title=("BF16 tensor-core ladder" if report.get("dtype") == "bf16" else "SGEMM ladder") + ", profiled")
     print_table(MATTERED_COLUMNS, mattered_rows(report["mattered"]), title="What actually mattered")
     for p in report["profiles"]:
         if p.error:

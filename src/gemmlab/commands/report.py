@@ -33,18 +33,34 @@ def _write(path: Path, data: bytes) -> None:
     write_atomic(path, data)
 
 
-def _profile_diagnoses(view, explicit: list[Path]) -> list[Path]:
-    """The .ncu-rep files `ladder --profile` recorded, unless the user gave --diagnosis."""
+def _profile_diagnoses(views, explicit: list[Path]) -> list[Path]:
+    """The .ncu-rep files `ladder --profile` recorded for these runs, unless the user gave --diagnosis."""
     from gemmlab.report import sources
 
     if explicit:
         return []
-    return sources.profiled_reports(view)
+    return [p for v in views for p in sources.profiled_reports(v)]
+
+
+def _with_sweep(views: list, sweep_view) -> list:
+    """The sweep's heatmaps go into the section of the first run of the sweep's ladder."""
+    from dataclasses import replace
+
+    i = next((i for i, v in enumerate(views) if v.ladder_kind == sweep_view.ladder_kind), None)
+    if i is None:
+        raise InputError(f"--sweep: a {sweep_view.ladder_kind.title} sweep, and the report has no run of that ladder")
+    views = list(views)
+    views[i] = replace(views[i], sweep=views[i].sweep + sweep_view.sweep)
+    return views
 
 
 def report(
     run: RunArg,
-    run_id: Annotated[Optional[int], typer.Option("--run", help="Run id in the database (default: the newest).")] = None,
+    run_id: Annotated[
+        Optional[list[int]],
+        typer.Option("--run", help="Run id in the database, repeatable: one section per run (default: the newest run, "
+                     "and the newest ladder run of the other ladder (FP32 / BF16) on the same GPU)."),
+    ] = None,
     out: Annotated[Path, typer.Option("--out", help="HTML file to write.")] = Path("report.html"),
     markdown: Annotated[
         Optional[Path], typer.Option("--markdown", help="Also write Markdown here; plots go to <name>_files/.")
@@ -70,45 +86,55 @@ def report(
     vs_run: Annotated[Optional[int], typer.Option("--vs-run", help="Run id in the --vs database.")] = None,
     shape_map: Annotated[bool, typer.Option("--shape-map", help="The newest shape-map run (gemmlab shapes) in the database.")] = False,
 ) -> None:
-    """Write one self-contained HTML page for a run: ladder table, plots, one card per kernel (or, for lesson
-    runs, the article's figures beside one or two GPUs' measurements)."""
-    from dataclasses import replace
-
+    """Write one self-contained HTML page for a run (or several runs of one GPU, one section each: the
+    SGEMM ladder and the BF16 tensor-core ladder apart): ladder tables, plots, one card per kernel (or, for
+    lesson runs, the article's figures beside one or two GPUs' measurements)."""
     from gemmlab.report import content, html, sources
     from gemmlab.report import markdown as md
 
-    if run_id is not None and run_id < 1:
-        raise InputError(f"--run {run_id}: run ids start at 1 (see `gemmlab runs`)")
+    run_ids = list(run_id or [])
+    bad = next((i for i in run_ids if i < 1), None)
+    if bad is not None:
+        raise InputError(f"--run {bad}: run ids start at 1 (see `gemmlab runs`)")
     _target(out, "--out", force)
-    if _shapes_report(run, run_id, shape_map, out, note, no_plots, markdown):
+    one = run_ids[0] if len(run_ids) == 1 else None
+    if len(run_ids) < 2 and _shapes_report(run, one, shape_map, out, note, no_plots, markdown):
         return
-    if _lesson_report(run, run_id, lesson, vs, vs_run, out, note):
+    if len(run_ids) < 2 and _lesson_report(run, one, lesson, vs, vs_run, out, note):
         return
+    if len(run_ids) > 1 and (shape_map or lesson or vs):
+        raise InputError("--run given more than once puts ladder runs side by side; shape maps and lesson runs are "
+                         "reported one run at a time")
     plot_dir = None
     if markdown is not None:
         if markdown.resolve() == out.resolve():
             raise InputError(f"--markdown {markdown}: the same file as --out")
         _target(markdown, "--markdown", force)
         plot_dir = f"{markdown.stem}_files"
-    view = sources.load_run(run, run_id)
+    views, picked = sources.load_runs(run, run_ids)
+    gpus = sorted({v.gpu for v in views})
+    if len(gpus) > 1:
+        raise InputError(f"--run {' --run '.join(map(str, run_ids))}: the runs are from {' and '.join(gpus)}; a report "
+                         "shows one GPU (put two GPUs side by side with `gemmlab compare`)")
     if sweep is not None:
         sweep_view = sources.load_run(sweep, sweep_run, flag="--sweep-run")
         if not sweep_view.sweep:
             raise InputError(f"--sweep {sweep}: run {sweep_view.run_id or ''} is a {sweep_view.kind} run, not a sweep")
-        view = replace(view, sweep=view.sweep + sweep_view.sweep)
+        views = _with_sweep(views, sweep_view)
     elif sweep_run is not None:
         raise InputError("--sweep-run picks a run in the --sweep database; give --sweep too")
     explicit = list(diagnosis or [])
     diag = sources.load_diagnoses(explicit)
-    recorded = _profile_diagnoses(view, explicit)
+    recorded = _profile_diagnoses(views, explicit)
     if recorded:
         try:
             diag = sources.load_diagnoses(recorded)
         except UserError as e:  # a report `ladder --profile` left behind: say so, report the rest
             warn(f"could not analyse the run's profiles ({e.message}); pass --diagnosis to attach diagnoses")
-    ceil = sources.ceilings_from_file(ceilings, view.gpu) if ceilings is not None else sources.ceilings_for(view.gpu)
-    view = sources.attach(view, diagnoses=diag, ceilings=ceil, data_note=note or "")
-    rep = content.build(view, with_plots=not no_plots)
+    gpu = views[0].gpu
+    ceil = sources.ceilings_from_file(ceilings, gpu) if ceilings is not None else sources.ceilings_for(gpu)
+    views = [sources.attach(v, diagnoses=diag, ceilings=ceil, data_note=note or "") for v in views]
+    rep = content.build(views, with_plots=not no_plots)
 
     files: dict[Path, bytes] = {out: html.render(rep).encode("utf-8")}
     if markdown is not None:
@@ -123,7 +149,8 @@ def report(
             (markdown.parent / plot_dir).mkdir(exist_ok=True)
     for path, data in files.items():
         _write(path, data)
-    console.print(f"wrote {out}" + (f" and {markdown}" if markdown else "") + f" ({view.source})", highlight=False, soft_wrap=True)
+    console.print(f"wrote {out}" + (f" and {markdown}" if markdown else "") + f" ({picked or rep.source})",
+                  highlight=False, soft_wrap=True)
 
 
 def _shapes_report(run: Path, run_id: Optional[int], shape_map: bool, out: Path, note: Optional[str], no_plots: bool,
@@ -220,10 +247,14 @@ def compare(
         print_json(result.to_dict())
         return
     console.print(f"A = {result.label_a} ({a.source})\nB = {result.label_b} ({b.source})", highlight=False, soft_wrap=True)
+    ladder = result.ladder
     for sc in result.shapes:
         M, N, K = sc.shape
-        print_table(COLUMNS, table_rows(sc), title=f"Time per kernel, M,N,K = {M},{N},{K}",
-                    caption="time: median; 'vs previous': previous rung's median / this one's")
+        cublas = f"; cuBLAS: {ladder.reference}" + (
+            f" (A's fastest: {sc.reference_a or 'not recorded'}; B's: {sc.reference_b or 'not recorded'})"
+            if sc.reference_a or sc.reference_b else "")
+        print_table(COLUMNS, table_rows(sc), title=f"Time per kernel, M,N,K = {M},{N},{K} ({ladder.title})",
+                    caption="time: median; 'vs previous': previous rung's median / this one's" + cublas)
         if sc.steps:
             print_table(
                 ("Change", "A", "B", "Where it helped"),

@@ -95,19 +95,22 @@ def timing_row(row: Mapping[str, Any], profile: Optional[RungProfile]) -> RungRo
                    signal=None if profile is None else profile.signal)
 
 
-def build_report(rows: Sequence[Mapping[str, Any]], profiles: Sequence[RungProfile]) -> dict:
-    """The two tables from the ladder's result rows (the cuBLAS reference is not a rung) and the profiles."""
+def build_report(rows: Sequence[Mapping[str, Any]], profiles: Sequence[RungProfile], dtype: str = "fp32") -> dict:
+    """The two tables from the ladder's result rows (the cuBLAS reference is not a rung) and the profiles.
+    ``dtype``: which ladder the rows are ("fp32" SGEMM or "bf16" tensor cores); one ladder per report,
+    so the ranking never chains one ladder's rungs to the other's."""
     by_rung = {p.rung: p for p in profiles}
     chain = [timing_row(r, by_rung.get(r["kernel"])) for r in rows if not r.get("is_reference")]
     table = ladder_table(chain)
     changes = what_mattered(chain)
-    return {"table": table, "mattered": changes, "profiles": profiles,
+    return {"table": table, "mattered": changes, "profiles": profiles, "dtype": dtype,
             "markdown": render_markdown(table, changes)}
 
 
 def report_dict(report: Mapping[str, Any]) -> dict:
     """JSON-ready form of ``build_report``'s result (for the ladder's --json / --out / store meta)."""
-    return {"table": [r.to_dict() for r in report["table"]],
+    return {"dtype": report.get("dtype", "fp32"),
+            "table": [r.to_dict() for r in report["table"]],
             "mattered": [c.to_dict() for c in report["mattered"]],
             "profiles": [p.to_dict() for p in report["profiles"]],
             "markdown": report["markdown"]}

@@ -8,6 +8,11 @@ and for every step of the ladder whether it helped, hurt, or stayed within the n
 "Within noise" is decided from the raw samples: a step helped when the new kernel's 75th
 percentile is below the old kernel's 25th (their interquartile ranges do not overlap), hurt when
 the reverse holds. Without samples only the medians are compared and the effect says so.
+
+Both runs must have measured the same ladder (``gemmlab.report.ladders``): an SGEMM run and a BF16
+tensor-core run share no rung and their cuBLAS rows are different GEMMs, so ``compare`` refuses the
+pair in one line; two BF16 runs (two GPUs, two dates) compare like two SGEMM runs, and where the
+BF16 reference is cuBLAS at its best, each side's winning candidate is named.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gemmlab.errors import InputError
+from gemmlab.report.ladders import Ladder, ladder_of
 from gemmlab.report.model import KernelResult, RunView
 
 HELPED, HURT, NOISE, SAME = "helped", "hurt", "within noise", "no change"
@@ -108,10 +114,14 @@ class ShapeComparison:
     shape: tuple[int, int, int]
     rows: tuple[KernelRow, ...]
     steps: tuple[Step, ...]
+    reference_a: str = ""  # what the cuBLAS row ran on each side (the BF16 best-of winner), when recorded
+    reference_b: str = ""
 
     def to_dict(self) -> dict:
         M, N, K = self.shape
-        return {"M": M, "N": N, "K": K, "kernels": [r.to_dict() for r in self.rows], "steps": [s.to_dict() for s in self.steps]}
+        return {"M": M, "N": N, "K": K, "kernels": [r.to_dict() for r in self.rows],
+                "steps": [s.to_dict() for s in self.steps], "reference_a": self.reference_a,
+                "reference_b": self.reference_b}
 
 
 @dataclass(frozen=True)
@@ -121,6 +131,7 @@ class Comparison:
     shapes: tuple[ShapeComparison, ...]
     only_a: tuple[str, ...]  # "name at M,N,K" measured on A but not on B
     only_b: tuple[str, ...]
+    ladder: Ladder = ladder_of("fp32")  # the one ladder both runs measured
 
     def lines(self) -> list[str]:
         """Each step as one sentence: "gemm_tiled16 (vs gemm_coalesced): 2.35x on A, 0.90x on B"."""
@@ -138,6 +149,9 @@ class Comparison:
         return {
             "a": self.label_a,
             "b": self.label_b,
+            "ladder": self.ladder.title,
+            "dtype": self.ladder.dtype,
+            "out_dtype": self.ladder.out_dtype,
             "shapes": [s.to_dict() for s in self.shapes],
             "only_in_a": list(self.only_a),
             "only_in_b": list(self.only_b),
@@ -156,8 +170,28 @@ def _at(name: str, shape: tuple[int, int, int]) -> str:
     return f"{name} at {shape[0]},{shape[1]},{shape[2]}"
 
 
+def _winner(ref: KernelResult | None) -> str:
+    """The candidate a best-of cuBLAS row ran ("" for the SGEMM reference, which has one)."""
+    if ref is None:
+        return ""
+    return str((ref.config.get("launched") or {}).get("winner") or "")
+
+
+def same_ladder(a: RunView, b: RunView) -> None:
+    """One line when the two runs measured different ladders: their rungs, cuBLAS rows and speedup
+    chains are not the same quantities (SGEMM vs tensor cores, or C in bf16 vs fp32)."""
+    la, lb = a.ladder_kind, b.ladder_kind
+    if la != lb:
+        raise InputError(
+            f"RUN_A ({a.source or a.label}) is the {la.title} ({la.types}) and RUN_B ({b.source or b.label}) the "
+            f"{lb.title} ({lb.types}); compare two runs of one ladder rung by rung (pick them with --run-a/--run-b)"
+        )
+
+
 def compare(a: RunView, b: RunView) -> Comparison:
-    """Kernels measured in both runs at the same M,N,K, in run A's ladder order."""
+    """Kernels measured in both runs at the same M,N,K, in run A's ladder order; both runs must have
+    measured the same ladder."""
+    same_ladder(a, b)
     label_a, label_b = _labels(a, b)
     keys_a = {(r.name, r.shape) for r in a.results}
     keys_b = {(r.name, r.shape) for r in b.results}
@@ -186,13 +220,13 @@ def compare(a: RunView, b: RunView) -> Comparison:
             rows.append(KernelRow(ref_a.name if ref_a.name == ref_b.name else f"{ref_a.name} / {ref_b.name}",
                                   ref_a.median_s * 1e3, ref_b.median_s * 1e3, None, None, 100.0, 100.0, reference=True))
         if rows:
-            shapes.append(ShapeComparison(shape, tuple(rows), tuple(steps)))
+            shapes.append(ShapeComparison(shape, tuple(rows), tuple(steps), _winner(ref_a), _winner(ref_b)))
     if not shapes:
         raise InputError(
             f"{a.source or label_a} and {b.source or label_b} share no kernel at the same M,N,K; "
             "compare runs of the same ladder at the same size"
         )
-    return Comparison(label_a, label_b, tuple(shapes), only_a, only_b)
+    return Comparison(label_a, label_b, tuple(shapes), only_a, only_b, a.ladder_kind)
 
 
 def table_rows(sc: ShapeComparison) -> list[list[Any]]:

@@ -11,21 +11,7 @@ from datetime import datetime, timezone
 
 from gemmlab import __version__
 from gemmlab.report import content, plots
-from gemmlab.report.content import (
-    LADDER_COLUMNS,
-    Card,
-    Finding,
-    Report,
-    fmt_check,
-    fmt_gflops,
-    fmt_ms,
-    fmt_pct,
-    fmt_speedup,
-    has_profile,
-    ladder_cells,
-    profile_cells,
-    PROFILE_COLUMNS,
-)
+from gemmlab.report.content import CANDIDATE_COLUMNS, MATTERED_COLUMNS, Card, Finding, Report, Section
 
 CSS = """
 :root { --ink:#1d2430; --muted:#5b6472; --line:#d9dee5; --accent:#3b6ea8; --bad:#c0392b; --warn:#fff4d6; }
@@ -65,6 +51,7 @@ figcaption { color:var(--muted); font-size:12.5px; margin-top:4px; }
 pre { background:#f0f2f5; padding:8px 10px; overflow-x:auto; font-size:12px; border-radius:4px; white-space:pre-wrap;
       word-break:break-all; }
 details summary { cursor:pointer; color:var(--muted); }
+section.run > h3 { margin-top:18px; }
 footer { color:var(--muted); font-size:12px; margin-top:36px; border-top:1px solid var(--line); padding-top:8px; }
 """
 
@@ -74,32 +61,46 @@ def e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _anchor(name: str) -> str:
-    return "kernel-" + "".join(c if c.isalnum() else "-" for c in name).strip("-").lower()
-
-
-def _ladder_table(rep: Report) -> list[str]:
+def _ladder_tables(sec: Section) -> list[str]:
     out = []
-    for t in rep.ladders:
+    for t in sec.ladders:
         out.append(f"<h3>{e(t.title)}</h3>")
-        profiled = has_profile(t)
         out.append('<table class="ladder"><thead><tr>')
-        out += [f"<th>{e(c)}</th>" for c in LADDER_COLUMNS + (PROFILE_COLUMNS if profiled else ())]
+        out += [f"<th>{e(c)}</th>" for c in t.columns]
         out.append("</tr></thead><tbody>")
         for row in t.rows:
             cls = "reference" if row.reference else ("wrong" if row.correct is False else "")
-            cells = ladder_cells(row)
-            tds = [f'<td><a href="#{_anchor(row.name)}">{e(cells[0])}</a></td>']
-            tds += [f'<td class="num">{e(c)}</td>' for c in cells[1:6]]
-            tds.append(f"<td>{e(cells[6])}</td>")
-            if profiled:
-                tds += [f"<td>{e(c)}</td>" for c in profile_cells(row)]
+            cells = t.cells(row)
+            tds = [f'<td><a href="#{e(row.anchor)}">{e(cells[0])}</a></td>']
+            tds += [f'<td class="num">{e(c)}</td>' if i in t.numeric else f"<td>{e(c)}</td>"
+                    for i, c in enumerate(cells[1:], start=1)]
             out.append(f'<tr class="{cls}">' + "".join(tds) + "</tr>")
         out.append("</tbody></table>")
-    out.append(
-        '<p class="source">Time: median over the timed runs; IQR: spread between the 25th and 75th '
-        "percentile; GFLOP/s = 2·M·N·K / median time; speedup: previous rung's median / this median.</p>"
-    )
+        if t.reference_note:
+            out.append(f'<p class="source">cuBLAS row: {e(t.reference_note)}</p>')
+    out.append(f'<p class="source">{e(sec.caption)}</p>')
+    if sec.mattered:
+        out.append("<h3>What actually mattered</h3>")
+        out += _table(MATTERED_COLUMNS, sec.mattered, "mattered")
+    return out
+
+
+def _section(sec: Section) -> list[str]:
+    """One run's ladder: its heading and lines, tables, ranking, then its figures and notes."""
+    sid = "ladder" + (f"-{sec.key}" if sec.key else "")
+    out = [f'<section id="{e(sid)}" class="run"><h2>{e(sec.title)}</h2><dl class="meta">']
+    out += [f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in sec.meta]
+    out.append("</dl>")
+    out += _ladder_tables(sec)
+    out.append(f'<div id="plots{"-" + e(sec.key) if sec.key else ""}" class="plots">')
+    for p in sec.plots:
+        out.append(
+            f'<figure id="plot-{e(p.key)}"><img src="{plots.data_uri(p.png)}" alt="{e(p.title)}">'
+            f"<figcaption><strong>{e(p.title)}.</strong> {e(p.caption)}</figcaption></figure>"
+        )
+    if sec.notes:
+        out.append('<ul class="notes">' + "".join(f"<li>{e(n)}</li>" for n in sec.notes) + "</ul>")
+    out.append("</div></section>")
     return out
 
 
@@ -126,16 +127,16 @@ def _finding_head(f: Finding) -> str:
 
 
 def _card(c: Card) -> list[str]:
-    out = [f'<article class="card" id="{e(_anchor(c.name))}">', f"<h3>{e(c.name)}</h3>"]
+    out = [f'<article class="card" id="{e(c.anchor)}">', f"<h3>{e(c.name)}</h3>"]
     if c.result is not None:
-        r = c.result
-        out.append(
-            f'<p class="stats">{e(fmt_ms(r.time_ms))} ms · {e(fmt_gflops(r.gflops))} GFLOP/s · '
-            f"{e(fmt_pct(r.pct_of_cublas))} of cuBLAS · "
-            f"{e('reference' if r.reference else fmt_speedup(r.speedup))} · {e(fmt_check(r))}</p>"
-        )
+        out.append(f'<p class="stats">{e(c.stats)}</p>')
     else:
         out.append('<p class="stats">Diagnosed but not measured in this run.</p>')
+    if c.candidates:
+        out.append(f"<details><summary>cuBLAS candidates timed ({len(c.candidates)}); the fastest is the "
+                   "reference</summary>")
+        out += _table(CANDIDATE_COLUMNS, c.candidates, "candidates")
+        out.append("</details>")
     if not c.diagnosed:
         out.append('<p class="conf">No diagnosis attached.</p>')
         out.append("</article>")
@@ -213,19 +214,8 @@ def render(rep: Report, generated_utc: str | None = None) -> str:
         out.append(f" · diagnoses from {e(rep.diagnosis_source)}")
     out.append("</p></header>")
 
-    out.append('<section id="ladder"><h2>Ladder</h2>')
-    out += _ladder_table(rep)
-    out.append("</section>")
-
-    out.append('<section id="plots"><h2>Plots</h2>')
-    for p in rep.plots:
-        out.append(
-            f'<figure id="plot-{e(p.key)}"><img src="{plots.data_uri(p.png)}" alt="{e(p.title)}">'
-            f"<figcaption><strong>{e(p.title)}.</strong> {e(p.caption)}</figcaption></figure>"
-        )
-    if rep.notes:
-        out.append('<ul class="notes">' + "".join(f"<li>{e(n)}</li>" for n in rep.notes) + "</ul>")
-    out.append("</section>")
+    for sec in rep.sections:
+        out += _section(sec)
 
     if rep.overviews:
         out += _overviews(rep)
@@ -249,11 +239,15 @@ def render(rep: Report, generated_utc: str | None = None) -> str:
             out += _card(c)
     out.append("</div></section>")
 
-    if rep.env:
-        out.append('<section id="environment"><h2>Environment</h2><details open><summary>Recorded with the run</summary>')
-        out.append('<table class="env"><tbody>')
-        out += [f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in rep.env]
-        out.append("</tbody></table></details></section>")
+    if rep.envs:
+        out.append('<section id="environment"><h2>Environment</h2>')
+        for heading, rows in rep.envs:
+            label = "Recorded with the run" if len(rep.envs) == 1 else f"Recorded with the {heading}"
+            out.append(f"<details open><summary>{e(label)}</summary>")
+            out.append('<table class="env"><tbody>')
+            out += [f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in rows]
+            out.append("</tbody></table></details>")
+        out.append("</section>")
 
     out.append(f"<footer>Generated by gemmlab {e(__version__)} on {e(when)}.</footer>")
     out.append("</main></body></html>")

@@ -11,21 +11,14 @@ from datetime import datetime, timezone
 
 from gemmlab import __version__
 from gemmlab.report.content import (
+    CANDIDATE_COLUMNS,
     CATEGORY_COLUMNS,
-    LADDER_COLUMNS,
+    MATTERED_COLUMNS,
     OVERVIEW_COLUMNS,
     Card,
     Finding,
     Report,
-    fmt_check,
-    fmt_gflops,
-    fmt_ms,
-    fmt_pct,
-    fmt_speedup,
-    has_profile,
-    ladder_cells,
-    profile_cells,
-    PROFILE_COLUMNS,
+    Section,
 )
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|#~])")
@@ -64,14 +57,12 @@ def _finding(f: Finding, level: str) -> list[str]:
 def _card(c: Card) -> list[str]:
     out = [f"### {code(c.name)}", ""]
     if c.result is not None:
-        r = c.result
-        out += [
-            f"{fmt_ms(r.time_ms)} ms · {fmt_gflops(r.gflops)} GFLOP/s · {fmt_pct(r.pct_of_cublas)} of cuBLAS · "
-            f"{'reference' if r.reference else fmt_speedup(r.speedup)} · {esc(fmt_check(r))}",
-            "",
-        ]
+        out += [esc(c.stats), ""]
     else:
         out += ["Diagnosed but not measured in this run.", ""]
+    if c.candidates:
+        out += [f"cuBLAS candidates timed ({len(c.candidates)}); the fastest is the reference:", ""]
+        out += _table(CANDIDATE_COLUMNS, [[esc(x) for x in r] for r in c.candidates], right={1, 2}) + [""]
     if not c.diagnosed:
         out += ["No diagnosis attached.", ""]
         return out
@@ -98,6 +89,35 @@ def _card(c: Card) -> list[str]:
     return out
 
 
+def _section(sec: Section, plot_dir: str | None, files: dict[str, bytes]) -> list[str]:
+    """One run's ladder: heading, its lines, tables, ranking, figures (written to ``files``), notes."""
+    out = [f"## {esc(sec.title)}", ""]
+    out += _table(("Field", "Value"), [[esc(k), code(v) if k == "Command" else esc(v)] for k, v in sec.meta]) + [""]
+    for t in sec.ladders:
+        rows = [[code(cells[0])] + [esc(c) for c in cells[1:]] for cells in (t.cells(row) for row in t.rows)]
+        out += [f"### {esc(t.title)}", ""] + _table(t.columns, rows, right=set(t.numeric)) + [""]
+        if t.reference_note:
+            out += [f"cuBLAS row: {esc(t.reference_note)}", ""]
+    out += [esc(sec.caption), ""]
+    if sec.mattered:
+        out += ["### What actually mattered", ""]
+        out += _table(MATTERED_COLUMNS, [[esc(c) for c in r] for r in sec.mattered], right={0}) + [""]
+    out += ["### Plots" if not sec.key else f"### Plots: {esc(sec.title)}", ""]
+    if plot_dir is None:
+        if sec.plots:
+            out += [f"{len(sec.plots)} plots left out of this Markdown file (no plot folder was given); "
+                    "the HTML report has them.", ""]
+    else:
+        for p in sec.plots:
+            rel = f"{plot_dir}/{p.key}.png"
+            files[rel] = p.png
+            out += [f"![{esc(p.title)}]({rel})", "", f"*{esc(p.title)}.* {esc(p.caption)}", ""]
+    out += [f"- {esc(n)}" for n in sec.notes]
+    if sec.notes:
+        out.append("")
+    return out
+
+
 def render(rep: Report, plot_dir: str | None, generated_utc: str | None = None) -> tuple[str, dict[str, bytes]]:
     """(Markdown text, {relative path: PNG bytes}). With ``plot_dir`` None, plots are left out with a note."""
     when = generated_utc or datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
@@ -110,34 +130,9 @@ def render(rep: Report, plot_dir: str | None, generated_utc: str | None = None) 
     src = f"Data source: {esc(rep.source or 'not recorded')}"
     if rep.diagnosis_source:
         src += f" · diagnoses from {esc(rep.diagnosis_source)}"
-    out += [src, "", "## Ladder", ""]
-    for t in rep.ladders:
-        profiled = has_profile(t)
-        rows = []
-        for row in t.rows:
-            cells = ladder_cells(row) + (profile_cells(row) if profiled else [])
-            rows.append([code(cells[0])] + [esc(c) for c in cells[1:]])
-        columns = LADDER_COLUMNS + (PROFILE_COLUMNS if profiled else ())
-        out += [f"### {esc(t.title)}", ""] + _table(columns, rows, right={1, 2, 3, 4, 5}) + [""]
-    out += [
-        "Time: median over the timed runs; IQR: 25th to 75th percentile; GFLOP/s = 2·M·N·K / median time; "
-        "speedup: previous rung's median / this median.",
-        "",
-        "## Plots",
-        "",
-    ]
-    if plot_dir is None:
-        if rep.plots:
-            out += [f"{len(rep.plots)} plots left out of this Markdown file (no plot folder was given); "
-                    "the HTML report has them.", ""]
-    else:
-        for p in rep.plots:
-            rel = f"{plot_dir}/{p.key}.png"
-            files[rel] = p.png
-            out += [f"![{esc(p.title)}]({rel})", "", f"*{esc(p.title)}.* {esc(p.caption)}", ""]
-    out += [f"- {esc(n)}" for n in rep.notes]
-    if rep.notes:
-        out.append("")
+    out += [src, ""]
+    for sec in rep.sections:
+        out += _section(sec, plot_dir, files)
     for ov in rep.overviews:
         out += ["## Where the GPU time goes", "", f"{esc(ov.source)}: {esc(ov.summary)}", ""]
         out += _table(OVERVIEW_COLUMNS, [[esc(c) for c in r] for r in ov.rows]) + [""]
@@ -154,7 +149,8 @@ def render(rep: Report, plot_dir: str | None, generated_utc: str | None = None) 
         ]
     for c in [c for c in rep.cards if c.diagnosed] + [c for c in rep.cards if not c.diagnosed]:
         out += _card(c)  # diagnosed kernels first, as on the HTML page
-    if rep.env:
-        out += ["## Environment", ""] + _table(("Key", "Value"), [[esc(k), esc(v)] for k, v in rep.env]) + [""]
+    for heading, rows in rep.envs:
+        title = "## Environment" if len(rep.envs) == 1 else f"## Environment: {esc(heading)}"
+        out += [title, ""] + _table(("Key", "Value"), [[esc(k), esc(v)] for k, v in rows]) + [""]
     out += [f"Generated by gemmlab {esc(__version__)} on {esc(when)}.", ""]
     return "\n".join(out), files

@@ -12,7 +12,9 @@ never rounded here; the median and GFLOP/s are computed from the raw samples whe
 - ``ProfileNote``: what ``gemmlab ladder --profile`` recorded for a rung (bottleneck, signal).
 - ``RunView``: the run: GPU, environment (driver, CUDA, ...), creation time, command, results,
   optional sweep, optional diagnoses (``gemmlab analyze --json`` documents), optional roofline
-  ceilings, and where the data came from (``source``; ``data_note`` is shown as a banner).
+  ceilings, and where the data came from (``source``; ``data_note`` is shown as a banner). Its
+  ``dtype`` says which ladder it measured (``gemmlab.report.ladders``): a report shows each ladder
+  in its own section and ``compare`` never sets one ladder's rungs against the other's.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from gemmlab.errors import InputError
+from gemmlab.report.ladders import Ladder, ladder_of
 
 if TYPE_CHECKING:
     from gemmlab.analysis.roofline import Ceilings
@@ -86,6 +89,7 @@ class KernelResult:
     family: str = "ladder"  # "ladder", or REFERENCE for cuBLAS
     gflops: float | None = None  # computed from the median when not given
     pct_of_cublas: float | None = None  # computed against the run's reference when not given
+    pct_of_peak: float | None = None  # as the harness stored it (the BF16 ladder's uses each row's clock)
     correct: bool | None = None  # None: not checked
     rel_err: float | None = None
     beta: float = 0.0  # C = alpha*A@B + beta*C: beta != 0 also reads C (roofline bytes)
@@ -106,6 +110,7 @@ class KernelResult:
         gf = _opt_positive(what, "gflops", self.gflops)
         object.__setattr__(self, "gflops", gf if gf is not None else self.flops / median / 1e9)
         object.__setattr__(self, "pct_of_cublas", _opt_positive(what, "pct_of_cublas", self.pct_of_cublas))
+        object.__setattr__(self, "pct_of_peak", _opt_positive(what, "pct_of_peak", self.pct_of_peak))
         object.__setattr__(self, "rel_err", _opt_finite(what, "rel_err", self.rel_err))
         beta = _opt_finite(what, "beta", self.beta)
         if beta is None or not math.isfinite(beta):
@@ -193,6 +198,18 @@ class ProfileNote:
 
 
 @dataclass(frozen=True)
+class MatteredStep:
+    """One row of ``gemmlab ladder --profile``'s "What actually mattered" ranking, as stored."""
+
+    rank: int
+    optimization: str  # "before -> after"
+    speedup: float
+    why: str
+    slower: bool = False
+    within_noise: bool = False
+
+
+@dataclass(frozen=True)
 class RunView:
     """One run as the report sees it."""
 
@@ -209,10 +226,16 @@ class RunView:
     kind: str = "ladder"  # the command that made it: "ladder", "bench" or "sweep"
     profile: Mapping[str, ProfileNote] = field(default_factory=dict)  # rung name → ladder --profile note
     ceilings: "Ceilings | None" = None  # roofline ceilings for this GPU (measured or spec), if known
+    dtype: str = "fp32"  # the ladder: "fp32" (SGEMM) or "bf16" (tensor cores)
+    out_dtype: str = "fp32"  # C's dtype
+    peak: Mapping[str, Any] = field(default_factory=dict)  # the run's compute peak (``ladder --out``'s "peak")
+    mattered: tuple[MatteredStep, ...] = ()  # ladder --profile's "What actually mattered" ranking
 
     def __post_init__(self) -> None:
         if not isinstance(self.gpu, str) or not self.gpu.strip():
             raise InputError(f"run: gpu must be a non-empty string, got {self.gpu!r}")
+        ladder_of(self.dtype, self.out_dtype)  # a known ladder, or one line saying what is expected
+        object.__setattr__(self, "peak", dict(self.peak or {}))
         results = tuple(self.results)
         if not results:
             raise InputError(f"run {self.run_id or self.source or '?'}: has no kernel results")
@@ -281,6 +304,11 @@ class RunView:
                 if kernel_base_name(str(k.get(key) or "")) in wanted:
                     return k
         return None
+
+    @property
+    def ladder_kind(self) -> Ladder:
+        """Which ladder this run measured: its name, units, peak and reference."""
+        return ladder_of(self.dtype, self.out_dtype)
 
     @property
     def label(self) -> str:

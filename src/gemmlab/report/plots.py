@@ -16,6 +16,7 @@ from typing import Any, Sequence
 import matplotlib
 
 matplotlib.use("Agg")  # no display: reports are rendered on headless machines and in CI
+import matplotlib.ticker  # noqa: E402
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
@@ -30,6 +31,7 @@ COLOR_KERNEL = "#3b6ea8"
 COLOR_FAILED = "#c0392b"
 COLOR_REFERENCE = "#7f7f7f"
 DPI = 110
+RATE_UNITS = {"GFLOP/s": 1e9, "TFLOP/s": 1e12}  # FLOP/s per unit
 # boxplot's vert=False became orientation="horizontal" in matplotlib 3.10 (vert is deprecated)
 _MPL = tuple(int(x) for x in matplotlib.__version__.split(".")[:2])
 _HORIZONTAL = {"orientation": "horizontal"} if _MPL >= (3, 10) else {"vert": False}
@@ -58,22 +60,29 @@ def ladder_figure(
     reference: KernelResult | None,
     pct: Sequence[float | None],
     title: str,
+    unit: str = "GFLOP/s",
+    reference_label: str | None = None,
 ) -> Figure:
-    """Bars of GFLOP/s per rung, each labelled with its % of cuBLAS; cuBLAS as a dashed line.
+    """Bars of GFLOP/s (or TFLOP/s: ``unit``) per rung, each labelled with its % of cuBLAS; cuBLAS as a
+    dashed line, labelled ``reference_label`` (default its kernel name).
 
     ``pct[i]`` is the % of cuBLAS of ``ladder[i]`` (None when there is no reference).
     """
     if len(pct) != len(ladder):
         raise ValueError(f"pct has {len(pct)} entries for {len(ladder)} kernels")
+    if unit not in RATE_UNITS:
+        raise ValueError(f"unit {unit!r}: expected one of {', '.join(RATE_UNITS)}")
+    scale = 1e9 / RATE_UNITS[unit]  # GFLOP/s -> unit
     n = len(ladder)
     fig, ax = plt.subplots(figsize=(min(11.0, max(6.0, 0.8 * n + 2.5)), 4.4))
     x = np.arange(n)
-    heights = [r.gflops for r in ladder]
+    heights = [r.gflops * scale for r in ladder]
     colors = [COLOR_FAILED if r.correct is False else COLOR_KERNEL for r in ladder]
     bars = ax.bar(x, heights, color=colors, width=0.65, zorder=2)
-    top = max(heights + ([reference.gflops] if reference else []))
-    for bar, r, p in zip(bars, ladder, pct):
-        text = f"{r.gflops:,.0f}"
+    ref_height = reference.gflops * scale if reference else None
+    top = max(heights + ([ref_height] if reference else []))
+    for bar, h, r, p in zip(bars, heights, ladder, pct):
+        text = f"{h:,.0f}" if unit == "GFLOP/s" else f"{h:,.1f}"
         if p is not None:
             text += f"\n{p:.1f}%"
         if r.correct is False:
@@ -88,19 +97,20 @@ def ladder_figure(
             fontsize=8,
         )
     if reference is not None:
-        ax.axhline(reference.gflops, color=COLOR_REFERENCE, linestyle="--", linewidth=1.2, zorder=1)
+        ax.axhline(ref_height, color=COLOR_REFERENCE, linestyle="--", linewidth=1.2, zorder=1)
+        value = f"{ref_height:,.0f}" if unit == "GFLOP/s" else f"{ref_height:,.1f}"
         ax.annotate(
-            f"{reference.name}: {reference.gflops:,.0f} GFLOP/s (100%)",
-            (n - 0.5, reference.gflops),
-            xytext=(0, 4),
+            f"{reference_label or reference.name}: {value} {unit} (100%)",
+            (-0.5, ref_height),  # over the first rungs, the short bars: clear of the last rungs' labels
+            xytext=(2, 4),
             textcoords="offset points",
-            ha="right",
+            ha="left",
             va="bottom",
             fontsize=8,
             color="#444444",
         )
     ax.set_xticks(x, [_short(r.name) for r in ladder], rotation=20, ha="right", fontsize=9)
-    ax.set_ylabel("GFLOP/s (median time)")
+    ax.set_ylabel(f"{unit} (median time)")
     ax.set_ylim(0, top * 1.22)  # room for the labels above the tallest bar
     ax.set_title(title, fontsize=11)
     ax.grid(axis="y", color="#dddddd", zorder=0)
@@ -147,6 +157,11 @@ def timing_figure(results: Sequence[KernelResult], title: str) -> Figure:
     medians = [r.median_s for r in with_samples]
     if max(medians) / min(medians) > 10:
         ax.set_xscale("log")
+        # 1-2-5 ticks labelled as plain numbers: the default labels every minor tick in 10^x form,
+        # which overlap when the axis spans one or two decades (the BF16 ladder: 0.18 to 2.8 ms)
+        ax.xaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_yticks(pos, [f"{_short(r.name)} (n={len(r.samples_s)})" for r in with_samples], fontsize=9)
     ax.set_xlabel("time per run (ms)")
     ax_rel.set_xlabel("deviation from the kernel's median (%)")

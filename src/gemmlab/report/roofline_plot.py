@@ -37,7 +37,8 @@ def _short(name: str, width: int) -> str:
 
 
 def roofline_figure(placements: Sequence[Placement], ceilings: Ceilings, title: str | None = None) -> "Figure":
-    """Log-log roofline: min(FP32 peak, DRAM bandwidth × AI), each kernel as a point.
+    """Log-log roofline: min(compute peak, DRAM bandwidth × AI), each kernel as a point; the compute
+    peak is FP32 unless ``ceilings.compute`` names another (the BF16 ladder's dense tensor peak).
 
     ``placements`` and ``ceilings`` come from ``gemmlab.analysis.roofline`` (the same numbers
     ``gemmlab roofline`` prints); the legend says each point's % of the roof above it, and where the
@@ -53,7 +54,7 @@ def roofline_figure(placements: Sequence[Placement], ceilings: Ceilings, title: 
     fig, ax = plt.subplots(figsize=(8.8, 4.6))
     ax.plot(xs, [ceilings.attainable(x) / 1e9 for x in xs], color="#333333", linewidth=1.6)
     ax.axvline(ridge, color="#999999", linestyle=":", linewidth=1)
-    ax.annotate(f"FP32 {ceilings.fp32_flops / 1e12:,.1f} TFLOP/s", (hi, ceilings.fp32_flops / 1e9),
+    ax.annotate(f"{ceilings.compute} {ceilings.fp32_flops / 1e12:,.1f} TFLOP/s", (hi, ceilings.fp32_flops / 1e9),
                 xytext=(-4, 4), textcoords="offset points", ha="right", va="bottom", fontsize=8)
     ax.annotate(f"DRAM {ceilings.dram_bytes_per_s / 1e12:,.2f} TB/s", (lo, lo * ceilings.dram_bytes_per_s / 1e9),
                 xytext=(6, 4), textcoords="offset points", ha="left", va="bottom", fontsize=8)
@@ -72,9 +73,9 @@ def roofline_figure(placements: Sequence[Placement], ceilings: Ceilings, title: 
     ax.set_yscale("log")
     ax.set_xlim(lo, hi)
     ax.set_ylim(min(rates + [lo * ceilings.dram_bytes_per_s / 1e9]) / 2, ceilings.fp32_flops / 1e9 * 2)
-    ax.set_xlabel("arithmetic intensity (FP32 FLOP / DRAM byte)")
+    ax.set_xlabel(f"arithmetic intensity ({'FP32 ' if ceilings.compute == 'FP32' else ''}FLOP / DRAM byte)")
     ax.set_ylabel("GFLOP/s")
-    ax.set_title(title or f"FP32 roofline, {ceilings.gpu} ({ceilings.source}: {ceilings.detail})", fontsize=11)
+    ax.set_title(title or f"{ceilings.compute} roofline, {ceilings.gpu} ({ceilings.source}: {ceilings.detail})", fontsize=11)
     ax.grid(which="both", color="#eeeeee")
     if placements:
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)  # never over a point

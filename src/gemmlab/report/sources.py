@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
 from gemmlab.errors import InputError
-from gemmlab.report.model import REFERENCE, KernelResult, ProfileNote, RunView, SweepPoint
+from gemmlab.report.ladders import run_dtypes
+from gemmlab.report.model import REFERENCE, KernelResult, MatteredStep, ProfileNote, RunView, SweepPoint
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +52,7 @@ def _row_result(row: Mapping[str, Any], seq: int, where: str) -> KernelResult:
         family=REFERENCE if row.get("is_reference") else str(info.get("family") or "ladder"),
         gflops=row.get("gflops"),
         pct_of_cublas=row.get("pct_of_cublas"),
+        pct_of_peak=row.get("pct_of_peak"),
         correct=row.get("correct") if isinstance(row.get("correct"), bool) else None,
         rel_err=check.get("rel_err") if isinstance(check, Mapping) else None,
         beta=spec.get("beta", 0.0),
@@ -68,6 +70,22 @@ def _profile_notes(profile: Any) -> dict[str, ProfileNote]:
     return out
 
 
+def _mattered(profile: Any) -> tuple[MatteredStep, ...]:
+    """The stored "What actually mattered" ranking; entries without a rank, step and speedup are skipped."""
+    out = []
+    if not isinstance(profile, Mapping):
+        return ()
+    for c in profile.get("mattered") or []:
+        if not isinstance(c, Mapping):
+            continue
+        rank, speedup = c.get("rank"), c.get("speedup")
+        step = c.get("optimization") or (f"{c['before']} -> {c['after']}" if c.get("before") and c.get("after") else None)
+        if isinstance(rank, int) and isinstance(speedup, (int, float)) and not isinstance(speedup, bool) and step:
+            out.append(MatteredStep(rank, str(step), float(speedup), str(c.get("why") or ""), c.get("slower") is True,
+                                    c.get("within_noise") is True))
+    return tuple(out)
+
+
 def from_result(d: Any, source: str) -> RunView:
     """A ``gemmlab ladder / bench / sweep`` result dict (``--out`` JSON or a stored run) → RunView."""
     if not isinstance(d, Mapping) or not isinstance(d.get("rows"), list) or not isinstance(d.get("env"), Mapping):
@@ -75,6 +93,7 @@ def from_result(d: Any, source: str) -> RunView:
     if not d["rows"]:
         raise InputError(f"{source}: the run has no result rows")
     results = tuple(_row_result(r, i, source) for i, r in enumerate(d["rows"]))
+    dtype, out_dtype = run_dtypes(d, d["rows"], source)
     env = dict(d["env"])
     kind = str(d.get("command") or "ladder")
     sweep: tuple[SweepPoint, ...] = ()
@@ -94,8 +113,8 @@ def from_result(d: Any, source: str) -> RunView:
     if timing:
         cmd += f" (warm-up {timing.get('warmup_ms')} ms, {timing.get('rep_ms')} ms of runs"
         cmd += ", L2 flushed)" if timing.get("flush_l2", True) else ", L2 not flushed)"
-    peak = d.get("peak") or {}
-    if isinstance(peak, Mapping) and peak.get("flops"):
+    peak = d.get("peak") if isinstance(d.get("peak"), Mapping) else {}
+    if peak.get("flops") and dtype == "fp32":
         env.setdefault("fp32_peak_tflops", peak["flops"] / 1e12)
     try:
         return RunView(
@@ -109,6 +128,10 @@ def from_result(d: Any, source: str) -> RunView:
             source=source,
             kind=kind,
             profile=_profile_notes(d.get("profile")),
+            dtype=dtype,
+            out_dtype=out_dtype,
+            peak=peak,
+            mattered=_mattered(d.get("profile")),
         )
     except InputError as e:
         raise InputError(f"{source}: {e.message}") from None
@@ -163,6 +186,74 @@ def from_store(db_path: str | Path, run_id: Optional[int] = None) -> RunView:
             run_id = latest[0].id
         d = store.load_run(run_id)
     return from_result(d, f"{p} run {run_id}")
+
+
+NOT_LADDER = {"shapes": "a shape map (`gemmlab report DB --shape-map`)", "lesson": "a lesson run (`gemmlab report DB --lesson NAME`)"}
+
+
+def _companions(store: Any, newest: Any) -> list[int]:
+    """The newest ladder run of each other ladder (dtype) on the newest run's GPU, newest first;
+    none unless the newest run is itself a ladder run."""
+    from gemmlab.report.ladders import dtypes_of_spec
+
+    if newest.command != "ladder":
+        return []
+    seen = {dtypes_of_spec(newest.dtypes)}
+    out = []
+    for r in store.list_runs():  # newest first
+        key = dtypes_of_spec(r.dtypes)
+        if r.command == "ladder" and r.gpu == newest.gpu and key is not None and key not in seen:
+            seen.add(key)
+            out.append(r.id)
+    return out
+
+
+def store_runs(db_path: str | Path, run_ids: Sequence[int] = ()) -> tuple[list[RunView], str]:
+    """The runs a report shows from a results database, one section each, and a sentence on how they
+    were picked ("" when asked for by id). ``run_ids``: these runs, in this order; none: the newest
+    run and, when it is a ladder run, the newest ladder run of each other ladder (an SGEMM run beside
+    a BF16 one) on the same GPU, the SGEMM ladder first."""
+    from gemmlab.report.ladders import dtypes_of_spec
+    from gemmlab.store import Store
+
+    p = Path(db_path)
+    _check_file(p, "a gemmlab results database")
+    if not _has_runs_table(p):
+        raise InputError(f"{p}: an SQLite file without gemmlab's runs/results tables; expected a gemmlab results database")
+    dup = next((i for n, i in enumerate(run_ids) if i in run_ids[:n]), None)
+    if dup is not None:
+        raise InputError(f"--run {dup}: given twice; each run is one section of the report")
+    how = ""
+    with Store(p, create=False) as store:
+        ids = list(run_ids)
+        if not ids:
+            runs = store.list_runs()
+            if not runs:
+                raise InputError(f"{p}: the database holds no runs yet (run `gemmlab ladder` first)")
+            extra = _companions(store, runs[0])
+            by_id = {r.id: r for r in runs}
+            ids = sorted([runs[0].id] + extra, key=lambda i: (dtypes_of_spec(by_id[i].dtypes) != ("fp32", "fp32"), i))
+            if extra:
+                how = (f"runs {', '.join(map(str, ids))}: the newest ladder run of each ladder on {runs[0].gpu}; "
+                       "pick others with --run")
+        docs = [(i, store.load_run(i)) for i in ids]
+    views = []
+    for i, d in docs:
+        if len(docs) > 1 and d.get("command") in NOT_LADDER:
+            raise InputError(f"--run {i}: {p} run {i} is {NOT_LADDER[d['command']]}; report it on its own")
+        views.append(from_result(d, f"{p} run {i}"))
+    return views, how
+
+
+def load_runs(path: str | Path, run_ids: Sequence[int] = (), flag: str = "--run") -> tuple[list[RunView], str]:
+    """The runs of a report: a database's (see ``store_runs``) or a run JSON file's one run."""
+    p = Path(path)
+    _check_file(p, RUN_EXPECTED)
+    if is_sqlite(p):
+        return store_runs(p, run_ids)
+    if run_ids:
+        raise InputError(f"{flag} {run_ids[0]}: {p} is a run JSON file (one run); {flag} picks a run in a database")
+    return [from_json(p)], ""
 
 
 def is_sqlite(path: Path) -> bool:
