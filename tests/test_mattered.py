@@ -71,11 +71,11 @@ def test_bad_time_rejected():
 def test_profiler_signal_on_the_h100_captures():
     got = {k.name: profiler_signal(k) for k in load(H100 / "gemm_ladder_raw.csv")}
     assert got == {
-        "gemm_uncoalesced": "98.8% L1/TEX, 16.5 ld sectors/req, 32.0 st sectors/req",
+        "gemm_uncoalesced": "98.8% L1/TEX, 16.5 ld sectors/req (4 of 32 B used), 32.0 st sectors/req (4 of 32 B used)",
         "gemm_coalesced": "82.1% L1/TEX",
         "gemm_tiled16": "86.7% SM",
         "gemm_tiled16_unroll": "94.0% L1/TEX, mio_throttle 37% of stalls",
-        "gemm_blocktile2d": "86.5% L1/TEX, 31.6 st sectors/req, 50% smem ld conflicts",
+        "gemm_blocktile2d": "86.5% L1/TEX, 31.6 st sectors/req (4 of 32 B used), 50% smem ld conflicts",
     }
 
 
@@ -154,6 +154,6 @@ def test_profile_ladder_result_with_a_fake_profiler(monkeypatch, tmp_path, capsy
                     ("coalesced", (2048, 2048, 2048), "/opt/ncu", False)]
     cmd.show_ladder_profile(rep, as_json=True)
     out = json.loads(capsys.readouterr().out)
-    assert out["table"][0]["signal"] == "98.8% L1/TEX, 16.5 ld sectors/req, 32.0 st sectors/req"
+    assert out["table"][0]["signal"] == "98.8% L1/TEX, 16.5 ld sectors/req (4 of 32 B used), 32.0 st sectors/req (4 of 32 B used)"
     assert out["table"][0]["bottleneck"] == "uncoalesced global loads"
     assert out["mattered"][0]["optimization"] == "naive_uncoalesced -> coalesced" and not out["mattered"][0]["slower"]

@@ -124,6 +124,10 @@ def render_markdown(rows: Sequence[LadderRow], changes: Sequence[Change]) -> str
 
 _UNITS = (("l1tex_pct", "L1/TEX"), ("l2_pct", "L2"), ("dram_pct", "DRAM"), ("sm_pct", "SM"))
 SECTORS_IDEAL_4B = 4.0  # a warp of 32 consecutive 4-byte accesses touches 4 sectors of 32 bytes
+# With the bytes-used-per-sector metric, a request is flagged when its sectors carry unused bytes:
+# 16-byte loads by a warp need 16 sectors per request and waste nothing, 4-byte stores of fragment
+# pairs over 8 rows use 16 of each 32-byte sector. 90%: a little slack for edge tiles.
+SECTOR_USED_FLAG = 0.9
 CONFLICT_SHARE_FLAG = 10.0  # % of shared wavefronts: NVIDIA's bank-conflict rule threshold
 OCCUPANCY_FLAG = 80.0  # % theoretical occupancy: NVIDIA's Occupancy rule flags less
 ISSUE_FLAG = 0.8  # issue/cycle: NVIDIA's CPIStall rule looks at stalls below this
@@ -133,8 +137,8 @@ STALL_SHARE_FLAG = 0.3  # share of CPI: CPIStall reports a reason above 30%
 def profiler_signal(k: KernelLaunch, max_items: int = 3) -> str:
     """The numbers that carry a diagnosis, e.g. ``98.8% L1/TEX, 16.5 ld sectors/req``.
 
-    The busiest Speed-of-Light unit; global sectors per request above 4 (what a warp of 4-byte
-    accesses needs); shared-memory conflicts, low theoretical occupancy and a dominant stall reason
+    The busiest Speed-of-Light unit; global accesses whose sectors carry unused bytes (or, without
+    the bytes-per-sector metric, more than the 4 sectors per request a warp of 4-byte accesses needs); shared-memory conflicts, low theoretical occupancy and a dominant stall reason
     where NVIDIA's rules would flag them.
     """
     items: list[str] = []
@@ -145,8 +149,16 @@ def profiler_signal(k: KernelLaunch, max_items: int = 3) -> str:
         items.append(f"{v:.1f}% {label}")
     for kind, s_key, r_key in (("ld", "gld_sectors", "gld_requests"), ("st", "gst_sectors", "gst_requests")):
         s, r = value(k, s_key), value(k, r_key)
-        if s is not None and r and s / r > SECTORS_IDEAL_4B + 0.05:
+        used = value(k, f"g{kind[0]}{'d' if kind == 'ld' else 't'}_bytes_per_sector")
+        if s is None or not r or s / r <= SECTORS_IDEAL_4B + 0.05:
+            continue
+        if used is None:
             items.append(f"{s / r:.1f} {kind} sectors/req")
+        # Wide (8/16-byte) accesses need more sectors per request; flag them only when the sectors
+        # carry unused bytes. 0 bytes per sector over real sectors is cp.async (LDGSTS) traffic,
+        # which that SASS metric does not count: nothing to judge.
+        elif 0 < used < SECTOR_USED_FLAG * 32.0:
+            items.append(f"{s / r:.1f} {kind} sectors/req ({used:.0f} of 32 B used)")
     c, w = value(k, "smem_ld_conflicts"), value(k, "smem_ld_wavefronts")
     if c is not None and w and 100.0 * c / w >= CONFLICT_SHARE_FLAG:
         items.append(f"{100.0 * c / w:.0f}% smem ld conflicts")
