@@ -170,8 +170,9 @@ def evaluate(
         bound, what = normwise_bound(K), "FP32"
     else:
         allowed = tol.elementwise(absref, ref)
-        kind = f"BF16-input componentwise bound ({tol.out_dtype} output, gemmlab.bench.bf16)"
-        bound, what = tol.normwise, f"BF16-input ({tol.out_dtype} output)"
+        label, module = (("FP8-input", "fp8") if tol.in_dtype == "fp8" else ("BF16-input", "bf16"))
+        kind = f"{label} componentwise bound ({tol.out_dtype} output, gemmlab.bench.{module})"
+        bound, what = tol.normwise, f"{label} ({tol.out_dtype} output)"
     over = finite & (xp.abs(diff) > allowed)
     n_over, first_over = _first(xp, over, cols)
 
