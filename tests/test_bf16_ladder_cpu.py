@@ -56,7 +56,7 @@ def test_all_rungs_default_is_still_the_fp32_set_and_get_reaches_both():
         assert f32_out_twin(r) in bf
         if r.vectorized:
             assert scalar_twin(r) in bf and scalar_twin(f32_out_twin(r)) in bf
-    assert set(all_rungs(None)) == set(all_rungs()) | set(bf)
+    assert set(all_rungs(None)) == set(all_rungs()) | set(bf) | set(all_rungs("fp8"))
     assert get("mma_sync_bf16_f32out").out_dtype == "fp32"
     assert registry.ladder("bf16") == TC_LADDER and registry.ladder() == LADDER
     assert "mma_sync_bf16" in registry.names()
