@@ -319,7 +319,7 @@ def test_cli_kernels_lists_the_tc_ladder(capsys):
 
 
 @pytest.mark.parametrize("argv, msg", [
-    (["ladder", "--dtype", "fp16"], "--dtype 'fp16': expected fp32 or bf16"),
+    (["ladder", "--dtype", "fp16"], "--dtype 'fp16': expected fp32, bf16 or fp8"),
     (["ladder", "--dtype", "bf16", "--rungs", "coalesced"], "rung coalesced takes fp32 inputs"),
     (["ladder", "--rungs", "wmma_bf16"], "pass --dtype bf16"),
     (["ladder", "--dtype", "bf16", "--profile"], "--profile is not wired for --dtype bf16"),
