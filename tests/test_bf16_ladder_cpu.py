@@ -57,7 +57,7 @@ def test_all_rungs_default_is_still_the_fp32_set_and_get_reaches_both():
         assert f32_out_twin(r) in bf or r.name == "autotuned_bf16"
         if r.vectorized:
             assert scalar_twin(r) in bf and scalar_twin(f32_out_twin(r)) in bf
-    assert set(all_rungs(None)) == set(all_rungs()) | set(bf)
+    assert set(all_rungs(None)) == set(all_rungs()) | set(bf) | set(all_rungs("fp8"))
     assert get("mma_sync_bf16_f32out").out_dtype == "fp32"
     assert registry.ladder("bf16") == TC_LADDER and registry.ladder() == LADDER
     assert "mma_sync_bf16" in registry.names()
@@ -320,7 +320,7 @@ def test_cli_kernels_lists_the_tc_ladder(capsys):
 
 
 @pytest.mark.parametrize("argv, msg", [
-    (["ladder", "--dtype", "fp16"], "--dtype 'fp16': expected fp32 or bf16"),
+    (["ladder", "--dtype", "fp16"], "--dtype 'fp16': expected fp32, bf16 or fp8"),
     (["ladder", "--dtype", "bf16", "--rungs", "coalesced"], "rung coalesced takes fp32 inputs"),
     (["ladder", "--rungs", "wmma_bf16"], "pass --dtype bf16"),
     (["bench", "coalesced", "wmma_bf16"], "different dtypes"),

@@ -91,6 +91,7 @@ class Tolerance:
     accum_factor: float  # e_acc = accum_factor * T
     out_u: float  # one output rounding's relative error (0 for float32 output)
     normwise: float  # bound on ||C - ref||_F / ||ref||_F
+    in_dtype: str = "bf16"  # the inputs' type ("fp8": gemmlab.bench.fp8.tolerance), for messages
 
     def elementwise(self, absref: Any, ref: Any) -> Any:
         """The largest |C - ref| allowed per element: e_acc + out_u * (|ref| + e_acc)."""

@@ -27,7 +27,9 @@ systematic errors.
 
 The BF16 tensor-core ladder is checked the same way with bfloat16 inputs (uint16 bit patterns,
 the reference computed from the same bf16 values) and, for bf16 output, a bf16 poison pattern;
-its bound comes from ``gemmlab.bench.bf16.tolerance`` (``tol=``), derived there.
+its bound comes from ``gemmlab.bench.bf16.tolerance`` (``tol=``), derived there. The FP8 rungs
+get e4m3 inputs (uint8 bit patterns, B drawn N x K: the "TN" layout they take; the reference is
+A @ B^T of the same e4m3 values), bf16 poison, and ``gemmlab.bench.fp8.tolerance``.
 
 The core (``evaluate``) is array-library agnostic (numpy or cupy, passed as ``xp``), so the CPU
 tests feed it deliberately wrong outputs.
@@ -170,8 +172,9 @@ def evaluate(
         bound, what = normwise_bound(K), "FP32"
     else:
         allowed = tol.elementwise(absref, ref)
-        kind = f"BF16-input componentwise bound ({tol.out_dtype} output, gemmlab.bench.bf16)"
-        bound, what = tol.normwise, f"BF16-input ({tol.out_dtype} output)"
+        label, module = (("FP8-input", "fp8") if tol.in_dtype == "fp8" else ("BF16-input", "bf16"))
+        kind = f"{label} componentwise bound ({tol.out_dtype} output, gemmlab.bench.{module})"
+        bound, what = tol.normwise, f"{label} ({tol.out_dtype} output)"
     over = finite & (xp.abs(diff) > allowed)
     n_over, first_over = _first(xp, over, cols)
 
@@ -262,10 +265,14 @@ class Checker:
         """Run ``run(a, b, c, alpha, beta)`` once per pass and judge the output.
 
         ``in_dtype``/``out_dtype`` "bf16": A, B (and C) are uint16 bfloat16 bit patterns; the
-        reference uses the same bf16 values and the bound from gemmlab.bench.bf16.tolerance."""
+        reference uses the same bf16 values and the bound from gemmlab.bench.bf16.tolerance.
+        ``in_dtype`` "fp8": A (M x K) and B (**N x K**) are uint8 e4m3 bit patterns, C bf16; the
+        reference is A @ B^T and the bound gemmlab.bench.fp8.tolerance."""
+        from gemmlab.kernels.registry import b_shape
+
         xp = self.xp
         a = self._operand((M, K), in_dtype)
-        b = self._operand((K, N), in_dtype)
+        b = self._operand(b_shape(in_dtype, K, N), in_dtype)
         results = [self._pass(run, a, b, M, N, K, alpha, 0.0, in_dtype, out_dtype)]
         if beta != 0.0:
             results.append(self._pass(run, a, b, M, N, K, alpha, beta, in_dtype, out_dtype))
@@ -280,6 +287,10 @@ class Checker:
             from gemmlab.bench.bf16 import to_bits
 
             return to_bits(x)
+        if dtype == "fp8":
+            from gemmlab.bench import fp8
+
+            return fp8.to_bits(x)
         return x
 
     def _pass(self, run: Launch, a: Any, b: Any, M: int, N: int, K: int, alpha: float, beta: float,
@@ -305,7 +316,14 @@ class Checker:
 
             tol = tolerance(K, out_dtype)
             a, b = from_bits(a), from_bits(b)
-            if c0 is not None and out_dtype == "bf16":
-                c0 = from_bits(c0)
+        elif in_dtype == "fp8":
+            from gemmlab.bench import fp8
+
+            tol = fp8.tolerance(K, out_dtype)
+            a, b = fp8.from_bits(a), fp8.from_bits(b).T  # B is N x K: the product is A @ B^T
+        if c0 is not None and out_dtype == "bf16":
+            from gemmlab.bench.bf16 import from_bits
+
+            c0 = from_bits(c0)
         ref, absref = reference(a, b, alpha, beta, c0, xp=xp)
         return evaluate(c, ref, absref, K, guard=buf[M * N :], beta=beta, xp=xp, tol=tol)

@@ -21,6 +21,17 @@ there, the names of the kernels it launched) goes with the row as its ``launched
 
 ``select`` and ``split_by_marker`` are pure (CPU-tested with fakes); ``best_bf16`` does the GPU
 work. ``GEMMLAB_CUBLAS_TORCH=0`` keeps PyTorch out (no torch candidate, no kernel names).
+
+FP8 (``best_fp8``): cublasGemmEx has no FP8, so every candidate is cuBLASLt's (A, B
+``CUDA_R_8F_E4M3`` in the TN layout, C and D ``CUDA_R_16BF``, ``CUBLAS_COMPUTE_32F``, float32
+alpha/beta, A/B scales left at 1), asked for its heuristic algorithms twice: with
+``CUBLASLT_MATMUL_DESC_FAST_ACCUM`` = 1 (partial sums stay in the tensor cores' accumulator, as
+gemmlab's FP8 rung does: like for like) and = 0 (cuBLASLt's default, partial sums promoted to FP32
+now and then: more accurate, maybe slower); plus ``torch._scaled_mm`` (fast accumulation, unit
+scales, beta = 0 only) when PyTorch has it. No candidate is a baseline: each must agree with the
+exact (float64) product of the same e4m3 inputs within the FP8 normwise bound
+(``bench.fp8.tolerance``), the agreeing ones are timed, the fastest is kept; every candidate's
+accumulation mode goes into the record.
 """
 
 from __future__ import annotations
@@ -32,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
 from gemmlab.bench.timer import TimingOptions
-from gemmlab.errors import InputError
+from gemmlab.errors import InputError, UserError
 
 log = logging.getLogger(__name__)
 
@@ -67,10 +78,10 @@ class Outcome:
     median_s: Optional[float] = None
     min_s: Optional[float] = None
     n: int = 0
-    rel_diff: Optional[float] = None  # vs cublasGemmEx, normwise
+    rel_diff: Optional[float] = None  # vs cublasGemmEx (FP8: vs the exact product), normwise
     excluded: Optional[str] = None  # why it was not timed / cannot win
 
-    def to_dict(self, flops: float) -> dict:
+    def to_dict(self, flops: float, against: str = "gemm_ex") -> dict:
         return {
             "name": self.candidate.name,
             "kind": self.candidate.kind,
@@ -79,7 +90,7 @@ class Outcome:
             "min_ms": None if self.min_s is None else self.min_s * 1e3,
             "n": self.n,
             "tflops": None if not self.median_s else flops / self.median_s / 1e12,
-            "rel_diff_vs_gemm_ex": self.rel_diff,
+            f"rel_diff_vs_{against}": self.rel_diff,
             "excluded": self.excluded,
         }
 
@@ -89,6 +100,7 @@ class Selection:
     winner: Outcome
     outcomes: list[Outcome]
     flops: float
+    against: str = "gemm_ex"  # what rel_diff compares with: "gemm_ex" or "exact"
 
     def record(self) -> dict:
         """The ``launched`` record of the reference row."""
@@ -98,7 +110,7 @@ class Selection:
             "winner": w.candidate.name,
             "winner_kind": w.candidate.kind,
             "winner_detail": dict(w.candidate.detail),
-            "candidates": [o.to_dict(self.flops) for o in self.outcomes],
+            "candidates": [o.to_dict(self.flops, self.against) for o in self.outcomes],
         }
 
 
@@ -114,31 +126,39 @@ def agreement_bound(K: int, out_dtype: str) -> float:
 def select(candidates: Sequence[Candidate],
            agree: Callable[[Candidate], float],
            measure: Callable[[Candidate], tuple[float, float, int]],
-           bound: float, flops: float) -> Selection:
+           bound: float, flops: float, baseline: bool = True) -> Selection:
     """Check each candidate against the first (cublasGemmEx, the baseline: ``agree`` returns the
     normwise relative difference, 0 for the baseline itself), time those that agree (``measure``
     returns median and min seconds and the run count), keep the fastest median. A candidate that
-    raises is excluded with its error; the baseline must work."""
-    if not candidates or candidates[0].kind != GEMM_EX:
+    raises is excluded with its error; the baseline must work.
+
+    ``baseline=False`` (FP8, where cublasGemmEx does not exist): ``agree`` compares each
+    candidate with the exact product, no candidate is special, and UserError says why when none
+    could be timed."""
+    if baseline and (not candidates or candidates[0].kind != GEMM_EX):
         raise InputError("select: the first candidate must be cublasGemmEx (the baseline)")
+    against = "cublasGemmEx" if baseline else "the exact product"
     outcomes = []
     for i, cand in enumerate(candidates):
         o = Outcome(cand)
         try:
             o.rel_diff = float(agree(cand))
             if not (o.rel_diff <= bound):  # NaN fails too
-                o.excluded = (f"disagrees with cublasGemmEx: normwise difference {o.rel_diff:.3g} "
+                o.excluded = (f"disagrees with {against}: normwise difference {o.rel_diff:.3g} "
                               f"> {bound:.3g}")
             else:
                 o.median_s, o.min_s, o.n = measure(cand)
         except Exception as e:  # noqa: BLE001 - a failing candidate is recorded, not fatal
-            if i == 0:
+            if i == 0 and baseline:
                 raise
             o.excluded = f"failed: {type(e).__name__}: {e}".splitlines()[0]
         outcomes.append(o)
     timed = [o for o in outcomes if o.excluded is None and o.median_s is not None]
+    if not timed:
+        why = "; ".join(f"{o.candidate.name}: {o.excluded}" for o in outcomes[:3]) or "none given"
+        raise UserError(f"no cuBLAS candidate could be timed ({len(outcomes)} tried): {why}")
     winner = min(timed, key=lambda o: o.median_s)
-    return Selection(winner, outcomes, flops)
+    return Selection(winner, outcomes, flops, "gemm_ex" if baseline else "exact")
 
 
 def split_by_marker(names: Sequence[str], marker: str, count: int) -> list[list[str]]:
@@ -177,11 +197,12 @@ class BestBf16:
     """The winning candidate as a launch callable (what ``Target.prepare`` returns), with the
     selection record as ``launched`` and a one-line ``summary``."""
 
-    def __init__(self, selection: Selection, out_dtype: str, keep: Sequence[Any] = ()) -> None:
+    def __init__(self, selection: Selection, out_dtype: str, keep: Sequence[Any] = (),
+                 summary_text: Optional[str] = None) -> None:
         self.selection = selection
         self._run = selection.winner.candidate.run
         self.launched = selection.record()
-        self.summary = summary(selection, out_dtype)
+        self.summary = summary_text or summary(selection, out_dtype)
         self._keep = list(keep)  # plan, workspace: alive as long as the callable
 
     def __call__(self, a: Any, b: Any, c: Any, alpha: float = 1.0, beta: float = 0.0) -> None:
@@ -325,11 +346,142 @@ def best_bf16(M: int, N: int, K: int, out_dtype: str = "bf16", alpha: float = 1.
     return best
 
 
+# --------------------------------------------------------------------------------------------
+# FP8
+
+
+def fp8_summary(sel: Selection) -> str:
+    """The FP8 reference row's one-line description."""
+    w = sel.winner
+    n_timed = sum(1 for o in sel.outcomes if o.median_s is not None)
+    kinds = "cuBLASLt heuristics with FAST_ACCUM 1 and 0"
+    if any(o.candidate.kind == TORCH for o in sel.outcomes):
+        kinds += ", torch._scaled_mm"
+    return (f"cuBLASLt FP8 at its best: {w.candidate.name} (fastest of {n_timed} timed "
+            f"candidates: {kinds}); A,B CUDA_R_8F_E4M3 (TN: B given N x K), C,D CUDA_R_16BF, "
+            f"CUBLAS_COMPUTE_32F, scale type CUDA_R_32F, A/B scales 1")
+
+
+def _lt_fp8_candidates(M: int, N: int, K: int, count: int, workspace: int,
+                       ) -> tuple[list[Candidate], list[Any], list[str]]:
+    """cuBLASLt's FP8 heuristic algorithms, FAST_ACCUM on then off: (candidates, objects to keep
+    alive, notes on what is missing)."""
+    import cupy
+    import numpy as np
+
+    from gemmlab.runtime import cublas, cublaslt
+
+    try:
+        cublas._handle("fp32")  # loads libcublas (and its libcublasLt) first, as for bf16
+        api = cublaslt.api()
+        h = cublaslt.handle(cupy.cuda.runtime.getDevice())
+    except Exception as e:  # noqa: BLE001 - said in the notes; best_fp8 then has no candidate
+        return [], [], [f"cuBLASLt unavailable: {type(e).__name__}: {e}".splitlines()[0]]
+    ws = cupy.empty(max(workspace, 1), dtype=cupy.uint8)
+    version = api.version()
+    cands: list[Candidate] = []
+    keep: list[Any] = [ws]
+    notes: list[str] = []
+    for fast in (True, False):
+        mode = "fast-accum" if fast else "promoted"
+        try:
+            plan = cublaslt.LtPlan(api, h, M, N, K, "bf16", workspace=workspace, count=count,
+                                   in_dtype="fp8", fast_accum=fast)
+        except Exception as e:  # noqa: BLE001 - one mode may be unsupported; the other may run
+            notes.append(f"cuBLASLt FP8 {mode}: {type(e).__name__}: {e}".splitlines()[0])
+            continue
+        keep.append(plan)
+        if not plan.algos:
+            notes.append(f"cuBLASLt FP8 {mode}: the heuristic returned no algorithm")
+        for i in range(len(plan.algos)):
+            desc = plan.describe(i)
+
+            def run(a, b, c, al, be, _i=i, _plan=plan):
+                alpha = np.array(al, dtype=np.float32)
+                beta = np.array(be, dtype=np.float32)
+                _plan.run(_i, a.data.ptr, b.data.ptr, c.data.ptr, alpha.ctypes.data,
+                          beta.ctypes.data, ws.data.ptr, cupy.cuda.get_current_stream().ptr)
+
+            name = f"cublasLt FP8 {mode} heuristic #{i}: {cublaslt.short_label(desc)}"
+            cands.append(Candidate(name, CUBLASLT, run,
+                                   {"fast_accum": fast, "heuristic_rank": i,
+                                    "cublaslt_version": version,
+                                    "library": getattr(api, "path", None), **desc}))
+    return cands, keep, notes
+
+
+def _torch_fp8_candidate() -> tuple[Optional[Candidate], Optional[str]]:
+    """torch._scaled_mm on the same e4m3 buffers (fast accumulation, scale_a = alpha, scale_b =
+    1, written into C through ``out=``); beta != 0 is refused (no C term)."""
+    if not torch_enabled():
+        return None, "torch candidate off (GEMMLAB_CUBLAS_TORCH=0)"
+    try:
+        import torch
+    except ImportError:
+        return None, "PyTorch is not importable"
+    if not (hasattr(torch, "_scaled_mm") and hasattr(torch, "float8_e4m3fn")):
+        return None, f"PyTorch {torch.__version__} has no torch._scaled_mm / float8_e4m3fn"
+    import cupy
+
+    scales: dict = {}
+
+    def scale(v: float, device: Any) -> Any:
+        key = (float(v), str(device))
+        if key not in scales:  # made once: no host-to-device copy inside the timed launches
+            scales[key] = torch.tensor(float(v), dtype=torch.float32, device=device)
+        return scales[key]
+
+    def run(a, b, c, al, be):
+        if be != 0.0:
+            raise InputError("torch._scaled_mm has no beta * C term")
+        ta = torch.from_dlpack(a).view(torch.float8_e4m3fn)  # M x K row-major
+        tb = torch.from_dlpack(b).view(torch.float8_e4m3fn).t()  # K x N column-major, as it wants
+        tc = torch.from_dlpack(c.view(cupy.int16)).view(torch.bfloat16)
+        ptr = cupy.cuda.get_current_stream().ptr
+        stream = torch.cuda.ExternalStream(ptr) if ptr else torch.cuda.default_stream()
+        with torch.cuda.stream(stream):
+            torch._scaled_mm(ta, tb, scale_a=scale(al, ta.device), scale_b=scale(1.0, ta.device),
+                             out_dtype=torch.bfloat16, use_fast_accum=True, out=tc)
+
+    return Candidate(f"torch._scaled_mm (use_fast_accum, PyTorch {torch.__version__})", TORCH, run,
+                     {"torch": torch.__version__, "fast_accum": True}), None
+
+
+def best_fp8(M: int, N: int, K: int, alpha: float = 1.0, beta: float = 0.0, *, algos: int = 8,
+             workspace: int = 32 << 20, options: TimingOptions = SELECT_TIMING,
+             names: bool = True, seed: int = 0) -> BestBf16:
+    """Select the fastest cuBLASLt FP8 candidate (or torch._scaled_mm) for this e4m3 GEMM (B
+    given N x K) on the current GPU; the returned callable launches it (see the module
+    docstring)."""
+    import cupy
+
+    cands, keep, notes = _lt_fp8_candidates(M, N, K, algos, workspace)
+    tc, torch_note = _torch_fp8_candidate()
+    if tc is not None:
+        cands.append(tc)
+    if not cands:
+        raise UserError(f"no cuBLASLt FP8 candidate at M={M}, N={N}, K={K}: "
+                        + "; ".join(notes + [torch_note or ""]).rstrip("; "))
+    sel, kernels, names_note = _select_on_gpu(cands, M, N, K, "bf16", alpha, beta, options,
+                                              names, seed, in_dtype="fp8")
+    cupy.get_default_memory_pool().free_all_blocks()
+    best = BestBf16(sel, "bf16", keep, summary_text=fp8_summary(sel))
+    if kernels is not None:
+        for rec, ks in zip(best.launched["candidates"], kernels):
+            rec["kernels"] = ks
+        best.launched["kernel"] = kernels[sel.outcomes.index(sel.winner)]
+    best.launched["notes"] = [n for n in (*notes, torch_note, names_note) if n]
+    log.info("cuBLASLt FP8 reference at %dx%dx%d: %s", M, N, K, best.summary)
+    return best
+
+
 def _select_on_gpu(cands: Sequence[Candidate], M: int, N: int, K: int, out_dtype: str,
-                   alpha: float, beta: float, options: TimingOptions, names: bool, seed: int
+                   alpha: float, beta: float, options: TimingOptions, names: bool, seed: int,
+                   in_dtype: str = "bf16",
                    ) -> tuple[Selection, Optional[list[list[str]]], Optional[str]]:
     """``select`` on fresh random operands of the run's shape (freed on return), then the
-    candidates' kernel names when asked: (selection, names per candidate or None, why None)."""
+    candidates' kernel names when asked: (selection, names per candidate or None, why None).
+    ``in_dtype="fp8"``: e4m3 A (M x K) and B (N x K), each candidate held to the exact product."""
     import cupy
 
     from gemmlab.bench.bf16 import from_bits, to_bits
@@ -337,7 +489,13 @@ def _select_on_gpu(cands: Sequence[Candidate], M: int, N: int, K: int, out_dtype
 
     rng = cupy.random.default_rng(seed + 7_000_003)
     x = lambda shape: to_bits(rng.random(shape, dtype=cupy.float32) * 2 - 1)  # noqa: E731
-    a, b = x((M, K)), x((K, N))
+    if in_dtype == "fp8":
+        from gemmlab.bench import fp8
+
+        a = fp8.to_bits(rng.random((M, K), dtype=cupy.float32) * 2 - 1)
+        b = fp8.to_bits(rng.random((N, K), dtype=cupy.float32) * 2 - 1)
+    else:
+        a, b = x((M, K)), x((K, N))
     out_np = cupy.uint16 if out_dtype == "bf16" else cupy.float32
     c_ref = cupy.zeros((M, N), dtype=out_np)
     c = (x((M, N)) if out_dtype == "bf16"
@@ -366,7 +524,24 @@ def _select_on_gpu(cands: Sequence[Candidate], M: int, N: int, K: int, out_dtype
         med = s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
         return med, s[0], n
 
-    sel = select(cands, agree, measure, agreement_bound(K, out_dtype), 2.0 * M * N * K)
+    if in_dtype == "fp8":
+        from gemmlab.bench import fp8
+
+        exact = alpha * (fp8.from_bits(a).astype(cupy.float64)
+                         @ fp8.from_bits(b).astype(cupy.float64).T)
+        exact_norm = float(cupy.linalg.norm(exact))
+
+        def agree_exact(cand: Candidate) -> float:
+            target = cupy.zeros((M, N), dtype=out_np)
+            cand.run(a, b, target, alpha, 0.0)
+            sync()
+            num = float(cupy.linalg.norm(decode(target) - exact))
+            return num / exact_norm if exact_norm > 0 else (0.0 if num == 0 else math.inf)
+
+        sel = select(cands, agree_exact, measure, fp8.tolerance(K).normwise, 2.0 * M * N * K,
+                     baseline=False)
+    else:
+        sel = select(cands, agree, measure, agreement_bound(K, out_dtype), 2.0 * M * N * K)
     if not names:
         return sel, None, None
     runs = [lambda o=o: o.candidate.run(a, b, c, alpha, beta) for o in sel.outcomes]

@@ -192,6 +192,9 @@ def fp32_peak(env: dict) -> dict:
 # A100 312 TFLOP/s = 108 SMs x 2048 x 1410 MHz; H100 SXM 989 TFLOP/s = 132 SMs x 4096 x 1830 MHz.
 # Other architectures: unknown here, so no % of peak rather than a guess.
 BF16_DENSE_FLOPS_PER_CLK_SM = {"8.0": 2048, "9.0": 4096}
+# Dense FP8 (e4m3/e5m2 in, FP32 accumulate): twice BF16 on Hopper - H100 SXM 1979 TFLOP/s =
+# 132 SMs x 8192 x 1830 MHz. The A100 has no FP8; others: unknown here, no guess.
+FP8_DENSE_FLOPS_PER_CLK_SM = {"9.0": 8192}
 
 
 def bf16_peak(env: dict, clock_mhz: Optional[float] = None) -> dict:
@@ -199,8 +202,23 @@ def bf16_peak(env: dict, clock_mhz: Optional[float] = None) -> dict:
 
     ``clock_mhz``: the clock a run saw (then "clock_from" says so); default the maximum SM clock,
     as fp32_peak. Returns the same keys as fp32_peak (``flops`` None when unknown)."""
+    return _tensor_peak(env, clock_mhz, "bf16", BF16_DENSE_FLOPS_PER_CLK_SM)
+
+
+def fp8_peak(env: dict, clock_mhz: Optional[float] = None) -> dict:
+    """The clock-derived dense FP8 tensor peak: SMs x FP8 FLOPs/clk/SM x SM clock (as
+    bf16_peak; key ``fp8_flops_per_clk_per_sm``)."""
+    return _tensor_peak(env, clock_mhz, "fp8", FP8_DENSE_FLOPS_PER_CLK_SM)
+
+
+def tensor_peak(dtype: str, env: dict, clock_mhz: Optional[float] = None) -> dict:
+    """bf16_peak or fp8_peak by the run's input dtype."""
+    return fp8_peak(env, clock_mhz) if dtype == "fp8" else bf16_peak(env, clock_mhz)
+
+
+def _tensor_peak(env: dict, clock_mhz: Optional[float], dtype: str, table: dict) -> dict:
     sms = env.get("sm_count")
-    per = BF16_DENSE_FLOPS_PER_CLK_SM.get(str(env.get("compute_capability")))
+    per = table.get(str(env.get("compute_capability")))
     if clock_mhz is not None:
         clock, src = clock_mhz, "observed"
     else:
@@ -209,9 +227,9 @@ def bf16_peak(env: dict, clock_mhz: Optional[float] = None) -> dict:
     flops = float(sms) * per * clock * 1e6 if (sms and per and clock) else None
     return {
         "flops": flops,
-        "formula": "SMs x dense BF16 FLOPs/clk/SM x SM clock",
+        "formula": f"SMs x dense {dtype.upper()} FLOPs/clk/SM x SM clock",
         "sm_count": sms,
-        "bf16_flops_per_clk_per_sm": per,
+        f"{dtype}_flops_per_clk_per_sm": per,
         "clock_mhz": clock,
         "clock_from": src,
     }

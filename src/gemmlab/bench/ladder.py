@@ -17,6 +17,11 @@ bound (gemmlab.bench.bf16), cuBLAS at its best with the rungs' input/output type
 compute (the fastest of cublasGemmEx's default and cuBLASLt's heuristic algorithms at the run's
 shape, gemmlab.bench.cublas_best), % of the dense BF16 tensor peak at the SM clock each row's run saw. Rungs the GPU lacks
 the architecture for are skipped with their one-line reason (``LadderResult.skipped``).
+
+``dtype="fp8"`` runs the FP8 ladder: e4m3 inputs (uint8 bits) with B given N x K ("TN"), bf16 C,
+the FP8 bound (gemmlab.bench.fp8), cuBLASLt FP8 at its best with the same types as the reference
+(``cublas_fp8_target``), % of the dense FP8 tensor peak (twice BF16's on Hopper) at each row's
+clock.
 """
 
 from __future__ import annotations
@@ -109,7 +114,7 @@ class LadderResult:
     env: dict
     peak: dict
     options: dict
-    dtype: str = "fp32"  # registry dtype of the inputs: "fp32" or "bf16"
+    dtype: str = "fp32"  # registry dtype of the inputs: "fp32", "bf16" or "fp8"
     skipped: list = field(default_factory=list)  # [{"kernel", "reason"}]: rungs this GPU cannot run
 
     @property
@@ -228,8 +233,10 @@ class GpuBench:
         cp = self._cupy
         s = target.spec
         t_in, t_out = _dtypes(target)
+        from gemmlab.kernels.registry import b_shape
+
         a = self._operand((s.M, s.K), t_in)
-        b = self._operand((s.K, s.N), t_in)
+        b = self._operand(b_shape(t_in, s.K, s.N), t_in)  # fp8: N x K ("TN")
         c = self._operand((s.M, s.N), t_out)
         clocks: dict = {"source": self.clock_reader.source}
 
@@ -250,6 +257,10 @@ class GpuBench:
             from gemmlab.bench.bf16 import to_bits
 
             return to_bits(x)
+        if dtype == "fp8":
+            from gemmlab.bench import fp8
+
+            return fp8.to_bits(x)
         return x
 
 
@@ -332,6 +343,29 @@ def cublas_bf16_target(M: int, N: int, K: int, alpha: float = 1.0, beta: float =
     return Target(spec, prepare, info)
 
 
+def cublas_fp8_target(M: int, N: int, K: int, alpha: float = 1.0, beta: float = 0.0) -> Target:
+    """cuBLASLt FP8 at its best for this shape (``bench.cublas_best.best_fp8``): e4m3 A (M x K)
+    and B given N x K ("TN"), bf16 C, CUBLAS_COMPUTE_32F; chosen among cuBLASLt's heuristic
+    algorithms with FAST_ACCUM on and off (and torch._scaled_mm) when the target is prepared.
+    The row's summary then names the winner, its ``launched`` record every candidate."""
+    from gemmlab.bench.spec import spec_dtype
+
+    info = {"order": None, "family": "library", "dtype": "fp8", "out_dtype": "bf16",
+            "summary": ("cuBLASLt FP8 at its best: the fastest of cuBLASLt's heuristic algorithms "
+                        "(FAST_ACCUM 1 and 0), chosen when prepared; A,B CUDA_R_8F_E4M3 (TN: B "
+                        "given N x K), C,D CUDA_R_16BF, CUBLAS_COMPUTE_32F")}
+
+    def prepare() -> Launch:
+        from gemmlab.bench.cublas_best import best_fp8
+
+        run = best_fp8(M, N, K, alpha, beta)
+        info["summary"] = run.summary
+        return run
+
+    spec = BenchSpec(CUBLAS, M, N, K, alpha, beta, spec_dtype("fp8", "bf16"))
+    return Target(spec, prepare, info)
+
+
 def split_runnable(rungs: Sequence[Any], cc: tuple[int, int], gpu: str) -> tuple[list, list]:
     """(rungs this GPU can run, [{"kernel", "reason"}] for the others) - a GPU without a rung's
     architecture skips that rung with one line; the rest still run."""
@@ -360,16 +394,17 @@ def run_dtypes(rungs: Sequence[Any]) -> tuple[str, str]:
     return pairs.pop() if pairs else ("fp32", "fp32")
 
 
-def observed_peak_pct(rows: Sequence[Row], env: dict) -> None:
-    """% of the dense BF16 peak for each row at the SM clock its timed runs saw (the mean of the
-    clock read before and after; the maximum clock when none was read). In place."""
+def observed_peak_pct(rows: Sequence[Row], env: dict, dtype: str = "bf16") -> None:
+    """% of the dense BF16 (``dtype="fp8"``: FP8) peak for each row at the SM clock its timed
+    runs saw (the mean of the clock read before and after; the maximum clock when none was read).
+    In place."""
     from gemmlab.bench import env as envmod
 
     for row in rows:
         seen = [row.clocks.get(k) for k in ("sm_mhz_before", "sm_mhz_after")]
         seen = [float(v) for v in seen if v]
-        peak = envmod.bf16_peak(env, sum(seen) / len(seen) if seen else None)
-        row.clocks["bf16_peak_flops"] = peak["flops"]
+        peak = envmod.tensor_peak(dtype, env, sum(seen) / len(seen) if seen else None)
+        row.clocks[f"{dtype}_peak_flops"] = peak["flops"]
         row.pct_of_peak = (100.0 * row.measurement.gflops * 1e9 / peak["flops"]
                            if peak["flops"] else None)
 
@@ -398,18 +433,22 @@ def measure(
     rungs, skipped = split_runnable(rungs, (dev.cc_major, dev.cc_minor), dev.name)
     for s in skipped:
         log.warning("%s", s["reason"])
-    bf16 = in_dtype == "bf16"
-    peak = envmod.bf16_peak(env) if bf16 else envmod.fp32_peak(env)
+    tensor = in_dtype in ("bf16", "fp8")
+    peak = envmod.tensor_peak(in_dtype, env) if tensor else envmod.fp32_peak(env)
     bench = GpuBench(options, reader, seed=seed)
     env["l2_flush_bytes"] = bench.backend.l2_flush_bytes
     targets = rung_targets(rungs, M, N, K, alpha, beta)
     ref = None
     if with_cublas:
-        ref = (cublas_bf16_target(M, N, K, alpha, beta, out_dtype) if bf16
-               else cublas_target(M, N, K, alpha, beta))
+        if in_dtype == "fp8":
+            ref = cublas_fp8_target(M, N, K, alpha, beta)
+        elif in_dtype == "bf16":
+            ref = cublas_bf16_target(M, N, K, alpha, beta, out_dtype)
+        else:
+            ref = cublas_target(M, N, K, alpha, beta)
     rows, ref_row = run_targets(targets, ref, bench, peak["flops"], progress)
-    if bf16:
-        observed_peak_pct(rows + ([ref_row] if ref_row is not None else []), env)
+    if tensor:
+        observed_peak_pct(rows + ([ref_row] if ref_row is not None else []), env, in_dtype)
     opts = {
         "timing": options.to_dict(),
         "seed": seed,

@@ -17,13 +17,17 @@ from gemmlab.errors import InputError
 # "float32": the SGEMM ladder (cuBLAS in true FP32, TF32 off; FP32 bound in bench.check).
 # "bf16": A, B bfloat16, FP32 accumulation, C bfloat16; "bf16_fp32out": the same with C float32
 # (the tensor-core ladder; cublasGemmEx with the same types; bound in bench.bf16).
-DTYPES = ("float32", "bf16", "bf16_fp32out")
+# "fp8_e4m3": A e4m3 (M x K), B e4m3 given N x K ("TN"), tensor-core accumulation, C bfloat16 (the
+# FP8 ladder; cuBLASLt FP8 with the same types; bound in bench.fp8).
+DTYPES = ("float32", "bf16", "bf16_fp32out", "fp8_e4m3")
 
 
 def spec_dtype(in_dtype: str, out_dtype: str) -> str:
-    """The BenchSpec dtype of a rung with these registry dtypes ("fp32"/"bf16")."""
+    """The BenchSpec dtype of a rung with these registry dtypes ("fp32"/"bf16"/"fp8")."""
     if in_dtype == "fp32":
         return "float32"
+    if in_dtype == "fp8":
+        return "fp8_e4m3"
     return "bf16" if out_dtype == "bf16" else "bf16_fp32out"
 
 # The ladder kernels index with 32-bit ``int`` (``row * K + k``); any operand with 2**31 or more

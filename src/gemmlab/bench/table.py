@@ -26,9 +26,12 @@ LADDER_COLUMNS = (
 
 
 def ladder_columns(result: Mapping[str, Any]) -> tuple[str, ...]:
-    """LADDER_COLUMNS, with the peak column naming the BF16 tensor peak for a bf16 run."""
-    if result.get("dtype") == "bf16":
-        return tuple("% of BF16 peak" if c == "% of FP32 peak" else c for c in LADDER_COLUMNS)
+    """LADDER_COLUMNS, with the peak column naming the BF16 (FP8) tensor peak for a bf16 (fp8)
+    run."""
+    dtype = result.get("dtype")
+    if dtype in ("bf16", "fp8"):
+        name = f"% of {dtype.upper()} peak"
+        return tuple(name if c == "% of FP32 peak" else c for c in LADDER_COLUMNS)
     return LADDER_COLUMNS
 
 
@@ -120,11 +123,14 @@ def caption(result: Mapping[str, Any]) -> str:
     peak = result.get("peak") or {}
     rows = result.get("rows") or []
     timing = (result.get("options") or {}).get("timing") or {}
-    bf16 = result.get("dtype") == "bf16"
+    dtype = result.get("dtype")
+    tensor = dtype in ("bf16", "fp8")
     types = "FP32"
-    if bf16:
+    if dtype == "bf16":
         out = (result.get("options") or {}).get("out_dtype", "bf16")
         types = f"A, B bf16, FP32 accumulate, C {out}"
+    elif dtype == "fp8":
+        types = "A e4m3 (M x K), B e4m3 given N x K ('TN'), FP32 accumulator without promotion, C bf16"
     parts = [f"M,N,K = {shape.get('M')},{shape.get('N')},{shape.get('K')} {types}"]
     if env.get("gpu"):
         parts.append(f"{env['gpu']} (driver {env.get('driver', '?')}, CUDA {env.get('cuda_runtime', '?')})")
@@ -137,10 +143,10 @@ def caption(result: Mapping[str, Any]) -> str:
     ]
     if clocks:
         parts.append("SM MHz before→after: " + ", ".join(clocks))
-    if peak.get("flops") and bf16:
+    if peak.get("flops") and tensor:
         parts.append(
-            f"dense BF16 peak {peak['flops'] / 1e12:.1f} TFLOP/s = {peak['sm_count']} SMs x "
-            f"{peak['bf16_flops_per_clk_per_sm']} FLOP/clk x {peak['clock_mhz']} MHz (max clock; "
+            f"dense {dtype.upper()} peak {peak['flops'] / 1e12:.1f} TFLOP/s = {peak['sm_count']} SMs x "
+            f"{peak[f'{dtype}_flops_per_clk_per_sm']} FLOP/clk x {peak['clock_mhz']} MHz (max clock; "
             f"each row's % uses the clock its run saw)"
         )
     elif peak.get("flops"):
@@ -149,7 +155,7 @@ def caption(result: Mapping[str, Any]) -> str:
             f"{peak['fp32_lanes_per_sm']} lanes x 2 x {peak['clock_mhz']} MHz"
         )
     ref = next((r for r in rows if r.get("is_reference")), None)
-    if bf16 and ref is not None and (ref.get("info") or {}).get("summary"):
+    if tensor and ref is not None and (ref.get("info") or {}).get("summary"):
         parts.append(f"cuBLAS row: {ref['info']['summary']}")
     parts.append(f"{NOISY_MARK} noisy: IQR/median > {NOISE_IQR_FRACTION:.0%}")
     if result.get("run_id") is not None:

@@ -37,12 +37,13 @@ OutOpt = Annotated[Optional[Path], typer.Option("--out", help="Also write the re
 ForceOpt = Annotated[bool, typer.Option("--force", help="Allow --out to replace an existing file.")]
 DbOpt = Annotated[Optional[Path], typer.Option("--db", help="Results database (default $GEMMLAB_DB or ~/.local/share/gemmlab/runs.sqlite).")]
 NoStoreOpt = Annotated[bool, typer.Option("--no-store", help="Do not append this run to the results database.")]
-DtypeOpt = Annotated[str, typer.Option("--dtype", help="Which ladder: fp32 (the SGEMM ladder) or bf16 (the tensor-core ladder: bf16 A, B, FP32 accumulate, bf16 C; cuBLAS at its best with the same types: the fastest of cublasGemmEx's default and cuBLASLt's heuristic algorithms at the run's shape).")]
+DtypeOpt = Annotated[str, typer.Option("--dtype", help="Which ladder: fp32 (the SGEMM ladder), bf16 (the tensor-core ladder: bf16 A, B, FP32 accumulate, bf16 C; cuBLAS at its best with the same types: the fastest of cublasGemmEx's default and cuBLASLt's heuristic algorithms at the run's shape) or fp8 (e4m3 A (M x K) and B given N x K - 'TN', B transposed, both K-major as 8-bit wgmma needs - FP32 accumulator, bf16 C, sm_90a; cuBLASLt FP8 at its best with the same types, FAST_ACCUM on and off).")]
+_LADDER_TITLES = {"bf16": "BF16 tensor-core ladder", "fp8": "FP8 (e4m3) tensor-core ladder"}
 
 
 def check_dtype(dtype: str) -> str:
-    if dtype not in ("fp32", "bf16"):
-        raise InputError(f"--dtype {dtype!r}: expected fp32 or bf16")
+    if dtype not in ("fp32", "bf16", "fp8"):
+        raise InputError(f"--dtype {dtype!r}: expected fp32, bf16 or fp8")
     return dtype
 
 
@@ -215,7 +216,7 @@ def _print_result(result: dict, sweep: bool = False) -> None:
         columns, cells = table.sweep_table(rows)
         print_table(columns, cells, title=f"SGEMM sweep, {title_shape}", caption=table.caption(result))
     else:
-        name = "BF16 tensor-core ladder" if result.get("dtype") == "bf16" else "SGEMM ladder"
+        name = _LADDER_TITLES.get(result.get("dtype"), "SGEMM ladder")
         print_table(table.ladder_columns(result), table.ladder_rows(rows), title=f"{name}, {title_shape}", caption=table.caption(result))
 
 
@@ -243,9 +244,11 @@ def ladder(
     ncu: Annotated[Optional[str], typer.Option("--ncu", help="Path of ncu for --profile (else $GEMMLAB_NCU, PATH, install folders).")] = None,
     dtype: DtypeOpt = "fp32",
 ) -> None:
-    """Check and time the SGEMM ladder (or, with --dtype bf16, the tensor-core ladder), then cuBLAS, and print Version | Time | GFLOP/s | Speedup | % of cuBLAS."""
+    """Check and time the SGEMM ladder (or, with --dtype bf16 / fp8, a tensor-core ladder), then cuBLAS, and print Version | Time | GFLOP/s | Speedup | % of cuBLAS."""
     dims = resolve_shape(size, shape)
     check_dtype(dtype)
+    if dtype == "fp8" and (profile or profile_full):
+        raise InputError("--profile is not wired for --dtype fp8 yet; run without it, or profile the rung with `gemmlab profile`")
     options = _options(warmup_ms, rep_ms, repeats, no_l2_flush)
     check_out(out, force)
     check_db(db, no_store)
@@ -374,8 +377,8 @@ def kernels(
             (i["order"], i["name"], i["family"], " ".join(f"{k}={v}" for k, v in i["params"].items()), i["summary"])
             for i in items
         ],
-        title=("BF16 tensor-core ladder rungs" if dtype == "bf16" else "SGEMM ladder rungs")
-        + ((" and variants" if dtype == "bf16" else " and sweep variants") if include_sweep else ""),
+        title=(f"{_LADDER_TITLES[dtype]} rungs" if dtype in _LADDER_TITLES else "SGEMM ladder rungs")
+        + ((" and variants" if dtype != "fp32" else " and sweep variants") if include_sweep else ""),
     )
 
 

@@ -8,7 +8,12 @@ Two ladders share this registry:
 * the BF16 tensor-core ladder (``TC_LADDER``, ``all_rungs("bf16")``): A (M x K, row-major) and B
   (K x N, row-major) in bfloat16, FP32 accumulation, C (M x N, row-major) in bfloat16 by default
   or float32 (the ``*_f32out`` variants); CuPy holds bfloat16 as ``uint16`` bit patterns. These
-  rungs need sm_80 or newer (``Rung.arch``); a later rung can ask for ``sm_90a``.
+  rungs need sm_80 or newer (``Rung.arch``); a later rung can ask for ``sm_90a``;
+* the FP8 ladder (``FP8_LADDER``, ``all_rungs("fp8")``, ``ladder("fp8")``): A (M x K, row-major)
+  and **B given as N x K, row-major ("TN": B transposed, both operands K-major)** in e4m3, the
+  tensor cores' accumulator (FP32 registers, ~13-bit FP8 accumulation on Hopper:
+  gemmlab.bench.fp8), C (M x N, row-major) in bfloat16. 8-bit wgmma cannot transpose an operand,
+  so a K x N B is refused rather than copied. CuPy holds e4m3 as ``uint8`` bit patterns. sm_90a.
 
 Every rung computes its product for any M, N, K >= 1.
 Rungs whose parameters include ``VEC = 1`` use 16-byte global accesses; they need K and N to be
@@ -51,7 +56,7 @@ class _Family:
     tile: Callable[[Mapping[str, int]], tuple[int, int]]  # (rows of C, cols of C) per block
     rows_on_x: bool = False  # grid.x walks rows of C (naive_uncoalesced) instead of columns
     smem: Callable[[Mapping[str, int]], int] = lambda p: 0  # dynamic shared memory, bytes
-    dtype: str = "fp32"  # input dtype of A and B ("fp32" or "bf16"); accumulation is FP32
+    dtype: str = "fp32"  # input dtype of A and B ("fp32", "bf16" or "fp8"); accumulation is FP32
     arch: str | None = None  # the architecture the family needs ("sm_80", "sm_90a"); None: any
     tma: bool = False  # takes TMA tensor maps of A and B (made on the host) before (M, N, K...)
     persistent: bool = False  # grid = one CTA per SM (whole clusters), CTAs loop over tiles
@@ -189,8 +194,16 @@ _FAMILIES["persistent_bf16"] = _Family(
     _wg_threads, _flat(_wg_threads), _mn_tile, smem=_hopper_smem, dtype="bf16", arch="sm_90a",
     tma=True, persistent=True, tma_store=True)
 
-DTYPES = ("fp32", "bf16")
-_ITEMSIZE = {"fp32": 4, "bf16": 2}
+DTYPES = ("fp32", "bf16", "fp8")
+_ITEMSIZE = {"fp32": 4, "bf16": 2, "fp8": 1}
+# How B is given per dtype: "kn" = K x N row-major; "nk" = N x K row-major ("TN", B transposed:
+# the only layout 8-bit wgmma and cuBLASLt's FP8 kernels read).
+B_LAYOUTS = {"fp32": "kn", "bf16": "kn", "fp8": "nk"}
+
+
+def b_shape(dtype: str, K: int, N: int) -> tuple[int, int]:
+    """The shape B has for rungs of ``dtype``: (K, N), or (N, K) for fp8 ("TN")."""
+    return (N, K) if B_LAYOUTS[dtype] == "nk" else (K, N)
 # Architectures a rung may need, with what they mean: "sm_80" runs on compute capability 8.0
 # and newer; "sm_90a" (wgmma, setmaxnreg, TMA multicast) only on 9.0 and is compiled for sm_90a.
 ARCHS = ("sm_80", "sm_90", "sm_90a")
@@ -271,8 +284,14 @@ class Rung:
 
     @property
     def dtype(self) -> str:
-        """Input dtype of A and B: "fp32" or "bf16" (bf16 travels as uint16 bit patterns)."""
+        """Input dtype of A and B: "fp32", "bf16" or "fp8" (bf16 travels as uint16, e4m3 as uint8
+        bit patterns)."""
         return _FAMILIES[self.family].dtype
+
+    @property
+    def b_layout(self) -> str:
+        """"kn": B is K x N row-major; "nk": B is N x K row-major ("TN", the fp8 rungs)."""
+        return B_LAYOUTS[self.dtype]
 
     @property
     def out_dtype(self) -> str:
@@ -340,6 +359,8 @@ class Rung:
         aside): vector rungs need K and N multiples of ``vector_elems`` (4 for float32, 8 for
         bfloat16)."""
         w = self.vector_elems
+        if self.dtype == "fp8":  # A and B are both K x (rows) K-major: only K sets their pitch
+            return K % w == 0
         if self.tma:  # TMA needs 16-byte row pitches: K and N multiples of 8 bf16
             return K % w == 0 and N % w == 0
         return not self.vectorized or (K % w == 0 and N % w == 0)
@@ -350,6 +371,10 @@ class Rung:
         multiples)."""
         if self.accepts(M, N, K) or not self.tma or self.name in AUTOTUNED:
             return None  # autotuned_bf16 sends such shapes to wgmma_bf16 (runtime.autotune)
+        if self.dtype == "fp8":
+            return (f"rung {self.name} needs K a multiple of 16 (TMA copies rows of A and of B - "
+                    f"both K-major, K bytes each - whose pitch must be a multiple of 16 bytes); "
+                    f"M={M}, N={N}, K={K} is not: pad K with zeros to {-(-K // 16) * 16}")
         return (f"rung {self.name} needs K and N multiples of {self.vector_elems} (TMA copies "
                 f"rows whose pitch is a multiple of 16 bytes); M={M}, N={N}, K={K} is not: use "
                 f"wgmma_bf16 (its scalar twin takes any shape)")
@@ -406,7 +431,15 @@ def _check_params(r: Rung) -> None:
         )
         if not ok:
             raise ValueError(f"rung {r.name}: inconsistent warp tiling {dict(p)}")
-    if r.dtype == "bf16" and r.arch == "sm_90a":  # the Hopper rungs' static_asserts
+    if r.dtype == "fp8":  # persistent_fp8.cu's static_asserts
+        cl = p.get("CLUSTER", 1)
+        ok = (p["BK"] == 128 and p["BM"] % 64 == 0 and p["BN"] in (128, 256)
+              and p["STAGES"] >= 2 and cl in (1, 2) and (p["BN"] // cl) % 8 == 0
+              and p["BN"] // cl <= 256 and p.get("EPI_PIECE", 0) in (0, 64, 128, 256)
+              and p["BN"] % max(p.get("EPI_PIECE", 0), 1) == 0)
+        if not ok:
+            raise ValueError(f"rung {r.name}: inconsistent FP8 Hopper tiling {dict(p)}")
+    elif r.dtype == "bf16" and r.arch == "sm_90a":  # the Hopper rungs' static_asserts
         ok = (p["BK"] == 64 and p["BM"] % 64 == 0 and p["BN"] % 64 == 0 and p["BN"] <= 256
               and p["STAGES"] >= 2 and p.get("OUT_F32", 0) in (0, 1)
               and p.get("CLUSTER", 1) in (1, 2) and (p["BN"] // 64) % p.get("CLUSTER", 1) == 0)
@@ -676,20 +709,22 @@ def all_rungs(dtype: str | None = "fp32") -> tuple[Rung, ...]:
     "fp32" (the default, as before the tensor-core ladder existed): the SGEMM ladder, the sweep,
     the autotuner's candidates and the scalar twin of each vector rung. "bf16": the tensor-core
     ladder, the float32-output twin of each rung and the scalar twin of each vector rung.
-    None: both.
+    "fp8": the FP8 ladder (no twins: bf16 output only, TMA only). None: all three.
     """
     _check_dtype(dtype)
     if dtype == "bf16":
         return _tc_all()
+    if dtype == "fp8":
+        return FP8_LADDER
     base = LADDER + _SWEEP + _CANDIDATES
     fp32 = base + tuple(scalar_twin(r) for r in base if r.vectorized)
-    return fp32 if dtype == "fp32" else fp32 + _tc_all()
+    return fp32 if dtype == "fp32" else fp32 + _tc_all() + FP8_LADDER
 
 
 def ladder(dtype: str = "fp32") -> tuple[Rung, ...]:
-    """The rungs ``gemmlab ladder --dtype DTYPE`` climbs: LADDER or TC_LADDER."""
+    """The rungs ``gemmlab ladder --dtype DTYPE`` climbs: LADDER, TC_LADDER or FP8_LADDER."""
     _check_dtype(dtype)
-    return TC_LADDER if dtype == "bf16" else LADDER
+    return {"bf16": TC_LADDER, "fp8": FP8_LADDER}.get(dtype, LADDER)
 
 
 def get(name: str) -> Rung:
@@ -701,13 +736,44 @@ def get(name: str) -> Rung:
     except KeyError:
         ladder_names = ", ".join(r.name for r in LADDER)
         tc = ", ".join(r.name for r in TC_LADDER)
+        f8 = ", ".join(r.name for r in FP8_LADDER)
         raise InputError(
             f"unknown rung {name!r}; ladder rungs: {ladder_names} (plus the smem_tiled_t*_b* "
             f"sweep variants, autotuned_* candidates and *_scalar twins: see "
             f"gemmlab.kernels.registry.all_rungs()); bf16 tensor-core rungs: {tc} (plus "
-            f"*_f32out and *_scalar twins)") from None
+            f"*_f32out and *_scalar twins); fp8 rungs: {f8}") from None
 
 
 def names() -> tuple[str, ...]:
     """Names of all rungs of both ladders, in all_rungs(None) order."""
     return tuple(r.name for r in all_rungs(None))
+
+
+# ---- The FP8 (e4m3) ladder -----------------------------------------------------------------
+# A (M x K) and B given as N x K ("TN"), both row-major e4m3 (uint8 bits), so both operands are
+# K-major as 8-bit wgmma requires; C bf16. See persistent_fp8.cu.
+
+
+def _fp8_smem(p: Mapping[str, int]) -> int:
+    """STAGES x (A tile + B tile) in e4m3 (1 byte each), the bf16 epilogue's staging buffers
+    (one 64 x EPI_PIECE piece per consumer warpgroup), the mbarriers and 1 KB of alignment slack
+    (as ``_hopper_smem``)."""
+    staging = (p["BM"] // 64) * 64 * p["EPI_PIECE"] * 2 if p.get("EPI_PIECE", 0) > 0 else 0
+    return p["STAGES"] * (p["BM"] + p["BN"]) * p["BK"] + staging + 16 * p["STAGES"] + 1024
+
+
+_FAMILIES["persistent_fp8"] = _Family(
+    "persistent_fp8.cu",
+    "gemmlab::persistent_fp8<{BM}, {BN}, {BK}, {STAGES}, {CLUSTER}, {GROUP}, {EPI_PIECE}>",
+    _wg_threads, _flat(_wg_threads), _mn_tile, smem=_fp8_smem, dtype="fp8", arch="sm_90a",
+    tma=True, persistent=True, tma_store=True)
+
+FP8_LADDER: tuple[Rung, ...] = (
+    _rung("persistent_fp8", 1, "persistent_fp8",
+          "persistent_bf16 with e4m3 inputs (B given N x K, 'TN'): BK = 128 e4m3 per 128-byte "
+          "swizzle row, wgmma.m64n256k32.e4m3 with both operands K-major, each CTA of a 2-CTA "
+          "cluster multicasting half of the K-major B tile in one TMA box; same stage bytes, "
+          "twice the K per stage; bf16 C through TMA stores.",
+          BM=128, BN=256, BK=128, STAGES=4, PRODUCER=1, MINB=1, CLUSTER=2, GROUP=8,
+          EPI_PIECE=128),
+)

@@ -50,9 +50,10 @@ def read_source(name: str) -> str:
     return "\n".join(expand(name)) + "\n"
 
 
-# C types of a matrix element per dtype: bfloat16 travels as its 16-bit pattern (no CUDA header
-# is included, so there is no __nv_bfloat16; the kernels convert with PTX cvt).
-C_TYPES = {"fp32": "float", "bf16": "unsigned short"}
+# C types of a matrix element per dtype: bfloat16 and e4m3 travel as their bit patterns (no CUDA
+# header is included, so there is no __nv_bfloat16 or __nv_fp8_e4m3; the kernels convert with PTX
+# cvt, and e4m3 is only ever read by wgmma).
+C_TYPES = {"fp32": "float", "bf16": "unsigned short", "fp8": "unsigned char"}
 
 
 def wrapper(rung: "Rung") -> str:

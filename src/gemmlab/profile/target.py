@@ -59,14 +59,15 @@ def run(rung: str, shape: tuple[int, int, int], warmup: int, range_name: str = N
     r = registry.get(rung)
     rng = cupy.random.default_rng()
     a = rng.standard_normal((M, K), dtype=cupy.float32)
-    b = rng.standard_normal((K, N), dtype=cupy.float32)
+    b = rng.standard_normal(registry.b_shape(r.dtype, K, N), dtype=cupy.float32)  # fp8: N x K
     c = cupy.full((M, N), cupy.nan, dtype=cupy.float32)  # poisoned: an unwritten tail stays NaN
-    if r.dtype == "bf16":  # the tensor-core ladder: bfloat16 bit patterns (gemmlab.bench.bf16)
-        from gemmlab.bench.bf16 import to_bits
+    if r.dtype in ("bf16", "fp8"):  # tensor-core ladders: bit patterns (gemmlab.bench.bf16/fp8)
+        from gemmlab.bench import bf16, fp8
 
-        a, b = to_bits(a), to_bits(b)
+        conv = bf16.to_bits if r.dtype == "bf16" else fp8.to_bits
+        a, b = conv(a), conv(b)
         if r.out_dtype == "bf16":
-            c = to_bits(c)
+            c = bf16.to_bits(c)
     launch = prepare(r, M, N, K)
     for _ in range(warmup):
         launch(a, b, c)

@@ -1,4 +1,5 @@
-"""cuBLASLt for the BF16 reference: heuristic candidates for one GEMM, and running any of them.
+"""cuBLASLt for the BF16 and FP8 references: heuristic candidates for one GEMM, and running any
+of them.
 
 CuPy 14 binds cuBLAS but not cuBLASLt (``cupy_backends.cuda.libs`` has no cublaslt module), so
 gemmlab calls ``libcublasLt.so`` through ctypes. The library is the one already loaded into the
@@ -11,7 +12,11 @@ Three layers, so everything but the last is tested on a CPU:
 * ``lt_problem`` (pure): the row-major -> column-major mapping and the four matrix layouts for
   C (M x N) = A (M x K) @ B (K x N), as ``runtime/cublas.py`` does for cublasGemmEx:
   cuBLASLt computes D^T (N x M) = B^T (N x K) @ A^T (K x M), so its "A" is our B and its "B"
-  our A, no transposes, every leading dimension the row length.
+  our A, no transposes, every leading dimension the row length. For FP8 (``in_dtype="fp8"``)
+  cuBLASLt takes only the "TN" form (transa = T, transb = N), which is exactly gemmlab's FP8
+  layout: our B given N x K row-major is, column-major, a K x N matrix with ld K, and op T makes it
+  the N x K "A" that D^T = B A^T needs; our A (M x K row-major) is a K x M column-major "B" with
+  ld K, used as it is (op N). Both operands are K-major, as in the kernel.
 * ``LtPlan``: descriptors, preference (workspace, alignment), the heuristic's algorithms, each
   algorithm's configuration decoded (``describe``), and ``run`` - all through an ``LtApi`` of
   plain Python values, which CPU tests replace with a fake.
@@ -38,8 +43,18 @@ from gemmlab.errors import InputError, UserError
 # cudaDataType / cublasComputeType_t (library_types.h, cublas_api.h)
 CUDA_R_32F = 0
 CUDA_R_16BF = 14
+CUDA_R_8F_E4M3 = 28
 CUBLAS_COMPUTE_32F = 68
 DTYPES = {"bf16": CUDA_R_16BF, "fp32": CUDA_R_32F}
+CUBLAS_OP_N, CUBLAS_OP_T = 0, 1  # cublasOperation_t
+
+# cublasLtMatmulDescAttributes_t the references set: name -> (attribute, C type of its value).
+# The FP8 A/B scale pointers (17, 18) are left unset: NULL means a scale of 1.0.
+DESC_ATTRIBUTES: dict[str, tuple[int, Any]] = {
+    "transa": (3, ctypes.c_int32),  # cublasOperation_t
+    "transb": (4, ctypes.c_int32),
+    "fast_accum": (25, ctypes.c_int8),  # FP8 only: 1 = never promote partial sums to FP32
+}
 
 STATUS = {0: "CUBLAS_STATUS_SUCCESS", 1: "CUBLAS_STATUS_NOT_INITIALIZED",
           3: "CUBLAS_STATUS_ALLOC_FAILED", 7: "CUBLAS_STATUS_INVALID_VALUE",
@@ -94,13 +109,19 @@ class Layout:
 @dataclass(frozen=True)
 class LtProblem:
     """Row-major C (M x N) = A (M x K, bf16) @ B (K x N, bf16) as the column-major cuBLASLt
-    product D^T = B^T A^T: m = N, n = M, k = K; cuBLASLt's A operand is our B, its B our A."""
+    product D^T = B^T A^T: m = N, n = M, k = K; cuBLASLt's A operand is our B, its B our A.
+
+    ``in_dtype="fp8"``: C = A (M x K, e4m3) @ B^T with B given N x K (e4m3, "TN"); cuBLASLt's A
+    is our B read with op T (a K x N column-major matrix, ld K), its B our A with op N (K x M,
+    ld K); C and D bf16. A/B scale pointers stay NULL (scale 1.0)."""
 
     M: int
     N: int
     K: int
     out_dtype: str
     layouts: Mapping[str, Layout]  # "A", "B", "C", "D" in cuBLASLt's naming
+    in_dtype: str = "bf16"
+    trans: tuple[int, int] = (CUBLAS_OP_N, CUBLAS_OP_N)  # (transa, transb)
 
     @staticmethod
     def operands(a_ptr: int, b_ptr: int, c_ptr: int) -> tuple[int, int, int, int]:
@@ -108,13 +129,27 @@ class LtProblem:
         return b_ptr, a_ptr, c_ptr, c_ptr
 
 
-def lt_problem(M: int, N: int, K: int, out_dtype: str) -> LtProblem:
-    """The cuBLASLt layouts of a row-major bf16 GEMM with ``out_dtype`` ("bf16"/"fp32") C."""
+def lt_problem(M: int, N: int, K: int, out_dtype: str, in_dtype: str = "bf16") -> LtProblem:
+    """The cuBLASLt layouts of a row-major bf16 GEMM with ``out_dtype`` ("bf16"/"fp32") C, or
+    (``in_dtype="fp8"``) of an e4m3 GEMM in the TN layout with bf16 C."""
     for label, v in (("M", M), ("N", N), ("K", K)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise InputError(f"{label}={v!r}: expected an integer >= 1")
     if out_dtype not in DTYPES:
         raise InputError(f"out_dtype={out_dtype!r}: expected 'bf16' or 'fp32'")
+    if in_dtype == "fp8":
+        if out_dtype != "bf16":
+            raise InputError(f"out_dtype={out_dtype!r}: the FP8 reference writes bf16 C only")
+        e4m3 = CUDA_R_8F_E4M3
+        layouts = {
+            "A": Layout(e4m3, K, N, K),  # our B (N x K row-major) = K x N col-major; op T: N x K
+            "B": Layout(e4m3, K, M, K),  # our A (M x K row-major) = K x M col-major; op N
+            "C": Layout(CUDA_R_16BF, N, M, N),  # our C (M x N row-major) = N x M col-major
+            "D": Layout(CUDA_R_16BF, N, M, N),
+        }
+        return LtProblem(M, N, K, out_dtype, layouts, "fp8", (CUBLAS_OP_T, CUBLAS_OP_N))
+    if in_dtype != "bf16":
+        raise InputError(f"in_dtype={in_dtype!r}: expected 'bf16' or 'fp8'")
     out = DTYPES[out_dtype]
     layouts = {
         "A": Layout(CUDA_R_16BF, N, K, N),  # our B (K x N row-major) = B^T, N x K col-major
@@ -189,6 +224,7 @@ class LtApi(Protocol):
     def version(self) -> int: ...
     def create(self) -> int: ...
     def matmul_desc(self, compute: int, scale: int) -> int: ...
+    def desc_attribute(self, desc: int, name: str, value: int) -> None: ...
     def layout(self, layout: Layout) -> int: ...
     def preference(self, workspace: int, alignment: Mapping[str, int]) -> int: ...
     def heuristics(self, handle: int, desc: int, layouts: Sequence[int], pref: int,
@@ -201,24 +237,36 @@ class LtApi(Protocol):
 
 
 class LtPlan:
-    """Descriptors and heuristic algorithms for one (M, N, K, output type).
+    """Descriptors and heuristic algorithms for one (M, N, K, output type[, input type]).
 
     ``alignment`` is what the heuristic is told the operands' pointers are aligned to (bytes,
     per operand); ``run`` refuses pointers aligned less than that (InputError), since such an
-    algorithm may read or write misaligned vectors."""
+    algorithm may read or write misaligned vectors. ``in_dtype="fp8"`` sets the TN transposes
+    and, when ``fast_accum`` is not None, CUBLASLT_MATMUL_DESC_FAST_ACCUM (0: cuBLASLt's default,
+    partial sums promoted to FP32 now and then; 1: accumulate in the tensor cores throughout, as
+    gemmlab's FP8 rung does)."""
 
     def __init__(self, api: LtApi, handle: int, M: int, N: int, K: int, out_dtype: str,
                  workspace: int = DEFAULT_WORKSPACE, count: int = DEFAULT_ALGOS,
-                 alignment: int = DEFAULT_ALIGNMENT) -> None:
+                 alignment: int = DEFAULT_ALIGNMENT, in_dtype: str = "bf16",
+                 fast_accum: Optional[bool] = None) -> None:
         if count < 1:
             raise InputError(f"count={count}: ask the heuristic for at least one algorithm")
+        if fast_accum is not None and in_dtype != "fp8":
+            raise InputError("fast_accum: an FP8-only cuBLASLt attribute")
         self.api, self.handle = api, handle
-        self.problem = lt_problem(M, N, K, out_dtype)
+        self.problem = lt_problem(M, N, K, out_dtype, in_dtype)
         self.workspace = workspace
         self.alignment = alignment
+        self.fast_accum = fast_accum
         self._objs: list[tuple[str, int]] = []
         try:
             self.desc = self._keep("matmul_desc", api.matmul_desc(CUBLAS_COMPUTE_32F, CUDA_R_32F))
+            if self.problem.trans != (CUBLAS_OP_N, CUBLAS_OP_N):
+                api.desc_attribute(self.desc, "transa", self.problem.trans[0])
+                api.desc_attribute(self.desc, "transb", self.problem.trans[1])
+            if fast_accum is not None:
+                api.desc_attribute(self.desc, "fast_accum", int(bool(fast_accum)))
             self.layouts = {k: self._keep("layout", api.layout(v))
                             for k, v in self.problem.layouts.items()}
             self.pref = self._keep("preference", api.preference(
@@ -336,6 +384,8 @@ class CtypesLt:
             "cublasLtMatmulDescCreate": (ctypes.c_int, [ctypes.POINTER(_P), ctypes.c_int,
                                                         ctypes.c_int]),
             "cublasLtMatmulDescDestroy": (ctypes.c_int, [_P]),
+            "cublasLtMatmulDescSetAttribute": (ctypes.c_int, [_P, ctypes.c_int, _P,
+                                                              ctypes.c_size_t]),
             "cublasLtMatrixLayoutCreate": (ctypes.c_int, [ctypes.POINTER(_P), ctypes.c_int,
                                                           ctypes.c_uint64, ctypes.c_uint64,
                                                           ctypes.c_int64]),
@@ -375,6 +425,13 @@ class CtypesLt:
 
     def matmul_desc(self, compute: int, scale: int) -> int:
         return self._create("cublasLtMatmulDescCreate", compute, scale)
+
+    def desc_attribute(self, desc: int, name: str, value: int) -> None:
+        """cublasLtMatmulDescSetAttribute with the attribute's exact C type (``DESC_ATTRIBUTES``)."""
+        attr, ctype = DESC_ATTRIBUTES[name]
+        v = ctype(value)
+        self._ok("cublasLtMatmulDescSetAttribute", self.lib.cublasLtMatmulDescSetAttribute(
+            desc, attr, ctypes.byref(v), ctypes.sizeof(v)))
 
     def layout(self, layout: Layout) -> int:
         return self._create("cublasLtMatrixLayoutCreate", layout.dtype, layout.rows,

@@ -7,7 +7,10 @@ for timing loops.
 Operands are C-contiguous (row-major) CuPy arrays: A is M x K, B is K x N, C is M x N. Their
 dtypes follow the rung: float32 for the FP32 ladder; for the BF16 tensor-core ladder A and B are
 ``uint16`` arrays holding bfloat16 bit patterns (CuPy has no bfloat16 dtype; gemmlab.bf16
-converts) and C is ``uint16`` (bf16 output) or float32 (the ``*_f32out`` rungs).
+converts) and C is ``uint16`` (bf16 output) or float32 (the ``*_f32out`` rungs). For the FP8
+ladder A and B are ``uint8`` arrays of e4m3 bit patterns (gemmlab.bench.fp8 converts) and **B is
+given N x K** ("TN", B transposed: 8-bit wgmma reads both operands K-major); a K x N B is refused
+(``cupy.ascontiguousarray(b.T)`` makes the N x K copy); C is ``uint16`` bf16.
 
 Vector rungs (16-byte global accesses) need K and N multiples of 4 (float32) or 8 (bfloat16) and
 A, B, C on 16-byte boundaries. Where the shape allows it, the vector instantiation is used whenever the three
@@ -36,9 +39,11 @@ def _as_rung(rung: RungLike) -> Rung:
 
 
 # NumPy/CuPy dtype holding each gemmlab dtype.
-ARRAY_DTYPES = {"fp32": np.dtype(np.float32), "bf16": np.dtype(np.uint16)}
+ARRAY_DTYPES = {"fp32": np.dtype(np.float32), "bf16": np.dtype(np.uint16),
+                "fp8": np.dtype(np.uint8)}
 _DTYPE_WORDS = {"fp32": "float32", "bf16": "uint16 (bfloat16 bit patterns; gemmlab.bf16.to_bits "
-                                            "converts)"}
+                                            "converts)",
+                "fp8": "uint8 (e4m3 bit patterns; gemmlab.bench.fp8.to_bits converts)"}
 
 
 def _check_array(label: str, x: Any, cupy, dtype: str = "fp32") -> None:
@@ -55,7 +60,8 @@ def _check_array(label: str, x: Any, cupy, dtype: str = "fp32") -> None:
 
 def operand_shape(a: Any, b: Any, c: Any, in_dtype: str = "fp32",
                   out_dtype: str | None = None) -> tuple[int, int, int]:
-    """(M, N, K) of C = A @ B after checking types, dtypes, layouts, shapes and aliasing.
+    """(M, N, K) of C = A @ B (fp8: A @ B^T, B given N x K) after checking types, dtypes,
+    layouts, shapes and aliasing.
 
     ``in_dtype`` is the dtype of A and B, ``out_dtype`` that of C (default: ``in_dtype``); the
     FP32 ladder's defaults check float32 throughout."""
@@ -65,17 +71,36 @@ def operand_shape(a: Any, b: Any, c: Any, in_dtype: str = "fp32",
     out_dtype = out_dtype or in_dtype
     for label, x, dt in (("a", a, in_dtype), ("b", b, in_dtype), ("c", c, out_dtype)):
         _check_array(label, x, cupy, dt)
-    (M, K), (K2, N), (Mc, Nc) = a.shape, b.shape, c.shape
-    if K2 != K:
-        raise InputError(f"b: expected {K} rows to match a's {a.shape}, got shape {b.shape}")
-    if (Mc, Nc) != (M, N):
-        raise InputError(f"c: expected shape ({M}, {N}) for a {a.shape} @ b {b.shape}, got "
-                         f"{c.shape}")
+    if registry.B_LAYOUTS[in_dtype] == "nk":
+        M, N, K = _tn_shape(a, b, c)
+    else:
+        (M, K), (K2, N), (Mc, Nc) = a.shape, b.shape, c.shape
+        if K2 != K:
+            raise InputError(f"b: expected {K} rows to match a's {a.shape}, got shape {b.shape}")
+        if (Mc, Nc) != (M, N):
+            raise InputError(f"c: expected shape ({M}, {N}) for a {a.shape} @ b {b.shape}, got "
+                             f"{c.shape}")
     for label, x in (("a", a), ("b", b)):
         if _overlaps(x, c):
             raise InputError(f"c overlaps {label}: the output must not alias an input")
     if len({a.device.id, b.device.id, c.device.id}) != 1:
         raise InputError("a, b, c: expected all three on the same GPU")
+    return M, N, K
+
+
+def _tn_shape(a: Any, b: Any, c: Any) -> tuple[int, int, int]:
+    """(M, N, K) of C = A @ B^T with B given N x K ("TN", the fp8 layout); N comes from C."""
+    (M, K), (Mc, N) = a.shape, c.shape
+    if Mc != M:
+        raise InputError(f"c: expected {M} rows to match a's {a.shape}, got shape {c.shape}")
+    if b.shape != (N, K):
+        if b.shape == (K, N):
+            raise InputError(
+                f"b: shape {b.shape} is K x N; fp8 takes B as N x K row-major ('TN': B "
+                f"transposed, K-major, as 8-bit wgmma reads it): pass "
+                f"cupy.ascontiguousarray(b.T)")
+        raise InputError(f"b: expected shape ({N}, {K}) (N x K, 'TN') for a {a.shape} and c "
+                         f"{c.shape}, got {b.shape}")
     return M, N, K
 
 
@@ -121,6 +146,7 @@ class PreparedGemm:
         self._scalar = (None if self._vec is not None
                         else _compile.compile_rung(self._scalar_rung, backend=backend))
         self._args = (np.int32(M), np.int32(N), np.int32(K))
+        self._b_shape = registry.b_shape(rung.dtype, K, N)
 
     @property
     def rung(self) -> Rung:
@@ -143,11 +169,12 @@ class PreparedGemm:
         return self._scalar
 
     def __call__(self, a: Any, b: Any, c: Any, alpha: float = 1.0, beta: float = 0.0) -> None:
-        if a.shape != (self.M, self.K) or b.shape != (self.K, self.N) or c.shape != (self.M,
-                                                                                     self.N):
+        if a.shape != (self.M, self.K) or b.shape != self._b_shape or c.shape != (self.M,
+                                                                                   self.N):
+            tn = " (b given N x K, 'TN')" if self.requested.b_layout == "nk" else ""
             raise InputError(
                 f"operands a {a.shape}, b {b.shape}, c {c.shape} do not match the prepared "
-                f"M={self.M}, N={self.N}, K={self.K}")
+                f"M={self.M}, N={self.N}, K={self.K}{tn}")
         t_in, t_out = self._dtypes
         if a.dtype != t_in or b.dtype != t_in or c.dtype != t_out:
             raise InputError(
@@ -168,12 +195,15 @@ class PreparedGemm:
         if maps is None:
             from gemmlab.runtime import tma
 
-            p = rung.params
-            spec_a, spec_b = tma.specs(self.M, self.N, self.K, p["BM"], p["BK"])
+            spec_a, spec_b = tma.rung_specs(rung, self.M, self.N, self.K)
             if len(self._maps) >= 8:  # many operand buffers: keep the cache small
                 self._maps.clear()
             maps = (tma.encode(spec_a, a.data.ptr), tma.encode(spec_b, b.data.ptr))
-            if rung.tma_store:
+            if rung.tma_store and rung.dtype == "fp8" and self.N % 8:
+                # C's rows are not 16-byte multiples: the kernel stores C directly and never
+                # reads this map (persistent_fp8.cu)
+                maps += (tma.zero_param(),)
+            elif rung.tma_store:
                 maps += (tma.encode(tma.c_spec(self.M, self.N), c.data.ptr),)
             self._maps[key] = maps
         return maps
@@ -196,7 +226,8 @@ _PREPARED_MAX = 256
 def gemm(rung: RungLike, a: Any, b: Any, c: Any, alpha: float = 1.0, beta: float = 0.0,
          stream: Any = None, backend: str = "nvrtc") -> None:
     """C = alpha * A @ B + beta * C with ``rung``, in place on ``c`` (row-major cupy arrays of
-    the rung's dtypes: float32, or uint16 bfloat16 bits for the tensor-core ladder).
+    the rung's dtypes: float32, or uint16 bfloat16 bits for the tensor-core ladder; for the fp8
+    rungs A and B are uint8 e4m3 bits, B given N x K, and C = alpha * A @ B^T + beta * C).
 
     With ``beta == 0`` C is not read (BLAS semantics). Launches on ``stream`` (a cupy Stream)
     or the current stream; returns without synchronizing.

@@ -1,19 +1,28 @@
 """TMA tensor maps for the Hopper rungs: what to encode (pure Python, checked on any machine)
 and the encoding itself (``cuTensorMapEncodeTiled`` through the cuda-bindings package).
 
-A tensor map describes a 2-D bfloat16 matrix in global memory to the copy engine: its extent
-(innermost dimension first), the byte pitch of its rows, the box one copy moves and the shared-
-memory swizzle the box is written with. The rungs read:
+A tensor map describes a 2-D matrix in global memory to the copy engine: its element type, its
+extent (innermost dimension first), the byte pitch of its rows, the box one copy moves and the
+shared-memory swizzle the box is written with. The BF16 rungs read (``specs``):
 
 * A (M x K row-major) as a (K, M) tensor cut in 64 x BM boxes: 64 bf16 = 128 bytes of K per
   row, the width of the 128-byte swizzle;
 * B (K x N row-major) as an (N, K) tensor cut in 64 x BK boxes: 64 columns of N per row of the
   box, so a stage of B is BN / 64 boxes side by side.
 
+The FP8 rung (``fp8_specs``) reads e4m3 as 8-bit integers (CU_TENSOR_MAP_DATA_TYPE_UINT8: the copy
+engine only moves bytes), both operands K-major:
+
+* A (M x K row-major) as a (K, M) tensor cut in 128 x BM boxes: 128 e4m3 = 128 bytes of K;
+* B given N x K row-major ("TN") as a (K, N) tensor cut in 128 x (BN / CLUSTER) boxes: each CTA
+  of a cluster copies its share of the B tile's rows in one box (and multicasts it).
+
+C (bf16, the TMA-store epilogue) is written through an (N, M) map of 64 x 64 boxes (``c_spec``).
+
 The map holds the matrix's address, so it is made per operand pointer (launch caches them).
 Constraints from the CUDA driver API (cuTensorMapEncodeTiled): the base address 16-byte aligned,
-every pitch a multiple of 16 bytes (K and N multiples of 8 bf16), box sides 1..256, and with
-the 128-byte swizzle the box's inner side at most 128 bytes.
+every pitch a multiple of 16 bytes (bf16: K and N multiples of 8; e4m3: K a multiple of 16), box
+sides 1..256, and with the 128-byte swizzle the box's inner side at most 128 bytes.
 """
 
 from __future__ import annotations
@@ -26,7 +35,11 @@ import numpy as np
 from gemmlab.errors import InputError, UserError
 
 # Enumerator values of the CUDA driver API (cuda.h), used when cuda-bindings is absent in tests.
+UINT8 = 0  # CU_TENSOR_MAP_DATA_TYPE_UINT8
 BFLOAT16 = 9  # CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+# The element types gemmlab's maps use: (CUtensorMapDataType enumerator name, bytes, what one is)
+ELEMENT_TYPES = {"bf16": ("CU_TENSOR_MAP_DATA_TYPE_BFLOAT16", 2, "bf16"),
+                 "uint8": ("CU_TENSOR_MAP_DATA_TYPE_UINT8", 1, "e4m3")}
 SWIZZLE_128B = 3  # CU_TENSOR_MAP_SWIZZLE_128B
 L2_PROMOTION_256B = 3  # CU_TENSOR_MAP_L2_PROMOTION_L2_256B
 BOX_MAX = 256  # largest box side cuTensorMapEncodeTiled accepts
@@ -36,21 +49,26 @@ MAP_BYTES = 128  # sizeof(CUtensorMap)
 
 @dataclass(frozen=True)
 class MapSpec:
-    """One tensor map: a 2-D bf16 matrix (``dims`` innermost first) with rows ``pitch`` bytes
-    apart, copied in ``box``-sized pieces into 128-byte-swizzled shared memory."""
+    """One tensor map: a 2-D matrix of ``dtype`` elements (``dims`` innermost first) with rows
+    ``pitch`` bytes apart, copied in ``box``-sized pieces into 128-byte-swizzled shared memory."""
 
     name: str  # "A" or "B", for messages
     dims: tuple[int, int]  # (inner, outer) extents in elements
     pitch: int  # bytes between consecutive outer indices
     box: tuple[int, int]  # (inner, outer) elements per copy
     elem_bytes: int = 2
+    dtype: str = "bf16"  # a key of ELEMENT_TYPES
 
     def check(self) -> None:
         """InputError naming the operand unless the driver will accept this map."""
+        if self.dtype not in ELEMENT_TYPES or ELEMENT_TYPES[self.dtype][1] != self.elem_bytes:
+            raise ValueError(f"{self.name}: element type {self.dtype!r} of {self.elem_bytes} "
+                             f"bytes is not one of {sorted(ELEMENT_TYPES)}")
         if self.pitch % 16:
+            what, per = ELEMENT_TYPES[self.dtype][2], 16 // self.elem_bytes
             raise InputError(
                 f"{self.name}: TMA needs rows whose pitch is a multiple of 16 bytes, got "
-                f"{self.pitch} bytes ({self.dims[0]} bf16 per row; use a multiple of 8)")
+                f"{self.pitch} bytes ({self.dims[0]} {what} per row; use a multiple of {per})")
         for side in self.box:
             if not 1 <= side <= BOX_MAX:
                 raise InputError(f"{self.name}: box side {side} outside 1..{BOX_MAX}")
@@ -69,6 +87,29 @@ def specs(M: int, N: int, K: int, BM: int, BK: int) -> tuple[MapSpec, MapSpec]:
     a = MapSpec("A", (K, M), K * 2, (BK, BM))
     b = MapSpec("B", (N, K), N * 2, (64, BK))
     return a, b
+
+
+def fp8_specs(M: int, N: int, K: int, BM: int, BK: int, b_rows: int) -> tuple[MapSpec, MapSpec]:
+    """The maps of A (M x K) and B (given N x K, "TN"), both row-major e4m3 moved as uint8, for
+    the FP8 rung: A in BK x BM boxes, B in BK x ``b_rows`` boxes (BN / CLUSTER rows of the B
+    tile per CTA). Both are K-major: K bytes per row, so K % 16 == 0 is all the pitch needs."""
+    a = MapSpec("A", (K, M), K, (BK, BM), elem_bytes=1, dtype="uint8")
+    b = MapSpec("B", (K, N), K, (BK, b_rows), elem_bytes=1, dtype="uint8")
+    return a, b
+
+
+def rung_specs(rung: Any, M: int, N: int, K: int) -> tuple[MapSpec, MapSpec]:
+    """The A and B maps a TMA rung takes, by its dtype and parameters."""
+    p = rung.params
+    if rung.dtype == "fp8":
+        return fp8_specs(M, N, K, p["BM"], p["BK"], p["BN"] // p.get("CLUSTER", 1))
+    return specs(M, N, K, p["BM"], p["BK"])
+
+
+def zero_param() -> np.ndarray:
+    """A 128-byte all-zero map parameter, for a map slot the kernel will not read (the FP8 rung's
+    C map when N % 8 != 0: it stores C directly then)."""
+    return as_param([0] * (MAP_BYTES // 8))
 
 
 def c_spec(M: int, N: int) -> MapSpec:
@@ -91,7 +132,7 @@ def encode(spec: MapSpec, ptr: int) -> np.ndarray:
                         "pip install cuda-bindings") from None
     u32, u64 = cu.cuuint32_t, cu.cuuint64_t
     err, tmap = cu.cuTensorMapEncodeTiled(
-        cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, u32(2), ptr,
+        getattr(cu.CUtensorMapDataType, ELEMENT_TYPES[spec.dtype][0]), u32(2), ptr,
         [u64(spec.dims[0]), u64(spec.dims[1])], [u64(spec.pitch)],
         [u32(spec.box[0]), u32(spec.box[1])], [u32(1), u32(1)],
         cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,

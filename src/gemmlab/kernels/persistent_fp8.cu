@@ -1,0 +1,161 @@
+// FP8 tensor-core rung: persistent_bf16 with e4m3 inputs.
+//
+// Layout ("TN"): A is M x K row-major e4m3; B is given as N x K row-major e4m3 - B transposed,
+// row n of B holding the K values of C's column n - so both operands are K-major. 8-bit wgmma has
+// no transpose (only 16-bit inputs may read B N-major), and cuBLASLt's FP8 kernels take the same
+// layout. e4m3 values travel as their 8-bit patterns (unsigned char; gemmlab.bench.fp8). C is
+// M x N row-major bfloat16. alpha, beta float32; beta == 0 does not read C.
+// Products accumulate in the wgmma accumulator (.f32 registers, but Hopper's FP8 MMA keeps about
+// 13 mantissa bits of the running sum: no promotion to FP32 registers here, as cuBLASLt's
+// FAST_ACCUM mode; the bound in gemmlab.bench.fp8 says what that costs).
+//
+// What changes from persistent_bf16 (same warp specialisation, persistent grouped tiles, clusters
+// of CLUSTER CTAs along M sharing B through TMA multicast, TMA-store bf16 epilogue):
+//  * 1-byte elements: BK = 128, so one k-tile row is 128 bytes - one row of the 128-byte swizzle,
+//    as BK = 64 bf16 is - and a stage holds the same bytes as the bf16 rung's (A 128 x 128 B =
+//    16 KB, B 256 x 128 B = 32 KB): the same shared-memory budget for twice the K per stage.
+//  * B's tile is stored K-major, like A's: BN rows of 128 bytes, 8-row atoms of 1024 bytes. Each
+//    CTA of a cluster copies B_ROWS = BN / CLUSTER of them with one TMA box of 128 (K) x B_ROWS
+//    (N) and multicasts it to the cluster.
+//  * wgmma.mma_async.m64n256k32.f32.e4m3.e4m3 with both descriptors built alike: K-major, start
+//    address + 32 bytes per k32 step (32 e4m3 - the same byte step as bf16's 16 elements), SBO =
+//    1024 (next 8 rows), LBO unused (one step's 32 bytes of K lie inside the 128-byte row).
+//  * The TMA-store epilogue needs C's pitch (N bf16) to be a multiple of 16 bytes: for N % 8 != 0
+//    the kernel takes the direct epilogue (the host passes an unused, zeroed map for C).
+//
+// Shapes and alignment: K % 16 == 0 (A's and B's rows are K bytes apart: TMA needs 16-byte
+// pitches), any M and N; A, B 16-byte aligned (C too for the TMA store).
+#include "tc_common.cuh"
+
+namespace gemmlab {
+
+// One k32 step of the consumer warpgroup's 64 x BN tile: both operands K-major.
+template <int BN>
+__device__ __forceinline__ void wgmma_fp8_tn(float (&d)[BN / 2], unsigned long long a,
+                                             unsigned long long b) {
+    if constexpr (BN == 256) tc::wgmma_m64n256k32_e4m3(d, a, b, 1);
+    else tc::wgmma_m64n128k32_e4m3(d, a, b, 1);
+}
+
+// Tile u of the grouped order -> (cluster-row, column): GROUP cluster-rows of tiles are
+// finished column by column before the next band starts (as persistent_bf16).
+__device__ __forceinline__ void grouped_tile_fp8(int u, int rows, int cols, int group, int& m,
+                                                 int& n) {
+    const int per_band = group * cols;
+    const int band = u / per_band, first = band * group;
+    const int height = min(group, rows - first);
+    const int in_band = u % per_band;
+    m = first + in_band % height;
+    n = in_band / height;
+}
+
+template <int BM, int BN, int BK, int STAGES, int CLUSTER, int GROUP, int EPI_PIECE>
+__device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
+                                               const tc::TensorMap& tmB,
+                                               const tc::TensorMap* tmC, int M, int N, int K,
+                                               float alpha, float beta, void* __restrict__ C) {
+    using namespace tc;
+    static_assert(BK == 128, "one 128-byte swizzle row of K (128 e4m3) per stage");
+    static_assert(BM % 64 == 0 && (BN == 128 || BN == 256), "64-row warpgroups, m64n128/256k32");
+    static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs along M");
+    static_assert((BN / CLUSTER) % 8 == 0 && BN / CLUSTER <= 256,
+                  "B's TMA box: whole 8-row swizzle atoms, at most 256 rows");
+    constexpr int CONSUMERS = BM / 64;
+    constexpr unsigned A_BYTES = BM * BK, B_BYTES = BN * BK;  // 1 byte per e4m3
+    constexpr unsigned STAGE_BYTES = A_BYTES + B_BYTES;
+    constexpr int B_ROWS = BN / CLUSTER;  // rows of B (columns of C) this CTA copies per stage
+    constexpr bool TMA_EPI = EPI_PIECE > 0;
+    constexpr unsigned CBUF_BYTES = TMA_EPI ? 64 * EPI_PIECE * 2 : 0;  // bf16, per consumer
+    extern __shared__ unsigned char smem_raw[];
+    const unsigned base = (smem_addr(smem_raw) + 1023u) & ~1023u;
+    const unsigned cbufs = base + STAGES * STAGE_BYTES;  // 1 KB aligned: stages are whole KBs
+    const unsigned bars = cbufs + CONSUMERS * CBUF_BYTES;
+    auto full = [&](int s) { return bars + 8u * s; };
+    auto empty = [&](int s) { return bars + 8u * (STAGES + s); };
+
+    const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
+    const unsigned rank = CLUSTER > 1 ? cluster_ctarank() : 0u;
+    const int tiles_m = cdiv(M, BM), tiles_n = cdiv(N, BN);
+    const int units_m = cdiv(tiles_m, CLUSTER), units = units_m * tiles_n;
+    const int cluster_id = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
+    const int nk = cdiv(K, BK);
+    if (threadIdx.x == 0) {
+        prefetch_tensormap(&tmA);
+        prefetch_tensormap(&tmB);
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(full(s), 1);
+            mbar_init(empty(s), CONSUMERS * CLUSTER);
+        }
+        fence_mbar_init();
+    }
+    if (CLUSTER > 1) cluster_sync(); else __syncthreads();
+
+    if (wg == 0) {  // producer
+        setmaxnreg_dec<40>();
+        if (t == 0) {
+            int it = 0;  // stage uses so far, across tiles
+            for (int u = cluster_id; u < units; u += clusters) {
+                int um, un;
+                grouped_tile_fp8(u, units_m, tiles_n, GROUP, um, un);
+                const int row0 = (um * CLUSTER + rank) * BM, col0 = un * BN;
+                for (int kt = 0; kt < nk; ++kt, ++it) {
+                    const int s = it % STAGES;
+                    if (it >= STAGES) mbar_wait(empty(s), ((it / STAGES) - 1) & 1);
+                    const unsigned sa = base + s * STAGE_BYTES, sb = sa + A_BYTES;
+                    // the whole stage lands on this CTA's barrier: its A, its own B rows and the
+                    // B rows the other CTAs of the cluster multicast
+                    mbar_arrive_expect_tx(full(s), STAGE_BYTES);
+                    tma_load_2d(sa, &tmA, full(s), kt * BK, row0);
+                    const unsigned dst = sb + rank * B_ROWS * 128;
+                    if (CLUSTER > 1)
+                        tma_load_2d_multicast(dst, &tmB, full(s), kt * BK, col0 + rank * B_ROWS,
+                                              static_cast<unsigned short>((1u << CLUSTER) - 1));
+                    else
+                        tma_load_2d(dst, &tmB, full(s), kt * BK, col0);
+                }
+            }
+        }
+    } else {  // consumers
+        setmaxnreg_inc<232>();
+        const int cw = wg - 1;
+        const bool tma_store = TMA_EPI && beta == 0.0f && N % 8 == 0;
+        int it = 0;
+        for (int u = cluster_id; u < units; u += clusters) {
+            int um, un;
+            grouped_tile_fp8(u, units_m, tiles_n, GROUP, um, un);
+            const int row0 = (um * CLUSTER + rank) * BM, col0 = un * BN;
+            float d[BN / 2];
+#pragma unroll
+            for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
+            for (int kt = 0; kt < nk; ++kt, ++it) {
+                const int s = it % STAGES;
+                mbar_wait(full(s), (it / STAGES) & 1);
+                const unsigned sa = base + s * STAGE_BYTES + cw * 64 * 128;
+                const unsigned sb = base + s * STAGE_BYTES + A_BYTES;
+                wgmma_fence();
+#pragma unroll
+                for (int kk = 0; kk < BK / 32; ++kk)
+                    wgmma_fp8_tn<BN>(d, wgmma_desc(sa + 32 * kk, 16, 1024),
+                                     wgmma_desc(sb + 32 * kk, 16, 1024));
+                wgmma_commit();
+                wgmma_wait<1>();
+                if (kt > 0 && t < CLUSTER) mbar_arrive_cluster(empty((it - 1) % STAGES), t);
+            }
+            wgmma_wait<0>();
+            if (t < CLUSTER) mbar_arrive_cluster(empty((it - 1) % STAGES), t);
+            fence_regs(d);
+            if (tma_store)
+                store_tile_tma<BN, (TMA_EPI ? EPI_PIECE : 64)>(tmC, cbufs + cw * CBUF_BYTES,
+                                                               1 + cw, row0 + 64 * cw, col0, d,
+                                                               alpha);
+            else
+                store_wgmma_tile<BN, 0>(C, M, N, row0 + 64 * cw, col0, d, alpha, beta);
+        }
+        if (TMA_EPI && t == 0) bulk_wait<0>();  // the last tile's stores are in global memory
+    }
+    // No CTA may leave while a peer can still multicast into its shared memory or arrive on
+    // its barriers.
+    if (CLUSTER > 1) cluster_sync();
+}
+
+}  // namespace gemmlab
