@@ -17,7 +17,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from gemmlab.errors import ToolMissing
 from gemmlab.kernels.registry import Rung
@@ -112,16 +112,19 @@ def _compile_report(nvcc: str, source: str, arch: str, options: Sequence[str]) -
 
 
 def resources(rungs: Iterable[Rung], archs: Sequence[str] = DEFAULT_ARCHS, jobs: int = 2,
-              nvcc: str | None = None) -> list[Resources]:
+              nvcc: str | None = None, unit: Callable[[list], str] = translation_unit
+              ) -> list[Resources]:
     """Compile every rung for every architecture (one nvcc run per source file and
-    architecture, ``jobs`` at a time) and return ptxas's report for each."""
+    architecture, ``jobs`` at a time) and return ptxas's report for each. ``unit`` builds the
+    translation unit of kernels sharing a source (``gemmlab.kernels.paths.translation_unit`` for
+    the dispatch rung's kernels)."""
     from gemmlab.runtime.compile import BASE_OPTIONS
 
     nvcc = nvcc or find_nvcc()
     by_source: dict[str, list[Rung]] = collections.defaultdict(list)
     for r in rungs:
         by_source[r.source].append(r)
-    tasks = [(translation_unit(rs), arch) for rs in by_source.values() for arch in archs]
+    tasks = [(unit(rs), arch) for rs in by_source.values() for arch in archs]
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         reports = list(pool.map(lambda t: _compile_report(nvcc, t[0], t[1], BASE_OPTIONS), tasks))
     return [res for text in reports for res in parse_ptxas_report(text)]
