@@ -148,6 +148,12 @@ def caption(result: Mapping[str, Any]) -> str:
             f"FP32 peak {peak['flops'] / 1e12:.1f} TFLOP/s = {peak['sm_count']} SMs x "
             f"{peak['fp32_lanes_per_sm']} lanes x 2 x {peak['clock_mhz']} MHz"
         )
+    # What actually ran where it is not the rung itself: a scalar twin on odd shapes, the autotuned
+    # rung's candidate, the dispatch rung's kernels.
+    ran = [f"{r['kernel']} ran {r['launched']['rung']}" for r in rows
+           if (r.get("launched") or {}).get("rung") and r["launched"]["rung"] != r["kernel"]]
+    if ran:
+        parts.append("what ran: " + "; ".join(ran))
     parts.append(f"{NOISY_MARK} noisy: IQR/median > {NOISE_IQR_FRACTION:.0%}")
     if result.get("run_id") is not None:
         parts.append(f"stored as run {result['run_id']}")

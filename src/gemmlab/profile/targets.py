@@ -86,12 +86,13 @@ def launched_kernel(rung_name: str, M: int, N: int, K: int) -> Optional[str]:
 
     A vector rung launches its scalar twin when the shape rules out 16-byte accesses (the target's
     CuPy allocations are 256-byte aligned, so alignment never forces the twin); the autotuned rung
-    resolves its kernel from the tuning records at run time.
+    resolves its kernel from the tuning records at run time, the dispatch rung its kernels (one to
+    three launches) from the shape.
     """
     from gemmlab.kernels import registry
 
     rung = registry.get(rung_name)
-    if rung.name == "autotuned":  # prepare() resolves this one rung from the tuning records
+    if rung.name in ("autotuned", registry.DISPATCH):  # prepare() resolves these at run time
         return None
     chosen = rung if rung.accepts(M, N, K) else registry.scalar_twin(rung)
     return chosen.kernel
