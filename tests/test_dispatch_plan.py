@@ -231,3 +231,19 @@ def test_plan_reports_params_for_result_rows():
     p = plan(1023, 1023, 1023)
     assert p.params["BM"] == 64 and p.params["SPLIT"] == 2 and p.params["PAD_A"] == p.params["PAD_B"] == 1
     assert all(isinstance(v, int) for v in p.params.values())
+
+
+def test_ladder_caption_and_profile_target_name_what_ran():
+    from gemmlab.bench import table
+    from gemmlab.profile import targets
+
+    rows = [{"kernel": "dispatch", "launched": {"rung": "skinny-M split-K 16: skinny_m1_v1 + splitk_reduce_v1"}},
+            {"kernel": "coalesced", "launched": {"rung": "coalesced"}}]
+    cap = table.caption({"shape": {"M": 1, "N": 4096, "K": 4096}, "rows": rows})
+    assert "what ran: dispatch ran skinny-M split-K 16: skinny_m1_v1 + splitk_reduce_v1" in cap
+    assert "coalesced ran" not in cap
+    t = targets.rung_target("dispatch", (1, 4096, 4096), warmup=3)
+    assert t.kernel_regex == paths.MAIN_KERNEL_REGEX and t.launch_skip == 3 and t.launch_count == 1
+    assert re.match(t.kernel_regex, "gemmlab_skinny_m1_v1") and re.match(t.kernel_regex, "gemmlab_tile_ld_64x64_v1c1")
+    assert not re.match(t.kernel_regex, "gemmlab_pad2") and not re.match(t.kernel_regex, "gemmlab_splitk_reduce_v1")
+    assert targets.launched_kernel("dispatch", 1, 4096, 4096) is None

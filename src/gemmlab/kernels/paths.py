@@ -147,6 +147,9 @@ def skinny_kernel(side: str, rows: int, vec: int) -> PathKernel:
 
 
 PAD = PathKernel("pad2", "pad", {})
+# Every dispatch call launches exactly one main kernel (tile_ld or a skinny kernel), before and after
+# which the copies and the reduction may run: a profiler filter that picks the main kernel.
+MAIN_KERNEL_REGEX = r"^gemmlab_(tile_ld|skinny)_"
 
 
 def reduce_kernel(vec: int) -> PathKernel:

@@ -107,6 +107,10 @@ def rung_target(rung: str, shape: tuple[int, int, int], warmup: int = DEFAULT_WA
     kernel = resolve(rung, M, N, K)
     app = (python, "-m", TARGET_MODULE, "--rung", rung, "--shape", f"{M},{N},{K}", "--warmup", str(warmup))
     label = f"{rung}_{M}x{N}x{K}"
+    if rung == "dispatch":  # one main kernel per call, between the copies and the reduction
+        from gemmlab.kernels.paths import MAIN_KERNEL_REGEX
+
+        return Target(app, label, kernel_regex=MAIN_KERNEL_REGEX, launch_skip=warmup, launch_count=1)
     if kernel is None:  # only the run knows the kernel: profile what runs inside the range
         return Target(app, label, nvtx_range=NVTX_RANGE, launch_count=1)
     return Target(app, label, kernel_regex=f"^{re.escape(kernel)}$", launch_skip=warmup, launch_count=1)
