@@ -374,9 +374,3 @@ def occupancy_blocks(arch: str, threads: int, regs: int, smem: int) -> int:
     except InputError:
         return 1
 
-
-def ideal_ratio(M: int, N: int, K: int) -> float:
-    """Flops per byte of the unavoidable traffic (A, B read, C written once): below the GPU's ridge
-    point (FLOP_PER_BYTE) the product is memory-bound."""
-    return 2 * M * N * K / (4 * (M * K + K * N + M * N))
-
