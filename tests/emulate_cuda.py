@@ -18,6 +18,7 @@ element offset (``("A", 1)``).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import shutil
 import subprocess
@@ -221,8 +222,17 @@ def driver(kernels: Sequence[Any]) -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=None)
 def have_gxx() -> bool:
-    return shutil.which("g++") is not None
+    """Whether g++ is there and compiles C++20 with <barrier> (what the shim needs)."""
+    if shutil.which("g++") is None:
+        return False
+    with tempfile.TemporaryDirectory(prefix="gemmlab-emu-probe-") as d:
+        src = Path(d) / "probe.cpp"
+        src.write_text("#include <barrier>\nint main() { std::barrier<> b(1); b.arrive_and_wait(); }\n")
+        res = subprocess.run(["g++", "-std=c++20", "-pthread", "-o", str(Path(d) / "probe"), str(src)],
+                             capture_output=True, text=True)
+        return res.returncode == 0
 
 
 class Emulator:

@@ -16,7 +16,7 @@ from emulate_cuda import PlanRunner, have_gxx
 from gemmlab.runtime import dispatch as D
 from test_dispatch_plan import H100
 
-pytestmark = pytest.mark.skipif(not have_gxx(), reason="g++ not found: the CUDA emulation needs it")
+pytestmark = pytest.mark.skipif(not have_gxx(), reason="g++ with C++20 <barrier> not found: the CUDA emulation needs it")
 
 ALPHA, BETA = 1.25, -0.5
 

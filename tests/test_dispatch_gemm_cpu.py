@@ -16,7 +16,7 @@ from gemmlab.errors import InputError
 from gemmlab.kernels import paths, registry
 from gemmlab.runtime import device
 
-pytestmark = pytest.mark.skipif(not have_gxx(), reason="g++ not found: the CUDA emulation needs it")
+pytestmark = pytest.mark.skipif(not have_gxx(), reason="g++ with C++20 <barrier> not found: the CUDA emulation needs it")
 
 H100_INFO = device.DeviceInfo(0, "Fake H100", 9, 0, 132, 50 << 20, 227 << 10, 228 << 10, 65536, 2048,
                               80 << 30, 1980000)
