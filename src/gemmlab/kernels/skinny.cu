@@ -46,8 +46,14 @@ __device__ __forceinline__ void skinny_out(float* __restrict__ C, float* W, long
     }
 }
 
+// acc + a.x bx + a.y by + a.z bz + a.w bw, in that order: four FFMAs (the compiler contracts each
+// multiply-add; no math header is needed under NVRTC).
 __device__ __forceinline__ float dot4(float4 a, float bx, float by, float bz, float bw, float acc) {
-    return fmaf(a.w, bw, fmaf(a.z, bz, fmaf(a.y, by, fmaf(a.x, bx, acc))));
+    acc += a.x * bx;
+    acc += a.y * by;
+    acc += a.z * bz;
+    acc += a.w * bw;
+    return acc;
 }
 
 template <int MR, int VEC>
