@@ -58,6 +58,7 @@ def test_path_kernels_have_unique_c_symbols_and_known_sources():
     for k in ks:
         assert re.fullmatch(r"gemmlab_[A-Za-z0-9_]+", k.kernel) and k.name not in rung_names
         assert k.source in ("tile_ld.cu", "skinny.cu", "dispatch_helpers.cu")
+        assert registry.arch_refusal(k, 8, 0) is None and registry.compile_arch(k, "sm_90") == "sm_90"
         unit = paths.translation_unit([k])
         assert "#include" not in unit and unit.count('extern "C" __global__') == 1
         bounds = f"{k.threads}, 4" if k.params.get("MINB") else f"{k.threads}"

@@ -108,6 +108,12 @@ class PathKernel:
         return FAMILIES[self.family].smem(self.params)
 
     @property
+    def arch(self) -> str | None:
+        """The architecture it needs beyond gemmlab's floor, as ``Rung.arch`` says it: none (the
+        cp.async kernels need sm_80, as double_buffered does)."""
+        return None
+
+    @property
     def tile(self) -> tuple[int, int] | None:
         """(BM, BN) of a tile kernel, None for the others."""
         return (self.params["BM"], self.params["BN"]) if "BM" in self.params else None
