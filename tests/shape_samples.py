@@ -71,7 +71,7 @@ def fake_result(pcts: dict, shapes=None, checks=None, gpu="NVIDIA H100 80GB HBM3
         ms[("autotuned", s.dims)] = cub * 100.0 / pcts.get(s.dims, 90.0)
     bench = ShapeBench(ms, checks)
     rows = run_grid(shapes, _targets(), bench, 60e12)
-    opts = grids.ShapesOptions(shapes, grid_name=grid, timing=TimingOptions(warmup_ms=10, rep_ms=50),
+    opts = grids.ShapesOptions(shapes, grid_name=grid, rung="autotuned", timing=TimingOptions(warmup_ms=10, rep_ms=50),
                                goals=goals or grids.Goals())
     env = {"gpu": gpu, "gemmlab": "test", "cuda_runtime": "13.0"}
     ceiling = {"copy_bytes_per_s": copy, "source": "sample"} if copy else {}

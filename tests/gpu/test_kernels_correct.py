@@ -89,7 +89,8 @@ def test_vector_rungs_take_the_vector_path_when_aligned(cp):
 
     M, N, K = 128, 132, 260
     a, b, c = operands(cp, M, N, K, seed=7)
-    for r in [x for x in all_rungs() if x.vectorized and x.name != "autotuned"]:
+    # autotuned and dispatch are abstract: prepare() hands them to a tuned candidate / a shape plan.
+    for r in [x for x in all_rungs() if x.vectorized and x.name not in ("autotuned", "dispatch")]:
         assert prepare(r, M, N, K).rung_for(a, b, c) is r
         assert prepare(r, M, N, K - 1).rung == scalar_twin(r)  # K % 4 != 0: scalar only
 

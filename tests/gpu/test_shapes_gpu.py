@@ -58,7 +58,8 @@ def test_autotuned_rung_resolves_to_a_checked_candidate(capsys, tmp_path, monkey
     monkeypatch.setenv("GEMMLAB_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(autotune, "available_backends", lambda: ("nvrtc",))
     monkeypatch.setattr(autotune.registry, "autotune_candidates", lambda: cands)
-    code, stdout, err = run_cli(capsys, "shapes", "--shapes", "200,300,64;1,1024,1024", *FAST, "--no-store", "--json")
+    code, stdout, err = run_cli(capsys, "shapes", "--shapes", "200,300,64;1,1024,1024", "--rung", "autotuned", *FAST,
+                                "--no-store", "--json")
     assert code == 0, err
     res = json.loads(stdout)
     assert all(r["correct"] for r in res["rows"])

@@ -157,6 +157,12 @@ def caption(result: Mapping[str, Any]) -> str:
     ref = next((r for r in rows if r.get("is_reference")), None)
     if tensor and ref is not None and (ref.get("info") or {}).get("summary"):
         parts.append(f"cuBLAS row: {ref['info']['summary']}")
+    # What actually ran where it is not the rung itself: a scalar twin on odd shapes, the autotuned
+    # rung's candidate, the dispatch rung's kernels.
+    ran = [f"{r['kernel']} ran {r['launched']['rung']}" for r in rows
+           if (r.get("launched") or {}).get("rung") and r["launched"]["rung"] != r["kernel"]]
+    if ran:
+        parts.append("what ran: " + "; ".join(ran))
     parts.append(f"{NOISY_MARK} noisy: IQR/median > {NOISE_IQR_FRACTION:.0%}")
     if result.get("run_id") is not None:
         parts.append(f"stored as run {result['run_id']}")

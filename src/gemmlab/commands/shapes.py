@@ -22,7 +22,7 @@ from gemmlab.output import console, print_json, print_table
 def shapes(
     grid: Annotated[Optional[str], typer.Option("--grid", help="A named grid: default, square, skinny, k, models, quick (see --list).")] = None,
     shape_list: Annotated[Optional[str], typer.Option("--shapes", help="Your own shapes: \"M,N,K;M,N,K;...\".")] = None,
-    rung: Annotated[str, typer.Option("--rung", help="The rung to map (default: autotuned, the best FP32 rung).")] = "autotuned",
+    rung: Annotated[str, typer.Option("--rung", help="The rung to map (default: dispatch, which picks skinny, split-K, padded or plain tile kernels by shape; e.g. autotuned or double_buffered for one kernel everywhere).")] = "dispatch",
     target: Annotated[float, typer.Option("--target", help="Goal in % of cuBLAS for every non-skinny shape.")] = 85.0,
     floor: Annotated[float, typer.Option("--floor", help="No shape should fall below this % of cuBLAS.")] = 50.0,
     list_grids: Annotated[bool, typer.Option("--list", help="Print the grid's shapes and classes (no GPU needed) and stop.")] = False,

@@ -19,39 +19,24 @@
 // Shared memory is dynamic (STAGES * BK * (BM + BN) floats; over 48 KB needs the opt-in the
 // launcher sets), and the kernel traps if launched with less than it needs.
 #include "warptile.cuh"
+#include "cp_async.cuh"
 
 namespace gemmlab {
 
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-    unsigned a;  // generic -> shared-window address (what cp.async's destination operand takes)
-    asm("{ .reg .u64 u; cvta.to.shared.u64 u, %1; cvt.u32.u64 %0, u; }" : "=r"(a) : "l"(p));
-    return a;
-}
-
-// cp.async with zero-fill: copies 4 or 16 bytes to shared-window address `dst` when `pred`, else
-// writes zeros and reads nothing (src-size 0: `src` is not dereferenced, so it may point past
-// the matrix). Destinations are 32-bit shared addresses computed once from the buffer's base:
-// going through generic pointers costs 64-bit address math and a conversion per copy.
-__device__ __forceinline__ void cp_async4(unsigned dst, const float* src, bool pred) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
-                 "r"(pred ? 4 : 0));
-}
-__device__ __forceinline__ void cp_async16(unsigned dst, const float* src, bool pred) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-                 "r"(pred ? 16 : 0));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
-
+// The kernel with explicit leading dimensions: A is M x K with row pitch lda, B is K x N with row
+// pitch ldb, C is M x N with row pitch ldc (all in elements). VEC = 1 (16-byte copies) needs lda
+// and ldb multiples of 4 and 16-byte aligned A and B; VEC_C = 1 (16-byte epilogue) needs ldc a
+// multiple of 4 and an aligned C. Guards use the logical M, N, K only, so a zero-padded copy of A
+// (lda = K rounded up to 4) or of B (ldb = N rounded up to 4) runs the 16-byte path for any K, N:
+// a 16-byte chunk that starts inside the matrix ends inside the padded row, and the padding is 0.
+// The split-K and padded paths of gemmlab.runtime.dispatch launch this (kernels/tile_ld.cu);
+// double_buffered below is the same code with lda = K, ldb = ldc = N.
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int NT, int STAGES,
-          int GROUP, int VEC>
-__device__ __forceinline__ void double_buffered(int M, int N, int K, float alpha,
-                                                const float* __restrict__ A,
-                                                const float* __restrict__ B, float beta,
-                                                float* __restrict__ C) {
+          int GROUP, int VEC, int VEC_C>
+__device__ __forceinline__ void double_buffered_ld(int M, int N, int K, int lda, int ldb, int ldc,
+                                                   float alpha, const float* __restrict__ A,
+                                                   const float* __restrict__ B, float beta,
+                                                   float* __restrict__ C) {
     using WT = WarpTile<BM, BN, BK, WM, WN, WNITER, TM, TN, NT>;
     constexpr int WMITER = WT::WMITER;
     constexpr int KC = BK / 4;  // 16-byte chunks per row of A's tile
@@ -64,11 +49,13 @@ __device__ __forceinline__ void double_buffered(int M, int N, int K, float alpha
     static_assert((BM * BK / 4) % NT == 0 && (BM * BK) % NT == 0, "A copies");
     static_assert((BK * BN / 4) % NT == 0 && (BK * BN) % NT == 0, "B copies");
 
+#ifndef GEMMLAB_HOST_EMULATION
     extern __shared__ float4 smem4[];
+#else
+    float4* smem4 = emu::dynamic_smem<float4>();
+#endif
     float* smem = reinterpret_cast<float*>(smem4);
-    unsigned dyn_bytes;
-    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dyn_bytes));
-    if (dyn_bytes < unsigned(STAGES * STAGE_FLOATS * 4)) __trap();  // launched with too little
+    if (dynamic_smem_bytes() < unsigned(STAGES * STAGE_FLOATS * 4)) __trap();  // launched with too little
 
     const WT wt;
     const int tid = threadIdx.x;
@@ -98,10 +85,10 @@ __device__ __forceinline__ void double_buffered(int M, int N, int K, float alpha
     static_assert(NT % KC == 0 && NT % (BN / 4) == 0, "whole rows of chunks per pass");
     const int a_c = tid % KC, a_r = tid / KC;
     const int b_c = (tid % (BN / 4)) * 4, b_r = tid / (BN / 4);
-    const float* a_src = A + (long long)(row0 + a_r) * K + 4 * a_c;  // + k0, + j * A_RS * K
-    const float* b_src = B + b_r * N + col0 + b_c;                     // + k0 * N, + j * B_RS * N
+    const float* a_src = A + (long long)(row0 + a_r) * lda + 4 * a_c;  // + k0, + j * A_RS * lda
+    const float* b_src = B + b_r * ldb + col0 + b_c;                  // + k0 * ldb, + j * B_RS * ldb
     const int a_soff = a_chunk(a_r, a_c);
-    const int a_step = A_RS * K, b_step = B_RS * N;
+    const int a_step = A_RS * lda, b_step = B_RS * ldb;
     unsigned a_rows_ok = 0;  // bit j: row a_r + j * A_RS of the tile is inside A
 #pragma unroll
     for (int j = 0; j < A_J; ++j) a_rows_ok |= unsigned(row0 + a_r + j * A_RS < M) << j;
@@ -122,7 +109,7 @@ __device__ __forceinline__ void double_buffered(int M, int N, int K, float alpha
                                                         : a_chunk(a_r + j * A_RS, a_c);
                 cp_async16(As + 4 * soff, pa + j * a_step, a_k_ok && ((a_rows_ok >> j) & 1u));
             }
-            const float* pb = b_src + k0 * N;
+            const float* pb = b_src + k0 * ldb;
 #pragma unroll
             for (int j = 0; j < B_J; ++j) {
                 cp_async16(Bs + 4 * ((b_r + j * B_RS) * BN + b_c), pb + j * b_step,
@@ -137,14 +124,14 @@ __device__ __forceinline__ void double_buffered(int M, int N, int K, float alpha
                 const int r = i / BK, k = i % BK;
                 const bool ok = (row0 + r < M) && (k0 + k < K);
                 cp_async4(As + 4 * (a_chunk(r, k / 4) + k % 4),
-                          ok ? A + (row0 + r) * K + k0 + k : A, ok);
+                          ok ? A + (row0 + r) * lda + k0 + k : A, ok);
             }
 #pragma unroll 1
             for (int j = 0; j < BK * BN / NT; ++j) {
                 const int i = tid + j * NT;
                 const int r = i / BN, c = i % BN;
                 const bool ok = (k0 + r < K) && (col0 + c < N);
-                cp_async4(Bs + 4 * (r * BN + c), ok ? B + (k0 + r) * N + col0 + c : B, ok);
+                cp_async4(Bs + 4 * (r * BN + c), ok ? B + (k0 + r) * ldb + col0 + c : B, ok);
             }
         }
     };
@@ -208,7 +195,17 @@ __device__ __forceinline__ void double_buffered(int M, int N, int K, float alpha
             }
         }
     }
-    wt.template store<VEC>(C, M, N, row0, col0, alpha, beta, acc);
+    wt.template store_ld<VEC_C>(C, M, N, ldc, row0, col0, alpha, beta, acc);
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int NT, int STAGES,
+          int GROUP, int VEC>
+__device__ __forceinline__ void double_buffered(int M, int N, int K, float alpha,
+                                                const float* __restrict__ A,
+                                                const float* __restrict__ B, float beta,
+                                                float* __restrict__ C) {
+    double_buffered_ld<BM, BN, BK, WM, WN, WNITER, TM, TN, NT, STAGES, GROUP, VEC, VEC>(
+        M, N, K, K, N, N, alpha, A, B, beta, C);
 }
 
 }  // namespace gemmlab

@@ -131,6 +131,10 @@ def _db_smem(p: Mapping[str, int]) -> int:
 _FAMILIES["double_buffered"] = _Family(
     "double_buffered.cu", _DB_TEMPLATE, _nt, _flat(_nt), _mn_tile, smem=_db_smem)
 _FAMILIES["autotuned"] = dataclasses.replace(_FAMILIES["double_buffered"])
+# The shape-dispatching rung (issue #12): like autotuned, an abstract rung whose own instantiation
+# is double_buffered's; prepare() hands it to gemmlab.runtime.dispatch_gemm, which picks the kernels
+# (gemmlab.kernels.paths) per shape.
+_FAMILIES["dispatch"] = dataclasses.replace(_FAMILIES["double_buffered"])
 
 
 def _warps_threads(p: Mapping[str, int]) -> int:
@@ -514,6 +518,16 @@ LADDER: tuple[Rung, ...] = (
           **_WARPTILE, STAGES=3, GROUP=0, VEC=1),
 )
 
+# Rungs outside the ladder's climb (gemmlab ladder does not run them unless named with --rungs).
+DISPATCH = "dispatch"
+SHAPE_RUNGS: tuple[Rung, ...] = (
+    _rung(DISPATCH, 11, "dispatch",
+          "Picks the kernel by shape: GEMV-like skinny kernels for M or N <= 16, split-K into a "
+          "workspace when the tiles cannot fill the SMs, zero-padded copies so odd K or N run the "
+          "16-byte path; params: its 128x128 tile kernel (double_buffered's).",
+          **_WARPTILE, STAGES=3, GROUP=0, VEC=1),
+)
+
 TC_LADDER: tuple[Rung, ...] = (
     _rung("wmma_bf16", 1, "wmma_bf16",
           "Tensor cores through WMMA: 16x16x16 bf16 fragments, FP32 accumulate, 64x64 block "
@@ -707,16 +721,16 @@ def all_rungs(dtype: str | None = "fp32") -> tuple[Rung, ...]:
     """Every instantiation gemmlab can launch for ``dtype``.
 
     "fp32" (the default, as before the tensor-core ladder existed): the SGEMM ladder, the sweep,
-    the autotuner's candidates and the scalar twin of each vector rung. "bf16": the tensor-core
-    ladder, the float32-output twin of each rung and the scalar twin of each vector rung.
-    "fp8": the FP8 ladder (no twins: bf16 output only, TMA only). None: all three.
+    the autotuner's candidates, the dispatch rung and the scalar twin of each vector rung. "bf16":
+    the tensor-core ladder, the float32-output twin of each rung and the scalar twin of each vector
+    rung. "fp8": the FP8 ladder (no twins: bf16 output only, TMA only). None: all three.
     """
     _check_dtype(dtype)
     if dtype == "bf16":
         return _tc_all()
     if dtype == "fp8":
         return FP8_LADDER
-    base = LADDER + _SWEEP + _CANDIDATES
+    base = LADDER + _SWEEP + _CANDIDATES + SHAPE_RUNGS
     fp32 = base + tuple(scalar_twin(r) for r in base if r.vectorized)
     return fp32 if dtype == "fp32" else fp32 + _tc_all() + FP8_LADDER
 
@@ -740,8 +754,8 @@ def get(name: str) -> Rung:
         raise InputError(
             f"unknown rung {name!r}; ladder rungs: {ladder_names} (plus the smem_tiled_t*_b* "
             f"sweep variants, autotuned_* candidates and *_scalar twins: see "
-            f"gemmlab.kernels.registry.all_rungs()); bf16 tensor-core rungs: {tc} (plus "
-            f"*_f32out and *_scalar twins); fp8 rungs: {f8}") from None
+            f"gemmlab.kernels.registry.all_rungs()); {DISPATCH} (picks kernels by shape); "
+            f"bf16 tensor-core rungs: {tc} (plus *_f32out and *_scalar twins); fp8 rungs: {f8}") from None
 
 
 def names() -> tuple[str, ...]:

@@ -73,6 +73,14 @@ struct WarpTile {
     __device__ __forceinline__ void store(float* __restrict__ C, int M, int N, int row0,
                                           int col0, float alpha, float beta,
                                           const float (&acc)[WMITER * TM][WNITER * TN]) const {
+        store_ld<VEC>(C, M, N, N, row0, col0, alpha, beta, acc);
+    }
+
+    // The same with C's row pitch ldc (elements) apart from its width N; VEC needs ldc % 4 == 0.
+    template <int VEC>
+    __device__ __forceinline__ void store_ld(float* __restrict__ C, int M, int N, int ldc,
+                                             int row0, int col0, float alpha, float beta,
+                                             const float (&acc)[WMITER * TM][WNITER * TN]) const {
 #pragma unroll
         for (int wm = 0; wm < WMITER; ++wm)
 #pragma unroll
@@ -87,9 +95,9 @@ struct WarpTile {
                         const float* a = &acc[wm * TM + m][wn * TN + n];
                         const float4 v = make_float4(a[0], a[1], a[2], a[3]);
                         if constexpr (VEC) {
-                            if (col < N) store_c4(C, row * N + col, v, alpha, beta);
+                            if (col < N) store_c4(C, row * ldc + col, v, alpha, beta);
                         } else {
-                            store_c4_guarded(C, row * N + col, col, N, v, alpha, beta);
+                            store_c4_guarded(C, row * ldc + col, col, N, v, alpha, beta);
                         }
                     }
             }

@@ -86,12 +86,13 @@ def launched_kernel(rung_name: str, M: int, N: int, K: int) -> Optional[str]:
 
     A vector rung launches its scalar twin when the shape rules out 16-byte accesses (the target's
     CuPy allocations are 256-byte aligned, so alignment never forces the twin); the autotuned rung
-    resolves its kernel from the tuning records at run time.
+    resolves its kernel from the tuning records at run time, the dispatch rung its kernels (one to
+    three launches) from the shape.
     """
     from gemmlab.kernels import registry
 
     rung = registry.get(rung_name)
-    if rung.name in registry.AUTOTUNED:  # prepare() resolves these from the tuning records
+    if rung.name in registry.AUTOTUNED + (registry.DISPATCH,):  # prepare() resolves these at run time
         return None
     chosen = rung if rung.accepts(M, N, K) else registry.scalar_twin(rung)
     return chosen.kernel
@@ -106,6 +107,10 @@ def rung_target(rung: str, shape: tuple[int, int, int], warmup: int = DEFAULT_WA
     kernel = resolve(rung, M, N, K)
     app = (python, "-m", TARGET_MODULE, "--rung", rung, "--shape", f"{M},{N},{K}", "--warmup", str(warmup))
     label = f"{rung}_{M}x{N}x{K}"
+    if rung == "dispatch":  # one main kernel per call, between the copies and the reduction
+        from gemmlab.kernels.paths import MAIN_KERNEL_REGEX
+
+        return Target(app, label, kernel_regex=MAIN_KERNEL_REGEX, launch_skip=warmup, launch_count=1)
     if kernel is None:  # only the run knows the kernel: profile what runs inside the range
         return Target(app, label, nvtx_range=NVTX_RANGE, launch_count=1)
     return Target(app, label, kernel_regex=f"^{re.escape(kernel)}$", launch_skip=warmup, launch_count=1)

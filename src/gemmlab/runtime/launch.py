@@ -214,12 +214,19 @@ def prepare(rung: RungLike, M: int, N: int, K: int, backend: str = "nvrtc"
     """Compile (or load) ``rung`` for M x N x K once; the result launches it on call.
 
     ``backend`` is the compiler ("nvrtc" or "nvcc"). The abstract ``autotuned`` rung resolves to
-    its remembered (or freshly tuned) winner and uses the compiler that winner was timed with.
+    its remembered (or freshly tuned) winner and uses the compiler that winner was timed with; the
+    abstract ``dispatch`` rung returns a ``dispatch_gemm.DispatchedGemm``, which picks its kernels
+    by shape (same calling convention, ``rung`` / ``rung_for`` say what runs).
     """
-    return PreparedGemm(_as_rung(rung), M, N, K, backend=backend)
+    r = _as_rung(rung)
+    if r.name == registry.DISPATCH:
+        from gemmlab.runtime.dispatch_gemm import DispatchedGemm
+
+        return DispatchedGemm(r, M, N, K, backend=backend)
+    return PreparedGemm(r, M, N, K, backend=backend)
 
 
-_PREPARED: dict[tuple[str, int, int, int, str], PreparedGemm] = {}
+_PREPARED: dict[tuple[str, int, int, int, str], Callable[..., None]] = {}
 _PREPARED_MAX = 256
 
 
@@ -239,7 +246,7 @@ def gemm(rung: RungLike, a: Any, b: Any, c: Any, alpha: float = 1.0, beta: float
     if prepared is None:
         if len(_PREPARED) >= _PREPARED_MAX:  # many distinct shapes: keep memory bounded
             _PREPARED.clear()
-        prepared = _PREPARED[key] = PreparedGemm(r, M, N, K, backend=backend)
+        prepared = _PREPARED[key] = prepare(r, M, N, K, backend=backend)
     if stream is None:
         prepared(a, b, c, alpha, beta)
     else:

@@ -17,7 +17,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from gemmlab.errors import ToolMissing
 from gemmlab.kernels.registry import Rung
@@ -132,9 +132,12 @@ def _compile_report(nvcc: str, source: str, arch: str, options: Sequence[str]) -
 
 
 def resources(rungs: Iterable[Rung], archs: Sequence[str] = DEFAULT_ARCHS, jobs: int = 2,
-              nvcc: str | None = None) -> list[Resources]:
+              nvcc: str | None = None, unit: Callable[[list], str] = translation_unit
+              ) -> list[Resources]:
     """Compile every rung for every architecture (one nvcc run per source file and
-    architecture, ``jobs`` at a time) and return ptxas's report for each."""
+    architecture, ``jobs`` at a time) and return ptxas's report for each. ``unit`` builds the
+    translation unit of kernels sharing a source (``gemmlab.kernels.paths.translation_unit`` for
+    the dispatch rung's kernels)."""
     from gemmlab.runtime.compile import BASE_OPTIONS
 
     nvcc = nvcc or find_nvcc()
@@ -144,7 +147,7 @@ def resources(rungs: Iterable[Rung], archs: Sequence[str] = DEFAULT_ARCHS, jobs:
     tasks = []
     for rs in by_source.values():
         for target in sorted({a for a in (_target(rs[0], arch) for arch in archs) if a}):
-            tasks.append((translation_unit(rs), target))
+            tasks.append((unit(rs), target))
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         reports = list(pool.map(lambda t: _compile_report(nvcc, t[0], t[1], BASE_OPTIONS), tasks))
     return [res for text in reports for res in parse_ptxas_report(text)]

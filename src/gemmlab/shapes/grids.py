@@ -197,7 +197,7 @@ class ShapesOptions:
 
     shapes: tuple[GridShape, ...]
     grid_name: str = "default"  # "custom" for --shapes
-    rung: str = "autotuned"
+    rung: str = "dispatch"  # picks its kernels by shape (gemmlab.runtime.dispatch)
     timing: TimingOptions = field(default_factory=lambda: TimingOptions(warmup_ms=10.0, rep_ms=50.0))
     seed: int = 0
     goals: Goals = field(default_factory=Goals)

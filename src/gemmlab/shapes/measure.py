@@ -1,8 +1,8 @@
 """The shape map's GPU part: the ladder's harness at every shape of a grid.
 
-Per shape, in grid order: prepare the rung (``runtime.launch.prepare``: the autotuned rung
-resolves to its remembered or freshly tuned winner, and a vector rung falls back to its scalar
-twin when N or K is not a multiple of 4), check it (fresh random inputs, poisoned output and guard,
+Per shape, in grid order: prepare the rung (``runtime.launch.prepare``: the dispatch rung, the
+default, plans its kernels for the shape; the autotuned rung resolves to its remembered or freshly
+tuned winner; a vector rung falls back to its scalar twin when N or K is not a multiple of 4), check it (fresh random inputs, poisoned output and guard,
 float64 reference: ``bench.check.Checker``), time it (``bench.timer.time_fn``: CUDA events, L2
 flushed, warm-up and measurement budgets), then cuBLAS SGEMM (TF32 off) the same way in the same
 process. What actually ran — instantiation, compiler, grid — is recorded per shape.
@@ -40,8 +40,9 @@ def rung_target(rung_name: str, s: GridShape) -> Target:
 
     def prep():
         run = prepare(rung, *s.dims)
-        # What prepare resolved to (the autotuned rung: a tuned candidate and its compiler); the
-        # harness records the launched instantiation and geometry itself (``launched_by``).
+        # What prepare resolved to (the autotuned rung: a tuned candidate and its compiler; the
+        # dispatch rung: itself, with its plan as ``rung``); the harness records the launched
+        # instantiation and geometry itself (``launched_by``).
         info["backend"] = getattr(run, "backend", None)
         requested = getattr(run, "requested", None)
         info["resolved"] = getattr(requested, "name", None)

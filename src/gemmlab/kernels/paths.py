@@ -1,0 +1,190 @@
+"""The kernels behind the shape-dispatching rung (``dispatch``, issue #12), apart from the ladder.
+
+They are not ladder rungs: each has its own argument list (leading dimensions, K-slices, a
+workspace), so none of them can be launched as ``kernel(M, N, K, alpha, A, B, beta, C)``. The
+launcher (``gemmlab.runtime.dispatch``) strings them together per shape:
+
+* ``tile_ld``: double_buffered's pipelined warp tiles with leading dimensions and one K-slice per
+  ``blockIdx.z`` (``tile_ld.cu``), in two tile shapes: ``BIG`` (128 x 128, the double_buffered
+  rung's) and ``SMALL`` (64 x 64: four times the blocks when the big tiles would leave SMs idle);
+  VEC / VEC_C choose 16-byte loads / 16-byte epilogue stores.
+* ``skinny_m`` / ``skinny_n``: GEMV-like kernels for M <= 16 / N <= 16 (``skinny.cu``).
+* ``pad``: zero-padded aligned copies of A and B; ``reduce``: the split-K reduction
+  (``dispatch_helpers.cu``).
+
+``translation_unit`` builds the compilable text (the .cu file with its includes inlined, plus one
+``extern "C"`` wrapper per instantiation), as ``gemmlab.kernels.source`` does for rungs.
+"""
+
+from __future__ import annotations
+
+import types
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Mapping
+
+from gemmlab.kernels.source import read_source
+
+Param = tuple[str, str]  # (C type, name)
+
+_PTR_IN, _PTR_OUT = "const float* __restrict__", "float* __restrict__"
+
+_TILE_SIG: tuple[Param, ...] = (
+    ("int", "M"), ("int", "N"), ("int", "K"), ("int", "lda"), ("int", "ldb"), ("int", "ldc"),
+    ("int", "kc"), ("long long", "c_stride"), ("float", "alpha"), (_PTR_IN, "A"), (_PTR_IN, "B"),
+    ("float", "beta"), (_PTR_OUT, "C"))
+# W is not __restrict__: with one K-slice the launcher passes C there (the kernel never touches it).
+_SKINNY_SIG: tuple[Param, ...] = (
+    ("int", "M"), ("int", "N"), ("int", "K"), ("int", "kc"), ("long long", "ws"),
+    ("float", "alpha"), (_PTR_IN, "A"), (_PTR_IN, "B"), ("float", "beta"), (_PTR_OUT, "C"),
+    ("float*", "W"))
+_PAD_SIG: tuple[Param, ...] = (
+    ("int", "rows_a"), ("int", "cols_a"), ("int", "ld_a"), ("const float*", "A"), ("float*", "Ap"),
+    ("int", "blocks_a"), ("int", "rows_b"), ("int", "cols_b"), ("int", "ld_b"),
+    ("const float*", "B"), ("float*", "Bp"))
+_REDUCE_SIG: tuple[Param, ...] = (
+    ("int", "count"), ("int", "S"), ("long long", "ws"), ("float", "alpha"), (_PTR_IN, "W"),
+    ("float", "beta"), (_PTR_OUT, "C"))
+
+
+@dataclass(frozen=True)
+class _PathFamily:
+    source: str
+    template: str  # C++ template-id, {PARAM} placeholders
+    signature: tuple[Param, ...]
+    threads: Callable[[Mapping[str, int]], int]
+    smem: Callable[[Mapping[str, int]], int] = lambda p: 0  # dynamic shared memory, bytes
+
+
+def _tile_smem(p: Mapping[str, int]) -> int:
+    return p["STAGES"] * p["BK"] * (p["BM"] + p["BN"]) * 4
+
+
+FAMILIES: dict[str, _PathFamily] = {
+    "tile_ld": _PathFamily(
+        "tile_ld.cu",
+        "gemmlab::tile_ld<{BM}, {BN}, {BK}, {WM}, {WN}, {WNITER}, {TM}, {TN}, {NT}, {STAGES}, "
+        "{GROUP}, {VEC}, {VEC_C}>", _TILE_SIG, lambda p: p["NT"], _tile_smem),
+    "skinny_m": _PathFamily("skinny.cu", "gemmlab::skinny_m<{MR}, {VEC}>", _SKINNY_SIG,
+                            lambda p: 256),
+    "skinny_n": _PathFamily("skinny.cu", "gemmlab::skinny_n<{NR}, {VEC}>", _SKINNY_SIG,
+                            lambda p: 256),
+    "pad": _PathFamily("dispatch_helpers.cu", "gemmlab::pad2", _PAD_SIG, lambda p: 256),
+    "reduce": _PathFamily("dispatch_helpers.cu", "gemmlab::splitk_reduce<{VEC}>", _REDUCE_SIG,
+                          lambda p: 256),
+}
+
+
+@dataclass(frozen=True)
+class PathKernel:
+    """One instantiation: a family's template at fixed parameters, with its extern "C" symbol."""
+
+    name: str
+    family: str
+    params: Mapping[str, int] = field(hash=False)
+
+    def __post_init__(self) -> None:
+        if self.family not in FAMILIES:
+            raise ValueError(f"path kernel {self.name}: unknown family {self.family!r}")
+        object.__setattr__(self, "params", types.MappingProxyType(dict(self.params)))
+
+    @property
+    def kernel(self) -> str:
+        return f"gemmlab_{self.name}"
+
+    @property
+    def source(self) -> str:
+        return FAMILIES[self.family].source
+
+    @property
+    def signature(self) -> tuple[Param, ...]:
+        return FAMILIES[self.family].signature
+
+    @property
+    def threads(self) -> int:
+        return FAMILIES[self.family].threads(self.params)
+
+    @property
+    def dynamic_smem(self) -> int:
+        return FAMILIES[self.family].smem(self.params)
+
+    @property
+    def arch(self) -> str | None:
+        """The architecture it needs beyond gemmlab's floor, as ``Rung.arch`` says it: none (the
+        cp.async kernels need sm_80, as double_buffered does)."""
+        return None
+
+    @property
+    def tile(self) -> tuple[int, int] | None:
+        """(BM, BN) of a tile kernel, None for the others."""
+        return (self.params["BM"], self.params["BN"]) if "BM" in self.params else None
+
+    @property
+    def template_call(self) -> str:
+        return FAMILIES[self.family].template.format(**self.params)
+
+
+# The two tile shapes. BIG is the double_buffered rung's instantiation (128 x 128 x 16 block tile,
+# 4 warps of 64 x 64, 3 cp.async stages: 48 KiB of shared memory). SMALL keeps the 4-warp block
+# and the 8 x 4 lane tile but gives each warp 32 x 32 (24 KiB): four times the blocks for the same
+# output, for shapes whose 128 x 128 tiles would leave SMs without work.
+BIG = dict(BM=128, BN=128, BK=16, WM=64, WN=64, WNITER=4, TM=8, TN=4, NT=128, STAGES=3, GROUP=0)
+# SMALL asks for 4 resident blocks (MINB, __launch_bounds__'s second argument): left alone, ptxas
+# 13.0 settles at 96 registers for sm_80 and spills 20 bytes in the 4-byte-epilogue variant; with
+# the bound it uses ~108 and spills nothing (sm_90: 107, 4 blocks of 4 warps per SM).
+SMALL = dict(BM=64, BN=64, BK=16, WM=32, WN=32, WNITER=1, TM=8, TN=4, NT=128, STAGES=3, GROUP=0,
+             MINB=4)
+TILES = {"big": BIG, "small": SMALL}
+# (VEC, VEC_C) instantiated: 16-byte both ways; 16-byte loads with a 4-byte epilogue (padded copies
+# of A / B with N % 4 != 0, or a misaligned C); 4-byte throughout (the "scalar" policy).
+TILE_VECS = ((1, 1), (1, 0), (0, 0))
+SKINNY_ROWS = (1, 2, 4, 8, 16)  # MR / NR instantiated: the next one up from M (or N) is used
+
+
+def tile_kernel(tile: str, vec: int, vec_c: int) -> PathKernel:
+    p = TILES[tile]
+    return PathKernel(f"tile_ld_{p['BM']}x{p['BN']}_v{vec}c{vec_c}", "tile_ld",
+                      {**p, "VEC": vec, "VEC_C": vec_c})
+
+
+def skinny_kernel(side: str, rows: int, vec: int) -> PathKernel:
+    """side "m" (M <= 16: MR = rows) or "n" (N <= 16: NR = rows)."""
+    key = "MR" if side == "m" else "NR"
+    return PathKernel(f"skinny_{side}{rows}_v{vec}", f"skinny_{side}", {key: rows, "VEC": vec})
+
+
+PAD = PathKernel("pad2", "pad", {})
+# Every dispatch call launches exactly one main kernel (tile_ld or a skinny kernel), before and after
+# which the copies and the reduction may run: a profiler filter that picks the main kernel.
+MAIN_KERNEL_REGEX = r"^gemmlab_(tile_ld|skinny)_"
+
+
+def reduce_kernel(vec: int) -> PathKernel:
+    return PathKernel(f"splitk_reduce_v{vec}", "reduce", {"VEC": vec})
+
+
+def all_path_kernels() -> tuple[PathKernel, ...]:
+    """Every instantiation the dispatcher can launch (the nvcc test compiles them all)."""
+    out = [tile_kernel(t, v, c) for t in TILES for v, c in TILE_VECS]
+    out += [skinny_kernel(side, r, v) for side in ("m", "n") for r in SKINNY_ROWS for v in (0, 1)]
+    out += [PAD, reduce_kernel(0), reduce_kernel(1)]
+    return tuple(out)
+
+
+def wrapper(k: PathKernel) -> str:
+    """The extern "C" kernel around ``k``'s template (MINB > 0: ptxas must fit that many blocks
+    per SM, a register cap)."""
+    params = ", ".join(f"{t} {n}" for t, n in k.signature)
+    args = ", ".join(n for _, n in k.signature)
+    bounds = f"{k.threads}" + (f", {k.params['MINB']}" if k.params.get("MINB", 0) > 0 else "")
+    return (f'extern "C" __global__ void __launch_bounds__({bounds}) {k.kernel}({params}) {{\n'
+            f"    {k.template_call}({args});\n}}\n")
+
+
+def translation_unit(kernels: Iterable[PathKernel]) -> str:
+    """One compilable text for path kernels that share a source file."""
+    kernels = list(kernels)
+    sources = {k.source for k in kernels}
+    if len(sources) != 1:
+        raise ValueError(f"path kernels from {len(sources)} sources cannot share a unit: "
+                         f"{sorted(sources)}")
+    return read_source(kernels[0].source) + "\n" + "\n".join(wrapper(k) for k in kernels)
