@@ -54,7 +54,7 @@ timeout 40 $PY -m gemmlab shapes --grid default --rung double_buffered --db "$DB
 echo "gemmlab shapes (baseline): exit $? at $(elapsed) s"
 
 echo "== 4/5 dispatch alternatives (benchmarks/dispatch_compare.py)"
-LEFT=$(( 460 - $(elapsed) ))
+LEFT=$(( 400 - $(elapsed) ))
 timeout $(( LEFT > 60 ? LEFT : 60 )) $PY benchmarks/dispatch_compare.py --rep-ms 30 --json "$OUT/dispatch_compare.json"
 echo "dispatch_compare: exit $? at $(elapsed) s"
 

@@ -49,8 +49,9 @@ def _check(runner, M, N, K, ops=D.Operands(), policy=D.Policy(), expect=None, se
 
 @pytest.mark.parametrize("dims, expect", [
     ((1, 300, 1000), "skinny-M split-K"),  # 16-byte, split: 3 column blocks x slices
-    ((5, 257, 300), "skinny-M"),  # 4-byte (N odd), MR = 8 > M
-    ((16, 128, 64), "skinny-M: skinny_m16_v1"),  # one slice: alpha, beta in the kernel
+    ((3, 257, 300), "skinny-M"),  # 4-byte (N odd), MR = 4 > M
+    ((4, 128, 64), "skinny-M: skinny_m4_v1"),  # one slice: alpha, beta in the kernel
+    ((16, 128, 64), "vector"),  # M > SKINNY_M: 64x64 tiles (measured faster at M = 16 on the H100)
     ((3, 129, 2000), "skinny-M split-K"),  # odd N, split, count 387 (reduce tail)
     ((300, 1, 1000), "skinny-N split-K"),
     ((33, 16, 512), "skinny-N split-K"),  # NR = 16: the 64-value reduce-scatter

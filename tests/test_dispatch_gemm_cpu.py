@@ -132,7 +132,7 @@ def test_prepare_dispatch_runs_the_plan(fake_gpu, dims, path):
 def test_unaligned_operands_get_their_own_plan(fake_gpu):
     from gemmlab.runtime.launch import prepare
 
-    M, N, K = 5, 132, 600
+    M, N, K = 3, 132, 600  # M <= SKINNY_M: the skinny-M path
     run = prepare("dispatch", M, N, K)
     a, b, c0 = operands(M, N, K, seed=3)
     flat = arr(np.full(a.size + 1, np.nan))
@@ -140,7 +140,7 @@ def test_unaligned_operands_get_their_own_plan(fake_gpu):
     a_off[...] = a
     assert a_off.data.ptr % 16 == 4
     assert run.rung_for(a, b, c0).name == run.rung.name
-    assert "skinny_m8_v0" in run.rung_for(a_off, b, c0).name and "skinny_m8_v1" in run.rung.name
+    assert "skinny_m4_v0" in run.rung_for(a_off, b, c0).name and "skinny_m4_v1" in run.rung.name
     c = arr(np.full((M, N), np.nan))
     run(a_off, b, c, 1.0, 0.0)
     assert np.linalg.norm(c - reference(a, b, c0, 1.0, 0.0)) / np.linalg.norm(c) < 1e-5

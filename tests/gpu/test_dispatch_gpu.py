@@ -27,8 +27,9 @@ SHAPES = [
     ((7, 1, 4097), "skinny-N"),
     ((1, 4097, 4095), "skinny-M"),
     ((1, 4096, 4096), "skinny-M"),
-    ((7, 1000, 4097), "skinny-M"),
-    ((16, 4096, 1000), "skinny-M"),
+    ((4, 1000, 4097), "skinny-M"),
+    ((7, 1000, 4097), "padded"),  # M > SKINNY_M: 64x64 tiles, split-K
+    ((16, 4096, 1000), "vector"),
     ((4097, 1, 4095), "skinny-N"),
     ((4096, 1, 4096), "skinny-N"),
     ((1000, 7, 4097), "skinny-N"),
@@ -40,7 +41,7 @@ SHAPES = [
     ((1000, 1000, 1000), "vector"),
     ((1000, 3000, 77), "padded"),  # A copied (K = 77)
     ((1000, 4097, 127), "padded"),  # A and B copied
-    ((4097, 127, 1000), "padded"),  # B copied, split-K
+    ((4097, 127, 1000), "padded"),  # B copied
     ((127, 4097, 1000), "scalar"),
     ((4095, 4095, 4095), "padded"),
     ((4097, 4097, 4097), "padded"),

@@ -57,7 +57,7 @@ def test_autotuned_rung_resolves_to_a_checked_candidate(capsys, tmp_path, monkey
     cands = registry.autotune_candidates()[:2]
     monkeypatch.setenv("GEMMLAB_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(autotune, "available_backends", lambda: ("nvrtc",))
-    monkeypatch.setattr(autotune.registry, "autotune_candidates", lambda: cands)
+    monkeypatch.setattr(autotune.registry, "autotune_candidates", lambda dtype="fp32": cands)
     code, stdout, err = run_cli(capsys, "shapes", "--shapes", "200,300,64;1,1024,1024", "--rung", "autotuned", *FAST,
                                 "--no-store", "--json")
     assert code == 0, err

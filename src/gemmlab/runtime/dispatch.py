@@ -42,7 +42,21 @@ from gemmlab.kernels import paths
 from gemmlab.kernels.paths import PathKernel
 from gemmlab.kernels.registry import check_shape
 
-SKINNY = 16  # M or N at most this: the skinny kernels (the shape map's skinny classes)
+SKINNY = 16  # N at most this: skinny_n (the shape map's skinny classes)
+# M at most this: skinny_m. Measured on the H100 (docs/results/shapes-dispatch-h100-2026-11-23,
+# dispatch_compare.json, % of cuBLAS): M = 1 skinny_m 89 vs tiles 40; M = 8 65 vs 67; M = 16 57 vs
+# 111 - a 64-row tile wastes rows but reuses each B value M times from shared memory, which
+# overtakes streaming B per row somewhere below 8. (N side: N = 16 skinny_n 83 vs tiles 65.)
+SKINNY_M = 4
+# The 128 x 128 tile does more FMAs per shared load than 64 x 64: at equal SM balance it measured
+# about 3% faster on the H100 (4096^3: 78.7 vs 76.3% of cuBLAS; 2048^3: 80.7 vs 78.4%). The small
+# tile wins when it balances the SMs better by more than that (4097^3: 78.5 vs 66.7%;
+# 1000x3000x77: 88.0 vs 74.6%).
+BIG_TILE_ADVANTAGE = 0.03
+# Split K only when the tiles leave more than half the SMs without a block: with at least half busy,
+# the extra launch and the workspace round trip (2 * S * M * N floats) measured slower than the idle
+# SMs (H100: 1024^3 split 2 84 vs 91% unsplit; 4097x127x1000 split 4 77 vs 81%).
+SPLIT_MAX_BUSY_FRACTION = 0.5
 # FP32 FFMA peak over DRAM copy bandwidth on an H100 SXM: 67 TFLOP/s / ~3 TB/s. A copy of b bytes
 # costs about as long as b * FLOP_PER_BYTE flops of GEMM at peak (A100: 19.5 / 1.6 = 12; using the
 # H100's makes padding look dearer there, never cheaper).
@@ -211,17 +225,36 @@ def _slices(K: int, s: int, unit: int) -> tuple[int, int]:
     return _cdiv(K, kc), kc
 
 
+def sm_balance(tiles: int, sm_count: int) -> float:
+    """Average blocks per SM over the most any SM gets (1.0: every SM gets the same number; the
+    busiest SM sets the kernel's time)."""
+    return (tiles / sm_count) / _cdiv(tiles, sm_count)
+
+
 def choose_tile(M: int, N: int, sm_count: int) -> str:
-    """"big" (128 x 128) when its tiles are at least as many as the SMs, else "small" (64 x 64)."""
-    p = paths.BIG
-    return "big" if _cdiv(M, p["BM"]) * _cdiv(N, p["BN"]) >= sm_count else "small"
+    """"small" (64 x 64) when 128 x 128 tiles are fewer than the SMs, or when 64 x 64 tiles balance
+    the SMs better by more than the big tile's per-tile advantage (BIG_TILE_ADVANTAGE); else "big"."""
+    big, small = paths.BIG, paths.TILES["small"]
+    t_big = _cdiv(M, big["BM"]) * _cdiv(N, big["BN"])
+    t_small = _cdiv(M, small["BM"]) * _cdiv(N, small["BN"])
+    if t_big < sm_count:
+        return "small"
+    gain = sm_balance(t_small, sm_count) - sm_balance(t_big, sm_count)
+    return "small" if gain > BIG_TILE_ADVANTAGE else "big"
 
 
-def tile_split(tiles: int, K: int, slots: int, bk: int, forced: Optional[int] = None) -> tuple[int, int]:
-    """(S, kc) for the tile kernel: the most slices that keep tiles·S within one wave of resident
-    blocks (``slots``), each slice at least MIN_SLICE_K deep; kc a multiple of BK (so a 16-byte chunk
-    of A never straddles two slices)."""
-    s = forced if forced is not None else max(1, min(slots // tiles, K // MIN_SLICE_K))
+def tile_split(tiles: int, K: int, slots: int, bk: int, forced: Optional[int] = None,
+               sm_count: Optional[int] = None) -> tuple[int, int]:
+    """(S, kc) for the tile kernel: no split when the tiles already give at least
+    SPLIT_MAX_BUSY_FRACTION of the SMs a block; otherwise the most slices that keep tiles·S within
+    one wave of resident blocks (``slots``), each slice at least MIN_SLICE_K deep; kc a multiple of
+    BK (so a 16-byte chunk of A never straddles two slices)."""
+    if forced is not None:
+        s = forced
+    elif sm_count is not None and tiles >= SPLIT_MAX_BUSY_FRACTION * sm_count:
+        s = 1
+    else:
+        s = max(1, min(slots // tiles, K // MIN_SLICE_K))
     return _slices(K, s, bk)
 
 
@@ -253,7 +286,7 @@ def plan(M: int, N: int, K: int, machine: Machine, ops: Operands = Operands(),
          policy: Policy = Policy()) -> Plan:
     """The launches for C = alpha * A @ B + beta * C at this shape (see the module docstring)."""
     check_shape(M, N, K)
-    if policy.skinny and (N <= SKINNY or M <= SKINNY):
+    if policy.skinny and (N <= SKINNY or M <= SKINNY_M):
         return _skinny_plan(M, N, K, machine, ops, policy, "n" if N <= SKINNY else "m")
     return _tile_plan(M, N, K, machine, ops, policy)
 
@@ -269,7 +302,7 @@ def _skinny_plan(M: int, N: int, K: int, machine: Machine, ops: Operands, policy
         rows = _pow2_at_least(M)
         kernel = paths.skinny_kernel("m", rows, vec)
         base = (_cdiv(N, 128), 1, _cdiv(M, rows))
-        why = (f"M = {M} <= {SKINNY}: skinny_m streams B ({K}x{N}) once with "
+        why = (f"M = {M} <= {SKINNY_M}: skinny_m streams B ({K}x{N}) once with "
                f"{'16' if vec else '4'}-byte loads")
     else:
         rows = _pow2_at_least(N)
@@ -318,7 +351,7 @@ def _tile_plan(M: int, N: int, K: int, machine: Machine, ops: Operands, policy: 
     # The epilogue's 16-byte stores need C's row pitch (N; or the workspace's, also N) a multiple
     # of 4 and an aligned base (the workspace always is).
     probe = paths.tile_kernel(tile, vec, 0 if not vec else 1)
-    S, kc = tile_split(tiles, K, machine.slots(probe), p["BK"], policy.split)
+    S, kc = tile_split(tiles, K, machine.slots(probe), p["BK"], policy.split, machine.sm_count)
     vec_c = 1 if vec and N % 4 == 0 and (ops.c16 or S > 1) else 0
     kernel = paths.tile_kernel(tile, vec, vec_c)
     grid = (_cdiv(N, p["BN"]), _cdiv(M, p["BM"]), S)
