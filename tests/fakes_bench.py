@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import types
+
+import numpy as np
+
 from gemmlab.bench.check import CheckResult
 from gemmlab.bench.ladder import LadderResult, Target, run_targets
 from gemmlab.bench.spec import BenchSpec
@@ -71,3 +75,20 @@ def article_result(checks: dict | None = None, peak_flops: float | None = 20e12)
     peak = {"flops": peak_flops, "sm_count": 10, "fp32_lanes_per_sm": 128, "clock_mhz": 7812.5}
     opts = {"timing": {"flush_l2": True}, "seed": 0}
     return LadderResult("ladder", (2048, 2048, 2048), rows, ref, env, peak, opts)
+
+
+class FakeArray:
+    """A stand-in for a cupy.ndarray as the launcher checks it (shape, dtype, layout, device,
+    address): distinct, 4 KB-aligned fake addresses, no data."""
+
+    _next = 1 << 20
+
+    def __init__(self, shape, dtype, ptr=None):
+        self.shape, self.dtype, self.ndim = tuple(shape), np.dtype(dtype), len(shape)
+        self.nbytes = int(np.prod(shape)) * self.dtype.itemsize
+        if ptr is None:
+            ptr = FakeArray._next
+            FakeArray._next += (self.nbytes + 4095) // 4096 * 4096 + 4096
+        self.data = types.SimpleNamespace(ptr=ptr)
+        self.flags = types.SimpleNamespace(c_contiguous=True)
+        self.device = types.SimpleNamespace(id=0)

@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 from conftest import run_cli
 
+from fakes_bench import FakeArray
+
 from gemmlab.errors import InputError
 from gemmlab.kernels import registry
 from gemmlab.kernels.registry import (LADDER, TC_LADDER, LaunchNeeds, all_rungs, arch_refusal,
@@ -194,18 +196,6 @@ def test_compile_uses_the_device_arch_for_sm80_rungs(monkeypatch, tmp_path):
 
 
 # --- launcher checks (fake CuPy arrays) -----------------------------------------------------
-class FakeArray:
-    _next = 1 << 20
-
-    def __init__(self, shape, dtype, ptr=None):
-        self.shape, self.dtype, self.ndim = tuple(shape), np.dtype(dtype), len(shape)
-        self.nbytes = int(np.prod(shape)) * self.dtype.itemsize
-        if ptr is None:
-            ptr = FakeArray._next
-            FakeArray._next += (self.nbytes + 4095) // 4096 * 4096 + 4096
-        self.data = types.SimpleNamespace(ptr=ptr)
-        self.flags = types.SimpleNamespace(c_contiguous=True)
-        self.device = types.SimpleNamespace(id=0)
 
 
 @pytest.fixture

@@ -9,6 +9,8 @@ import types
 import numpy as np
 import pytest
 
+from fakes_bench import FakeArray
+
 from gemmlab.errors import InputError
 from gemmlab.kernels import registry
 from gemmlab.kernels.registry import FP8_LADDER, LaunchNeeds, all_rungs, get
@@ -131,18 +133,6 @@ def test_fp8_tensor_map_refusals_say_e4m3():
 
 
 # --- launcher (fake CuPy arrays and kernel) --------------------------------------------------
-class FakeArray:
-    _next = 1 << 20
-
-    def __init__(self, shape, dtype, ptr=None):
-        self.shape, self.dtype, self.ndim = tuple(shape), np.dtype(dtype), len(shape)
-        self.nbytes = int(np.prod(shape)) * self.dtype.itemsize
-        if ptr is None:
-            ptr = FakeArray._next
-            FakeArray._next += (self.nbytes + 4095) // 4096 * 4096 + 4096
-        self.data = types.SimpleNamespace(ptr=ptr)
-        self.flags = types.SimpleNamespace(c_contiguous=True)
-        self.device = types.SimpleNamespace(id=0)
 
 
 @pytest.fixture

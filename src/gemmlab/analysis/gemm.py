@@ -9,7 +9,7 @@ maps to the change that removes it.
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Callable, Optional
 
 from gemmlab.analysis import derived as D
 from gemmlab.analysis.context import Context, fmt
@@ -61,10 +61,15 @@ def next_rung(ctx: Context, primary: Finding, findings: list[Finding]) -> Option
     SGEMM ladder otherwise."""
     from gemmlab.analysis import tc_ladder
 
-    if tc_ladder.on_tensor_cores(ctx):
-        return tc_ladder.next_step(ctx, primary, findings)
+    step_for = tc_ladder.step_for if tc_ladder.on_tensor_cores(ctx) else _step_for
+    return first_step(ctx, primary, findings, step_for)
+
+
+def first_step(ctx: Context, primary: Finding, findings: list[Finding],
+               step_for: Callable[[Context, Finding], Optional[LadderStep]]) -> Optional[LadderStep]:
+    """The step ``step_for`` gives for the primary finding, else for the others by impact."""
     for f in [primary] + sorted(findings, key=lambda x: -x.impact):
-        step = _step_for(ctx, f)
+        step = step_for(ctx, f)
         if step is not None:
             return step
     return None

@@ -63,21 +63,14 @@ def copies_by_tma(ctx: Context) -> Optional[bool]:
     return None if req is None else req == 0
 
 
-def next_step(ctx: Context, primary: Finding, findings: list[Finding]) -> Optional[LadderStep]:
-    """The tensor-core ladder step that removes the highest-ranked finding one addresses."""
-    for f in [primary] + sorted(findings, key=lambda x: -x.impact):
-        step = _step_for(ctx, f)
-        if step is not None:
-            return step
-    return None
-
-
 def _top_stall(ctx: Context) -> str:
     top = ineligible_stalls(ctx)
     return f" (top stall {top[0].reason}, {fmt(100 * top[0].share)}% of the CPI)" if top else ""
 
 
-def _step_for(ctx: Context, f: Finding) -> Optional[LadderStep]:
+def step_for(ctx: Context, f: Finding) -> Optional[LadderStep]:
+    """The tensor-core ladder step that removes finding ``f`` (None: no step addresses it);
+    gemmlab.analysis.gemm.next_rung takes the first one by rank."""
     c = f.category
     why = f"{c.value}: {f.summary}"
     wgmma = uses_wgmma(ctx)
