@@ -5,8 +5,10 @@ session):
 
     PYTHONPATH=src python benchmarks/hopper_probe.py RUNG [--variant swap_b_desc]
 
---variant rewrites the kernel source before compiling (to test a hypothesis about a
-descriptor without editing the tree): swap_b_desc exchanges B's leading/stride byte offsets.
+--variant rewrites the kernel source before compiling (to test a hypothesis without editing the
+tree): swap_b_desc exchanges B's leading/stride byte offsets; local_arrive (persistent_bf16 with
+--set CLUSTER=1) uses CTA-local mbarrier arrivals; no_store (ws_bf16, tma_bf16) drops the epilogue.
+--set PARAM=VALUE compiles another instantiation; --grid N caps a persistent rung's grid.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ VARIANTS = {
          "if (kt > 0 && t == 0) mbar_arrive(empty((it - 1) % STAGES));"),
         ("if (t < CLUSTER) mbar_arrive_cluster(empty((it - 1) % STAGES), t);",
          "if (t == 0) mbar_arrive(empty((it - 1) % STAGES));")],
-    # no epilogue stores (timing only: shows what the epilogue costs)
+    # ws_bf16 / tma_bf16: no epilogue stores (timing only: shows what the epilogue costs)
     "no_store": [("store_wgmma_tile<BN, OUT_F32>(C, M, N, row0 + 64 * cw, col0, d, alpha, beta);",
                   "if (d[0] == 12345.0f) store_wgmma_tile<BN, OUT_F32>(C, M, N, row0 + 64 * cw, col0, d, alpha, beta);")],
 }
