@@ -463,3 +463,39 @@ def test_torch_candidate_reasons(monkeypatch):
     monkeypatch.setenv("GEMMLAB_CUBLAS_TORCH", "0")
     assert cb._torch_candidate("bf16") == (None, "torch candidate off (GEMMLAB_CUBLAS_TORCH=0)")
     assert cb.kernel_names([], lambda: None)[0] is None
+
+
+def test_torch_candidate_turns_reduced_precision_off_only_for_its_own_call(monkeypatch):
+    """The torch candidate computes with full-precision BF16 reductions, like the other candidates,
+    and gives the user's setting back after each call (timing the reference changes nothing)."""
+    import contextlib
+    import sys
+    import types
+
+    seen = []
+    matmul = types.SimpleNamespace(allow_bf16_reduced_precision_reduction=True)
+
+    class FakeTensor:
+        def view(self, dtype):
+            return self
+
+        def addmm_(self, a, b, beta, alpha):
+            seen.append(matmul.allow_bf16_reduced_precision_reduction)
+
+    fake_torch = types.SimpleNamespace(
+        __version__="0.fake", bfloat16="bf16", from_dlpack=lambda x: FakeTensor(),
+        backends=types.SimpleNamespace(cuda=types.SimpleNamespace(matmul=matmul)),
+        cuda=types.SimpleNamespace(ExternalStream=lambda ptr: None, default_stream=lambda: None,
+                                   stream=lambda s: contextlib.nullcontext()))
+    fake_cupy = types.SimpleNamespace(
+        int16="int16", cuda=types.SimpleNamespace(
+            get_current_stream=lambda: types.SimpleNamespace(ptr=0)))
+    monkeypatch.setitem(sys.modules, "torch", fake_torch)
+    monkeypatch.setitem(sys.modules, "cupy", fake_cupy)
+    monkeypatch.delenv("GEMMLAB_CUBLAS_TORCH", raising=False)
+    cand, why = cb._torch_candidate("bf16")
+    assert why is None and cand.detail["allow_bf16_reduced_precision_reduction"] is False
+    assert matmul.allow_bf16_reduced_precision_reduction is True  # building it changed nothing
+    x = types.SimpleNamespace(view=lambda dtype: x)
+    cand.run(x, x, x, 1.0, 0.0)
+    assert seen == [False] and matmul.allow_bf16_reduced_precision_reduction is True

@@ -267,14 +267,22 @@ def _torch_candidate(out_dtype: str) -> tuple[Optional[Candidate], Optional[str]
     def as_bf16(x):  # uint16 bits -> a torch bfloat16 view of the same memory (int16 via DLPack)
         return torch.from_dlpack(x.view(cupy.int16)).view(torch.bfloat16)
 
+    matmul = torch.backends.cuda.matmul
+
     def run(a, b, c, al, be):
         ta, tb, tc = as_bf16(a), as_bf16(b), as_bf16(c)
         ptr = cupy.cuda.get_current_stream().ptr
         stream = torch.cuda.ExternalStream(ptr) if ptr else torch.cuda.default_stream()
-        with torch.cuda.stream(stream):
-            tc.addmm_(ta, tb, beta=be, alpha=al)
+        # Full-precision reductions for this call only (what the other candidates compute); the
+        # user's own setting is put back, so timing the reference changes nothing of theirs.
+        saved = matmul.allow_bf16_reduced_precision_reduction
+        matmul.allow_bf16_reduced_precision_reduction = False
+        try:
+            with torch.cuda.stream(stream):
+                tc.addmm_(ta, tb, beta=be, alpha=al)
+        finally:
+            matmul.allow_bf16_reduced_precision_reduction = saved
 
-    torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
     return Candidate(f"torch.matmul (Tensor.addmm_, PyTorch {torch.__version__})", TORCH, run,
                      {"torch": torch.__version__,
                       "allow_bf16_reduced_precision_reduction": False}), None
