@@ -27,6 +27,10 @@ DEFAULT_SHAPES = (
     # odd N or K: padded copies vs 4-byte loads
     (4095, 4095, 4095), (4097, 4097, 4097), (1023, 1023, 1023), (1025, 1025, 1025),
     (1000, 3000, 77), (1024, 50257, 768), (127, 127, 127), (4097, 127, 1000),
+    # tiny products: the one-wave shared-memory kernel or the tile plans
+    (64, 64, 64), (160, 160, 160), (255, 255, 255), (96, 96, 1024), (300, 520, 136), (200, 200, 200),
+    # small K: a 32-deep K-step half empty
+    (4096, 4096, 16),
     # few tiles: split-K and the tile shape
     (1024, 1024, 1024), (2048, 2048, 2048), (128, 128, 65536), (256, 256, 16384), (4096, 4096, 4096),
     # skinny
@@ -38,7 +42,7 @@ COPY_DEFAULT = 2.985e12  # H100 SXM, measured 2026-11-23 (gemmlab ceilings): use
 
 def _parse(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--shapes", default=None, help='"M,N,K;M,N,K" (default: a built-in list of 21)')
+    p.add_argument("--shapes", default=None, help='"M,N,K;M,N,K" (default: a built-in list of 28)')
     p.add_argument("--warmup-ms", type=float, default=5.0)
     p.add_argument("--rep-ms", type=float, default=40.0)
     p.add_argument("--json", dest="json_path", default=None)
@@ -47,15 +51,21 @@ def _parse(argv):
 
 
 def _alternatives(M, N, K, machine):
+    from gemmlab.kernels import paths
     from gemmlab.runtime import dispatch as D
 
     base = D.plan(M, N, K, machine)
     out = [("dispatch", D.Policy())]
     seen = {base.name}
     cands = [("odd=scalar", D.Policy(odd="scalar")), ("skinny=False", D.Policy(skinny=False)),
-             ("split=1", D.Policy(split=1))]
+             ("split=1", D.Policy(split=1)), ("tiny=False", D.Policy(tiny=False))]
+    if M * N * K <= 2**26 and not (N <= D.SKINNY or M <= D.SKINNY_M):
+        cands.append(("tiny=True", D.Policy(tiny=True)))
+    if base.main_launch.kernel.family != "tile_ld":
+        base = D.plan(M, N, K, machine, D.Operands(), D.Policy(tiny=False))
     if base.main_launch.kernel.family == "tile_ld":
-        other = "small" if base.main_launch.kernel.tile == (128, 128) else "big"
+        big = (paths.BIG["BM"], paths.BIG["BN"])
+        other = "small" if base.main_launch.kernel.tile == big else "big"
         cands.append((f"tile={other}", D.Policy(tile=other)))
         cands.append((f"tile={other},split=1", D.Policy(tile=other, split=1)))
     for label, pol in cands:

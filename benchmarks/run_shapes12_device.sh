@@ -4,6 +4,7 @@
 # between (padded copies vs 4-byte loads, split-K or not, tile shape, skinny kernels or tiles).
 #
 #   PYTHONPATH=src bash benchmarks/run_shapes12_device.sh OUT
+#   SKIP_BASELINE=1 ... (step 3 left out: the double_buffered baseline is already recorded)
 #
 # Run from the repository root with python3 that has cupy. In order (each step under `timeout`; a
 # failure is logged and the next step still runs):
@@ -37,6 +38,22 @@ GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 nvidia-smi > "$OUT/device.txt" 2>&1 || echo "nvidia-smi failed" > "$OUT/device.txt"
 echo "== $(date -u +%FT%TZ) issue #12 dispatch rung on ${GPU:-unknown GPU}, git $(git rev-parse --short HEAD 2>/dev/null)"
 
+echo "== 0/5 compile every dispatch kernel with nvcc, in parallel, into the kernel cache"
+$PY - <<'PYEOF'
+import concurrent.futures as cf, os, time
+from gemmlab.kernels import paths
+from gemmlab.runtime import device
+from gemmlab.runtime.compile import compile_cubin, get_compiler
+from gemmlab.runtime.dispatch_gemm import default_backend
+t0, arch, backend = time.time(), device.info().arch, default_backend()
+with cf.ThreadPoolExecutor(os.cpu_count() or 4) as ex:
+    list(ex.map(lambda k: compile_cubin(paths.translation_unit([k]), arch=arch,
+                                        compiler=get_compiler(backend), name=k.kernel),
+                paths.all_path_kernels()))
+print(f"{len(paths.all_path_kernels())} kernels for {arch} with {backend} in {time.time() - t0:.0f} s")
+PYEOF
+echo "precompile: exit $? at $(elapsed) s"
+
 echo "== 1/5 GPU tests"
 timeout 180 $PY -m pytest -q -p no:cacheprovider tests/gpu/test_dispatch_gpu.py > "$OUT/gpu_tests.log" 2>&1
 echo "test_dispatch_gpu.py: exit $? ($(tail -1 "$OUT/gpu_tests.log")) at $(elapsed) s"
@@ -49,9 +66,13 @@ echo "== 2/5 gemmlab shapes --grid default --rung dispatch"
 timeout 100 $PY -m gemmlab shapes --grid default --rung dispatch --db "$DB" --out "$OUT/shapes_dispatch.json" --force
 echo "gemmlab shapes (dispatch): exit $? at $(elapsed) s"
 
-echo "== 3/5 gemmlab shapes --grid default --rung double_buffered (baseline)"
-timeout 40 $PY -m gemmlab shapes --grid default --rung double_buffered --db "$DB" --out "$OUT/shapes_baseline.json" --force
-echo "gemmlab shapes (baseline): exit $? at $(elapsed) s"
+if [ -z "${SKIP_BASELINE:-}" ]; then
+  echo "== 3/5 gemmlab shapes --grid default --rung double_buffered (baseline)"
+  timeout 40 $PY -m gemmlab shapes --grid default --rung double_buffered --db "$DB" --out "$OUT/shapes_baseline.json" --force
+  echo "gemmlab shapes (baseline): exit $? at $(elapsed) s"
+else
+  echo "== 3/5 baseline skipped (SKIP_BASELINE set)"
+fi
 
 echo "== 4/5 dispatch alternatives (benchmarks/dispatch_compare.py)"
 LEFT=$(( 400 - $(elapsed) ))

@@ -51,7 +51,7 @@ def _check(runner, M, N, K, ops=D.Operands(), policy=D.Policy(), expect=None, se
     ((1, 300, 1000), "skinny-M split-K"),  # 16-byte, split: 3 column blocks x slices
     ((3, 257, 300), "skinny-M"),  # 4-byte (N odd), MR = 4 > M
     ((4, 128, 64), "skinny-M: skinny_m4_v1"),  # one slice: alpha, beta in the kernel
-    ((16, 128, 64), "vector"),  # M > SKINNY_M: 64x64 tiles (measured faster at M = 16 on the H100)
+    ((16, 128, 512), "vector"),  # M > SKINNY_M: 64x64 tiles (measured faster at M = 16 on the H100)
     ((3, 129, 2000), "skinny-M split-K"),  # odd N, split, count 387 (reduce tail)
     ((300, 1, 1000), "skinny-N split-K"),
     ((33, 16, 512), "skinny-N split-K"),  # NR = 16: the 64-value reduce-scatter
@@ -65,13 +65,18 @@ def test_skinny_paths(runner, dims, expect):
 
 @pytest.mark.parametrize("dims, policy, expect", [
     ((68, 68, 600), D.Policy(), "vector split-K"),
-    ((150, 140, 64), D.Policy(tile="big"), "vector: tile_ld_128x128_v1c1"),
-    ((200, 300, 77), D.Policy(), "padded: pad2 + tile_ld_64x64_v1c1"),  # A padded, N % 4 == 0
-    ((96, 130, 41), D.Policy(), "scalar"),  # copies not worth it at this size
+    ((150, 140, 64), D.Policy(tile="big"), "vector: tile_ld_64x128_v1c1"),
+    ((200, 300, 77), D.Policy(tiny=False), "padded: pad2 + tile_ld_64x64_v1c1"),  # A padded, N % 4 == 0
+    ((96, 130, 41), D.Policy(tiny=False), "scalar"),  # copies not worth it at this size
     ((150, 141, 513), D.Policy(tile="big", split=3), "scalar split-K 3"),
-    ((33, 65, 17), D.Policy(odd="scalar"), "scalar"),
+    ((33, 65, 17), D.Policy(odd="scalar", tiny=False), "scalar"),
     ((127, 127, 400), D.Policy(split=2), "scalar split-K 2"),
-    ((17, 17, 17), D.Policy(), "scalar"),
+    ((17, 17, 17), D.Policy(tiny=False), "scalar"),
+    # the tiny kernel: guarded 4-byte loads at any shape, partial blocks on both edges, K < 32
+    ((17, 17, 17), D.Policy(), "tiny: tiny_32x8"),
+    ((96, 130, 41), D.Policy(), "tiny: tiny_32x8"),
+    ((9, 33, 70), D.Policy(skinny=False), "tiny: tiny_32x8"),
+    ((20, 200, 300), D.Policy(tiny=True), "tiny: tiny_32x8"),  # K > 256, forced
 ])
 def test_tile_paths(runner, dims, policy, expect):
     _check(runner, *dims, policy=policy, expect=expect)
@@ -86,7 +91,7 @@ def test_padded_copies_of_both_operands_with_split_k(runner):
         D.PAD_MAX_FRACTION = 1e9
         p = _check(runner, 100, 130, 257, expect="padded split-K 2: pad2 + tile_ld_64x64_v1c0")
         assert set(p.buffers) == {"Ap", "Bp", "W"}
-        p = _check(runner, 65, 131, 30, policy=D.Policy(tile="big"), expect="padded: pad2 + tile_ld_128x128_v1c0")
+        p = _check(runner, 65, 131, 30, policy=D.Policy(tile="big"), expect="padded: pad2 + tile_ld_64x128_v1c0")
         assert set(p.buffers) == {"Ap", "Bp"}
     finally:
         D.PAD_MAX_FRACTION = old

@@ -44,7 +44,18 @@ def test_resources_within_limits_and_shared_memory_as_designed(report):
     assert report[("gemmlab_skinny_m1_v1", "sm_90")].smem == 8 * 1 * 128 * 4
     assert report[("gemmlab_skinny_n16_v0", "sm_90")].smem == 16 * 260 * 4
     assert report[("gemmlab_splitk_reduce_v1", "sm_90")].smem == 8 * 32 * 16
-    assert report[("gemmlab_tile_ld_128x128_v1c1", "sm_90")].smem == 0
+    assert report[("gemmlab_tile_ld_64x128_v1c1", "sm_90")].smem == 0
+    assert report[("gemmlab_tiny_32x8", "sm_90")].smem == (8 + 32) * 32 * 4  # As[8][32], Bs[32][32]
+
+
+def test_tile_kernels_meet_their_resident_block_caps(report):
+    # MINB asks ptxas for that many resident blocks: 3 x 128 threads x regs (and 4 for the small
+    # tile) must fit the SM's 64K registers, or the occupancy the rules assume is not there.
+    for k in paths.all_path_kernels():
+        if k.params.get("MINB"):
+            for arch in ARCHS:
+                regs = report[(k.kernel, arch)].registers
+                assert k.params["MINB"] * k.threads * regs <= 65536, (k.kernel, arch, regs)
 
 
 def test_skinny_kernels_leave_room_for_two_blocks_per_sm(report):

@@ -1,6 +1,6 @@
 """The dispatch rung on the GPU (skipped with the reason where there is none): every path it can take
 - skinny M and N (16-byte and 4-byte), split-K with its reduction, zero-padded copies of A and/or B,
-the 4-byte policy, plain tiles - correct against a float64 reference at odd sizes from
+the 4-byte policy, plain tiles (both shapes), the tiny kernel - correct against a float64 reference at odd sizes from
 {1, 7, 127, 1000, 4095, 4097}, checked by the harness's Checker: fresh random inputs, C poisoned
 with a NaN payload plus a poisoned guard past its end (beta = 0: C must be fully overwritten and
 never read, nothing written past it), then beta != 0 against alpha·A·B + beta·C0. Also: the path
@@ -35,7 +35,8 @@ SHAPES = [
     ((1000, 7, 4097), "skinny-N"),
     ((4095, 16, 1000), "skinny-N"),
     ((7, 7, 65536), "skinny-N"),
-    ((127, 127, 127), "scalar"),
+    ((127, 127, 127), "tiny"),  # one wave of 32x8 blocks (seed article 1's tiling)
+    ((7, 17, 127), "tiny"),
     ((127, 127, 65536), "scalar"),  # split-K on 4-byte loads
     ((128, 128, 65536), "vector"),  # split-K, 16-byte
     ((1000, 1000, 1000), "vector"),
@@ -86,6 +87,9 @@ def test_dispatch_correct(checker, dims, path):
     ((1000, 1000, 4097), D.Policy(tile="big", split=5)),
     ((1000, 1000, 4097), D.Policy(tile="small", split=1)),
     ((127, 127, 65536), D.Policy(odd="pad", split=64)),
+    ((127, 127, 127), D.Policy(tiny=False)),  # the tile path the tiny kernel replaced
+    ((1000, 127, 1000), D.Policy(tiny=True)),  # tiny forced far past its bounds: still correct
+    ((4097, 4097, 4097), D.Policy(tile="small")),
 ], ids=str)
 def test_dispatch_policies_correct(checker, dims, policy):
     from gemmlab.kernels import registry

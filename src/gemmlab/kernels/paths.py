@@ -5,9 +5,13 @@ workspace), so none of them can be launched as ``kernel(M, N, K, alpha, A, B, be
 launcher (``gemmlab.runtime.dispatch``) strings them together per shape:
 
 * ``tile_ld``: double_buffered's pipelined warp tiles with leading dimensions and one K-slice per
-  ``blockIdx.z`` (``tile_ld.cu``), in two tile shapes: ``BIG`` (128 x 128, the double_buffered
-  rung's) and ``SMALL`` (64 x 64: four times the blocks when the big tiles would leave SMs idle);
+  ``blockIdx.z`` (``tile_ld.cu``), in two tile shapes: ``BIG`` (64 x 128 x 32, the H100's fastest
+  instantiation of the template) and ``SMALL`` (64 x 64: twice the blocks when the big tiles would
+  leave SMs idle);
   VEC / VEC_C choose 16-byte loads / 16-byte epilogue stores.
+* ``tiny``: the first seed article's shared-memory tiling (``smem_tiled.cu``, 32 x 8 threads, one
+  element of C each, K-steps of 32, unrolled) for products so small that launch and latency are
+  the whole time (127^3).
 * ``skinny_m`` / ``skinny_n``: GEMV-like kernels for M <= 16 / N <= 16 (``skinny.cu``).
 * ``pad``: zero-padded aligned copies of A and B; ``reduce``: the split-K reduction
   (``dispatch_helpers.cu``).
@@ -41,6 +45,9 @@ _PAD_SIG: tuple[Param, ...] = (
     ("int", "rows_a"), ("int", "cols_a"), ("int", "ld_a"), ("const float*", "A"), ("float*", "Ap"),
     ("int", "blocks_a"), ("int", "rows_b"), ("int", "cols_b"), ("int", "ld_b"),
     ("const float*", "B"), ("float*", "Bp"))
+_RUNG_SIG: tuple[Param, ...] = (  # a ladder rung's own argument list
+    ("int", "M"), ("int", "N"), ("int", "K"), ("float", "alpha"), (_PTR_IN, "A"), (_PTR_IN, "B"),
+    ("float", "beta"), (_PTR_OUT, "C"))
 _REDUCE_SIG: tuple[Param, ...] = (
     ("int", "count"), ("int", "S"), ("long long", "ws"), ("float", "alpha"), (_PTR_IN, "W"),
     ("float", "beta"), (_PTR_OUT, "C"))
@@ -53,6 +60,7 @@ class _PathFamily:
     signature: tuple[Param, ...]
     threads: Callable[[Mapping[str, int]], int]
     smem: Callable[[Mapping[str, int]], int] = lambda p: 0  # dynamic shared memory, bytes
+    block: Callable[[Mapping[str, int]], tuple[int, int, int]] | None = None  # None: (threads, 1, 1)
 
 
 def _tile_smem(p: Mapping[str, int]) -> int:
@@ -64,6 +72,8 @@ FAMILIES: dict[str, _PathFamily] = {
         "tile_ld.cu",
         "gemmlab::tile_ld<{BM}, {BN}, {BK}, {WM}, {WN}, {WNITER}, {TM}, {TN}, {NT}, {STAGES}, "
         "{GROUP}, {VEC}, {VEC_C}>", _TILE_SIG, lambda p: p["NT"], _tile_smem),
+    "tiny": _PathFamily("smem_tiled.cu", "gemmlab::smem_tiled<{BX}, {BY}, {BK}, 0, 1>", _RUNG_SIG,
+                        lambda p: p["BX"] * p["BY"], block=lambda p: (p["BX"], p["BY"], 1)),
     "skinny_m": _PathFamily("skinny.cu", "gemmlab::skinny_m<{MR}, {VEC}>", _SKINNY_SIG,
                             lambda p: 256),
     "skinny_n": _PathFamily("skinny.cu", "gemmlab::skinny_n<{NR}, {VEC}>", _SKINNY_SIG,
@@ -104,6 +114,11 @@ class PathKernel:
         return FAMILIES[self.family].threads(self.params)
 
     @property
+    def block(self) -> tuple[int, int, int]:
+        fam = FAMILIES[self.family]
+        return fam.block(self.params) if fam.block else (self.threads, 1, 1)
+
+    @property
     def dynamic_smem(self) -> int:
         return FAMILIES[self.family].smem(self.params)
 
@@ -115,20 +130,28 @@ class PathKernel:
 
     @property
     def tile(self) -> tuple[int, int] | None:
-        """(BM, BN) of a tile kernel, None for the others."""
-        return (self.params["BM"], self.params["BN"]) if "BM" in self.params else None
+        """(rows, columns) of C per block for the tile and tiny kernels, None for the others."""
+        if "BM" in self.params:
+            return (self.params["BM"], self.params["BN"])
+        if "BX" in self.params:
+            return (self.params["BY"], self.params["BX"])
+        return None
 
     @property
     def template_call(self) -> str:
         return FAMILIES[self.family].template.format(**self.params)
 
 
-# The two tile shapes. BIG is the double_buffered rung's instantiation (128 x 128 x 16 block tile,
-# 4 warps of 64 x 64, 3 cp.async stages: 48 KiB of shared memory). SMALL keeps the 4-warp block
-# and the 8 x 4 lane tile but gives each warp 32 x 32 (24 KiB): four times the blocks for the same
-# output, for shapes whose 128 x 128 tiles would leave SMs without work.
-BIG = dict(BM=128, BN=128, BK=16, WM=64, WN=64, WNITER=4, TM=8, TN=4, NT=128, STAGES=3, GROUP=0)
-# SMALL asks for 4 resident blocks (MINB, __launch_bounds__'s second argument): left alone, ptxas
+# The two tile shapes. BIG is the fastest instantiation of the template on the H100 at 4096^3 of
+# 197 timed with nvcc 13.0 (benchmarks/fp32_tile_sweep.py, docs/results/fp32-tile-sweep-h100-
+# 2026-11-23: 88.3% of cuBLAS, against 78.7% for double_buffered's 128 x 128 x 16; also the
+# autotuner's H100 winner): a 64 x 128 x 32 block tile, 4 warps of 32 x 64 (8 x 8 per lane),
+# 2 cp.async stages (48 KiB), and a register cap of 168 for 3 resident blocks per SM (MINB).
+BIG = dict(BM=64, BN=128, BK=32, WM=32, WN=64, WNITER=2, TM=8, TN=4, NT=128, STAGES=2, GROUP=0,
+           MINB=3)
+# SMALL keeps the 4-warp block and the 8 x 4 lane tile but gives each warp 32 x 32 (24 KiB): twice
+# the blocks of BIG for the same output, for shapes whose big tiles would leave SMs without work.
+# It asks for 4 resident blocks (MINB, __launch_bounds__'s second argument): left alone, ptxas
 # 13.0 settles at 96 registers for sm_80 and spills 20 bytes in the 4-byte-epilogue variant; with
 # the bound it uses ~108 and spills nothing (sm_90: 107, 4 blocks of 4 warps per SM).
 SMALL = dict(BM=64, BN=64, BK=16, WM=32, WN=32, WNITER=1, TM=8, TN=4, NT=128, STAGES=3, GROUP=0,
@@ -137,6 +160,10 @@ TILES = {"big": BIG, "small": SMALL}
 # (VEC, VEC_C) instantiated: 16-byte both ways; 16-byte loads with a 4-byte epilogue (padded copies
 # of A / B with N % 4 != 0, or a misaligned C); 4-byte throughout (the "scalar" policy).
 TILE_VECS = ((1, 1), (1, 0), (0, 0))
+# The tiny kernel: smem_tiled_t32_b32x8_unroll, the fastest of 45 FP32 kernels timed at 127^3 on
+# the H100 (7.2 us, 146% of cuBLAS's 10.5 us; the 64 x 64 tile kernel took 18.6 us unsplit and
+# 10.3 us with 8 K-slices and the reduction; fp32-tile-sweep-h100-2026-11-23).
+TINY = PathKernel("tiny_32x8", "tiny", {"BX": 32, "BY": 8, "BK": 32})
 SKINNY_ROWS = (1, 2, 4, 8, 16)  # MR / NR instantiated: the next one up from M (or N) is used
 
 
@@ -153,9 +180,9 @@ def skinny_kernel(side: str, rows: int, vec: int) -> PathKernel:
 
 
 PAD = PathKernel("pad2", "pad", {})
-# Every dispatch call launches exactly one main kernel (tile_ld or a skinny kernel), before and after
-# which the copies and the reduction may run: a profiler filter that picks the main kernel.
-MAIN_KERNEL_REGEX = r"^gemmlab_(tile_ld|skinny)_"
+# Every dispatch call launches exactly one main kernel (tile_ld, tiny or a skinny kernel), before
+# and after which the copies and the reduction may run: a profiler filter that picks the main one.
+MAIN_KERNEL_REGEX = r"^gemmlab_(tile_ld|skinny|tiny)_"
 
 
 def reduce_kernel(vec: int) -> PathKernel:
@@ -166,7 +193,7 @@ def all_path_kernels() -> tuple[PathKernel, ...]:
     """Every instantiation the dispatcher can launch (the nvcc test compiles them all)."""
     out = [tile_kernel(t, v, c) for t in TILES for v, c in TILE_VECS]
     out += [skinny_kernel(side, r, v) for side in ("m", "n") for r in SKINNY_ROWS for v in (0, 1)]
-    out += [PAD, reduce_kernel(0), reduce_kernel(1)]
+    out += [TINY, PAD, reduce_kernel(0), reduce_kernel(1)]
     return tuple(out)
 
 

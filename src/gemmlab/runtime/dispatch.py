@@ -13,10 +13,15 @@ beta == 0. The rules, first match wins:
    along K (``skinny_split``) until one wave of resident blocks covers the GPU (a streaming kernel
    needs every SM's load units busy), while the workspace traffic stays within 10% of the
    operands'.
-2. **Tile** (everything else): ``tile_ld`` (double_buffered's pipelined warp tiles).
-   * Tile shape (``choose_tile``): 128 x 128 (the most FMAs per shared-memory load) when there are
-     at least as many such tiles as SMs; otherwise 64 x 64, four times the blocks, because a GPU
-     with fewer blocks than SMs idles the rest for the whole kernel.
+2. **Tiny** (``tiny_fits``): when the whole product is a single wave of 32 x 8 blocks, one element
+   of C per thread, and K is short, the time is launch and memory latency, not FMAs: the first
+   seed article's shared-memory tiling (one launch, no copies, 4-byte loads of any shape) beats the
+   pipelined tiles, whose lanes each compute 32 elements one after another.
+3. **Tile** (everything else): ``tile_ld`` (double_buffered's pipelined warp tiles).
+   * Tile shape (``choose_tile``): the big tile (64 x 128 x 32, the fastest per FMA) unless 64 x 64
+     x 16 avoids a split-K the big tile needs, or spreads its blocks over the SMs (after any split)
+     and wastes fewer K-steps by more than the big tile's per-FMA advantage: the busiest SM sets
+     the kernel's time, and a K-step of 32 at K = 16 is half zeros.
    * Split-K (``tile_split``): with fewer blocks than one wave of resident blocks (SMs x blocks per
      SM from the compiled kernel's occupancy), K is cut into S slices so the grid fills that wave and
      no more (a second, partial wave would cost more than it fills); each slice at least
@@ -48,11 +53,14 @@ SKINNY = 16  # N at most this: skinny_n (the shape map's skinny classes)
 # 111 - a 64-row tile wastes rows but reuses each B value M times from shared memory, which
 # overtakes streaming B per row somewhere below 8. (N side: N = 16 skinny_n 83 vs tiles 65.)
 SKINNY_M = 4
-# The 128 x 128 tile does more FMAs per shared load than 64 x 64: at equal SM balance it measured
-# about 3% faster on the H100 (4096^3: 78.7 vs 76.3% of cuBLAS; 2048^3: 80.7 vs 78.4%). The small
-# tile wins when it balances the SMs better by more than that (4097^3: 78.5 vs 66.7%;
-# 1000x3000x77: 88.0 vs 74.6%).
-BIG_TILE_ADVANTAGE = 0.03
+# The big tile (64 x 128 x 32, 3 blocks of 4 warps per SM, 8 x 8 per lane) does more FMAs per
+# shared-memory load than 64 x 64 x 16 (8 x 4 per lane): at equal SM balance it measured 8-15%
+# faster on the H100, nvcc 13.0 (4096^3: 88.2 vs 80.0% of cuBLAS; 2048^3: 89.0 vs 82.2; 4095^3:
+# 91.8 vs 79.7; 1024x50257x768: 87.3 vs 77.5). The small tile wins where it balances the SMs, or
+# wastes fewer K-steps, by more than that (1025^3: 171.6 vs 139.9% - 153 big tiles for 132 SMs;
+# 1000x3000x77: 87.5 vs 84.4 - K = 77 runs 96 deep in steps of 32, 80 in steps of 16; 300x520x136:
+# 105.8 vs 73.4). docs/results/shapes-dispatch-h100-2026-11-23/v3/dispatch_compare.json.
+BIG_TILE_ADVANTAGE = 0.08
 # Split K only when the tiles leave more than half the SMs without a block: with at least half busy,
 # the extra launch and the workspace round trip (2 * S * M * N floats) measured slower than the idle
 # SMs (H100: 1024^3 split 2 84 vs 91% unsplit; 4097x127x1000 split 4 77 vs 81%).
@@ -65,6 +73,20 @@ FLOP_PER_BYTE = 22.0
 # they replace ran at about half the 16-byte path's speed (H100, 2026-11-23: 24-45% vs 49-78% of
 # cuBLAS), so a copy worth up to half the product still wins.
 PAD_MAX_FRACTION = 0.5
+# The tiny kernel's limits. One wave: its blocks (32 x 8 threads, one element of C each) all
+# resident at once, so the time is one block's. K: each 32-deep step is a dependent global load
+# (~1 us of DRAM latency with a cold L2) plus 32 FMAs with nothing to overlap it; at 127^3 (4 steps)
+# it took 7.2 us against 10.3 us for the best tile plan on the H100 (the tile plans pay a second
+# launch for split-K, or 32 elements x K per lane without it). At 96x96x1024 (32 steps) it took
+# 43 us against 12.4 for 64 x 64 tiles with 8 K-slices; 256 (8 steps) stays on the measured side.
+TINY_MAX_K = 256
+# Work: the tiny kernel reads two shared-memory words per FMA, and an SM serves one warp-wide 4-byte
+# shared load per clock, so M*N*K FMAs cost 2 * M*N*K / 32 / SMs clocks: 2^24 is ~8,000 clocks,
+# ~4.5 us on an H100, about what the tile plans lose to their extra launch or serial lane work at
+# these sizes. Measured on the H100: tiny won at 127^3 (9.2 vs 18.2 us), 160^3 (10.3 vs 10.4) and
+# 255^3 (16.6M FMAs: 14.8 vs 31.0 us, the tiles unsplit on 4-byte loads) and lost at 300x520x136
+# (21.2M: 12.7 vs 10.0 us) - benchmarks/dispatch_compare.py, shapes-dispatch-h100-2026-11-23/v3.
+TINY_MAX_MNK = 2**24
 MIN_SLICE_K = 128  # rows of K per split-K slice, at least (8 pipeline steps of BK = 16)
 SKINNY_MIN_SLICE_K = 256  # skinny kernels: one staged chunk (skinny_n), 8 steps per warp (skinny_m)
 # Skinny split-K: the workspace is written and read once more (2 * S * M * N floats); keep that
@@ -99,13 +121,15 @@ class Policy:
     """Choices the rules make, for comparing alternatives on the device.
 
     ``odd``: "pad" or "scalar" (see the module docstring); ``skinny``: False sends skinny shapes to
-    the tile path; ``tile``: "big" / "small" forces the tile shape; ``split``: forces S (1: never
-    split; applies to the tile and skinny paths)."""
+    the tile path; ``tiny``: True / False forces the tiny kernel on / off (None: ``tiny_fits``);
+    ``tile``: "big" / "small" forces the tile shape; ``split``: forces S (1: never split; applies
+    to the tile and skinny paths)."""
 
     odd: str = "pad"
     skinny: bool = True
     tile: Optional[str] = None
     split: Optional[int] = None
+    tiny: Optional[bool] = None
 
     def __post_init__(self) -> None:
         if self.odd not in ("pad", "scalar"):
@@ -146,7 +170,7 @@ class Launch:
 
     @property
     def block(self) -> tuple[int, int, int]:
-        return (self.kernel.threads, 1, 1)
+        return self.kernel.block
 
     @property
     def smem(self) -> int:
@@ -157,7 +181,7 @@ class Launch:
 class Plan:
     """Everything one call launches, in order, and the workspace it needs (floats per buffer)."""
 
-    path: str  # "skinny-M", "skinny-N", "vector", "padded", "scalar"
+    path: str  # "skinny-M", "skinny-N", "tiny", "vector", "padded", "scalar"
     M: int
     N: int
     K: int
@@ -231,16 +255,38 @@ def sm_balance(tiles: int, sm_count: int) -> float:
     return (tiles / sm_count) / _cdiv(tiles, sm_count)
 
 
-def choose_tile(M: int, N: int, sm_count: int) -> str:
-    """"small" (64 x 64) when 128 x 128 tiles are fewer than the SMs, or when 64 x 64 tiles balance
-    the SMs better by more than the big tile's per-tile advantage (BIG_TILE_ADVANTAGE); else "big"."""
-    big, small = paths.BIG, paths.TILES["small"]
-    t_big = _cdiv(M, big["BM"]) * _cdiv(N, big["BN"])
-    t_small = _cdiv(M, small["BM"]) * _cdiv(N, small["BN"])
-    if t_big < sm_count:
-        return "small"
-    gain = sm_balance(t_small, sm_count) - sm_balance(t_big, sm_count)
-    return "small" if gain > BIG_TILE_ADVANTAGE else "big"
+def k_efficiency(K: int, bk: int) -> float:
+    """Useful share of the K-steps a tile kernel runs: it steps BK at a time, zero-filling past K
+    (K = 16 with BK = 32 does twice the FMAs it needs)."""
+    return K / (_cdiv(K, bk) * bk)
+
+
+def tile_option(M: int, N: int, K: int, tile: str, machine: Machine, vec: int = 1
+                ) -> tuple[int, float]:
+    """(S, score) of running this shape on ``tile``: the K-slices the split rule gives it and
+    sm_balance of the resulting blocks (tiles x S) times k_efficiency. Slots (a compiled kernel's
+    occupancy) are asked for only when the tiles are few enough to split."""
+    p = paths.TILES[tile]
+    tiles = _cdiv(M, p["BM"]) * _cdiv(N, p["BN"])
+    if tiles >= SPLIT_MAX_BUSY_FRACTION * machine.sm_count:
+        S = 1
+    else:
+        probe = paths.tile_kernel(tile, vec, vec)
+        S, _ = tile_split(tiles, K, machine.slots(probe), p["BK"], None, machine.sm_count)
+    return S, sm_balance(tiles * S, machine.sm_count) * k_efficiency(K, p["BK"])
+
+
+def choose_tile(M: int, N: int, K: int, machine: Machine, vec: int = 1) -> str:
+    """"big" or "small" (64 x 64). When exactly one of them needs split-K to give half the SMs a
+    block, the other (a split costs a reduction pass and a workspace round trip: measured slower
+    than up to half the SMs idle, SPLIT_MAX_BUSY_FRACTION). Otherwise the small tile only when its
+    score (SM balance x useful K-steps, ``tile_option``) beats the big tile's by more than the big
+    tile's per-FMA advantage (BIG_TILE_ADVANTAGE)."""
+    s_big, big = tile_option(M, N, K, "big", machine, vec)
+    s_small, small = tile_option(M, N, K, "small", machine, vec)
+    if (s_big > 1) != (s_small > 1):
+        return "small" if s_big > 1 else "big"
+    return "small" if small > (1 + BIG_TILE_ADVANTAGE) * big else "big"
 
 
 def tile_split(tiles: int, K: int, slots: int, bk: int, forced: Optional[int] = None,
@@ -288,7 +334,38 @@ def plan(M: int, N: int, K: int, machine: Machine, ops: Operands = Operands(),
     check_shape(M, N, K)
     if policy.skinny and (N <= SKINNY or M <= SKINNY_M):
         return _skinny_plan(M, N, K, machine, ops, policy, "n" if N <= SKINNY else "m")
+    if policy.tiny or (policy.tiny is None and policy.tile is None and policy.split is None
+                       and tiny_fits(M, N, K, machine)):
+        return _tiny_plan(M, N, K)
     return _tile_plan(M, N, K, machine, ops, policy)
+
+
+def tiny_blocks(M: int, N: int) -> int:
+    by, bx = paths.TINY.tile
+    return _cdiv(M, by) * _cdiv(N, bx)
+
+
+def tiny_fits(M: int, N: int, K: int, machine: Machine) -> bool:
+    """K at most TINY_MAX_K, M*N*K at most TINY_MAX_MNK, and the tiny kernel's blocks within one
+    wave of resident blocks. The wave is checked last: it compiles the kernel for its occupancy,
+    and most shapes fail before it (or on an upper bound of the wave: 2048 threads per SM,
+    NVIDIA's limit since Volta)."""
+    if K > TINY_MAX_K or M * N * K > TINY_MAX_MNK:
+        return False
+    blocks = tiny_blocks(M, N)
+    if blocks > machine.sm_count * (2048 // paths.TINY.threads):
+        return False
+    return blocks <= machine.slots(paths.TINY)
+
+
+def _tiny_plan(M: int, N: int, K: int) -> Plan:
+    by, bx = paths.TINY.tile
+    grid = (_cdiv(N, bx), _cdiv(M, by), 1)
+    _check_grid(paths.TINY.name, grid, M, N, K)
+    main = Launch(paths.TINY, grid, (M, N, K, "alpha", "A", "B", "beta", "C"))
+    why = (f"{grid[0] * grid[1]} blocks of {by}x{bx}, one wave, K = {K} <= {TINY_MAX_K}: one "
+           f"launch, 4-byte loads, no copies")
+    return Plan("tiny", M, N, K, (main,), 0, 1, {}, why)
 
 
 def _pow2_at_least(x: int) -> int:
@@ -345,7 +422,7 @@ def _tile_plan(M: int, N: int, K: int, machine: Machine, ops: Operands, policy: 
             notes.append("4-byte loads" + ("" if policy.odd == "scalar" else
                                            " (the copies would cost more than they save)"))
             pad_a = pad_b = False
-    tile = policy.tile or choose_tile(M, N, machine.sm_count)
+    tile = policy.tile or choose_tile(M, N, K, machine, vec)
     p = paths.TILES[tile]
     tiles = _cdiv(M, p["BM"]) * _cdiv(N, p["BN"])
     # The epilogue's 16-byte stores need C's row pitch (N; or the workspace's, also N) a multiple

@@ -209,12 +209,13 @@ class PreparedGemm:
         return maps
 
 
-def prepare(rung: RungLike, M: int, N: int, K: int, backend: str = "nvrtc"
+def prepare(rung: RungLike, M: int, N: int, K: int, backend: str | None = None
             ) -> Callable[..., None]:
     """Compile (or load) ``rung`` for M x N x K once; the result launches it on call.
 
-    ``backend`` is the compiler ("nvrtc" or "nvcc"). The abstract ``autotuned`` rung resolves to
-    its remembered (or freshly tuned) winner and uses the compiler that winner was timed with; the
+    ``backend`` is the compiler ("nvrtc" or "nvcc"; None: NVRTC for a rung, the dispatch rung's
+    own choice for it - nvcc when installed). The abstract ``autotuned`` rung resolves to its
+    remembered (or freshly tuned) winner and uses the compiler that winner was timed with; the
     abstract ``dispatch`` rung returns a ``dispatch_gemm.DispatchedGemm``, which picks its kernels
     by shape (same calling convention, ``rung`` / ``rung_for`` say what runs).
     """
@@ -223,7 +224,7 @@ def prepare(rung: RungLike, M: int, N: int, K: int, backend: str = "nvrtc"
         from gemmlab.runtime.dispatch_gemm import DispatchedGemm
 
         return DispatchedGemm(r, M, N, K, backend=backend)
-    return PreparedGemm(r, M, N, K, backend=backend)
+    return PreparedGemm(r, M, N, K, backend=backend or "nvrtc")
 
 
 _PREPARED: dict[tuple[str, int, int, int, str], Callable[..., None]] = {}
@@ -231,7 +232,7 @@ _PREPARED_MAX = 256
 
 
 def gemm(rung: RungLike, a: Any, b: Any, c: Any, alpha: float = 1.0, beta: float = 0.0,
-         stream: Any = None, backend: str = "nvrtc") -> None:
+         stream: Any = None, backend: str | None = None) -> None:
     """C = alpha * A @ B + beta * C with ``rung``, in place on ``c`` (row-major cupy arrays of
     the rung's dtypes: float32, or uint16 bfloat16 bits for the tensor-core ladder; for the fp8
     rungs A and B are uint8 e4m3 bits, B given N x K, and C = alpha * A @ B^T + beta * C).
