@@ -9,8 +9,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import pytest
-
 from conftest import requires_nvcc
 from gemmlab.kernels import sgemm_rb
 from gemmlab.runtime import nvcc
