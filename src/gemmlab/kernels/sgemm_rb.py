@@ -81,6 +81,11 @@ VARIANTS: tuple[RbVariant, ...] = (
     # quarter of the SM's warps instead of half, and 4 blocks' phases interleave; costs 1.5x the
     # L2 -> SM traffic of 128 x 128.
     RbVariant("rb_128x64x8_t128", 128, 64, 8, 32, 64, 128, P=1, GROUP=0, MINB=4),
+    # The dispatch rung's big tile shape (64 x 128, 4 warps of 32 x 64) in this structure, 4 blocks.
+    RbVariant("rb_64x128x8_t128", 64, 128, 8, 32, 64, 128, P=1, GROUP=0, MINB=4),
+    # 128 x 128 x 8 at 3 blocks of 8 warps would need <= 85 registers: instead one block fewer
+    # warps' worth of cap - 168 registers, 1 block of 256 + room: the uncapped count, for contrast.
+    RbVariant("rb_128x128x8_t256_b1", 128, 128, 8, 32, 64, 256, P=1, GROUP=0, MINB=1),
 )
 
 
