@@ -73,6 +73,22 @@ def square_candidates() -> list[dict]:
     return out
 
 
+def wide_candidates() -> list[dict]:
+    """cuBLAS's own FP32 shape on the H100 (ncu: sm80_xmma_gemm_f32f32..._tilesize256x128x8_stage3
+    _warpsize4x2x1: 8 warps of 64 x 64, 128 accumulators per lane, one block per SM) and its
+    neighbours, at the shallow K-steps (BK 8) the default space leaves out."""
+    out = []
+    for (bm, bn), (bk, st), wni in itertools.product(
+            [(256, 128), (128, 256), (128, 128)], ((8, 2), (8, 3), (8, 4), (16, 2), (16, 3)), (2, 4)):
+        for wm, wn in ((64, 64), (128, 32), (32, 128)):
+            nt = (bm // wm) * (bn // wn) * 32
+            if nt not in (128, 256) or not _valid(bm, bn, bk, wm, wn, wni, nt, st):
+                continue
+            out.append(dict(BM=bm, BN=bn, BK=bk, WM=wm, WN=wn, WNITER=wni, TM=8, TN=4, NT=nt,
+                            STAGES=st, GROUP=0, MINB=0))
+    return out
+
+
 def tiny_candidates() -> list[dict]:
     out = []
     for (bm, bn), bk in itertools.product([(32, 32), (32, 64), (64, 32), (64, 64)], (8, 16)):
@@ -97,12 +113,15 @@ def _parse(argv):
     p.add_argument("--rep-ms", type=float, default=30.0)
     p.add_argument("--list", action="store_true")
     p.add_argument("--limit", type=int, default=0, help="first N square candidates only")
+    p.add_argument("--space", choices=("default", "wide"), default="default",
+                   help="square candidates: the default space, or cuBLAS-like 128-accumulator tiles")
     return p.parse_args(argv)
 
 
 def main(argv=None) -> int:
     args = _parse(argv)
-    sq, tiny = square_candidates(), tiny_candidates()
+    sq = square_candidates() if args.space == "default" else wide_candidates()
+    tiny = tiny_candidates()
     if args.limit:
         sq = sq[:args.limit]
     if args.list:
