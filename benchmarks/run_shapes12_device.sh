@@ -36,7 +36,8 @@ elapsed() { echo $(( $(date +%s) - START )); }
 
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 nvidia-smi > "$OUT/device.txt" 2>&1 || echo "nvidia-smi failed" > "$OUT/device.txt"
-echo "== $(date -u +%FT%TZ) issue #12 dispatch rung on ${GPU:-unknown GPU}, git $(git rev-parse --short HEAD 2>/dev/null)"
+# The commit, and how many paths differ from it: a copied working tree may carry a stale .git.
+echo "== $(date -u +%FT%TZ) issue #12 dispatch rung on ${GPU:-unknown GPU}, git $(git rev-parse --short HEAD 2>/dev/null) ($(git status --porcelain 2>/dev/null | wc -l) paths differ from it)"
 
 echo "== 0/5 compile every dispatch kernel with nvcc, in parallel, into the kernel cache"
 $PY - <<'PYEOF'
