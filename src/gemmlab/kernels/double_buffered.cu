@@ -59,18 +59,8 @@ __device__ __forceinline__ void double_buffered_ld(int M, int N, int K, int lda,
 
     const WT wt;
     const int tid = threadIdx.x;
-    // Which tile of C this block computes. GROUP = 0: blockIdx as is (x along N, y along M).
-    // GROUP > 0: consecutive blocks walk down a band of GROUP tile-rows before moving right, so
-    // the blocks resident at one time share fewer distinct rows of A and columns of B (L2 reuse).
-    int tile_m = blockIdx.y, tile_n = blockIdx.x;
-    if constexpr (GROUP > 0) {
-        const int id = blockIdx.y * gridDim.x + blockIdx.x;
-        const int per_band = GROUP * gridDim.x;
-        const int first_m = (id / per_band) * GROUP;
-        const int band_rows = min(int(gridDim.y) - first_m, GROUP);
-        tile_m = first_m + (id % per_band) % band_rows;
-        tile_n = (id % per_band) / band_rows;
-    }
+    int tile_m, tile_n;  // which tile of C (GROUP > 0: banded order for L2 reuse)
+    block_tile<GROUP>(tile_m, tile_n);
     const int row0 = tile_m * BM, col0 = tile_n * BN;
 
     // Element (m, k) of A's tile lives at As[m * BK + swz(m, k / 4) * 4 + k % 4].

@@ -101,15 +101,8 @@ __device__ __forceinline__ void sgemm_rb(int M, int N, int K, int lda, int ldb, 
     if (dynamic_smem_bytes() < unsigned(G::SMEM_BYTES)) __trap();  // launched with too little
 
     const int tid = threadIdx.x;
-    int tile_m = blockIdx.y, tile_n = blockIdx.x;
-    if constexpr (GROUP > 0) {
-        const int id = blockIdx.y * gridDim.x + blockIdx.x;
-        const int per_band = GROUP * gridDim.x;
-        const int first_m = (id / per_band) * GROUP;
-        const int band_rows = min(int(gridDim.y) - first_m, GROUP);
-        tile_m = first_m + (id % per_band) % band_rows;
-        tile_n = (id % per_band) / band_rows;
-    }
+    int tile_m, tile_n;  // which tile of C (GROUP > 0: banded order for L2 reuse)
+    block_tile<GROUP>(tile_m, tile_n);
     const int row0 = tile_m * BM, col0 = tile_n * BN;
 
     // ---- global -> register staging: what this thread copies, computed once ----------------
