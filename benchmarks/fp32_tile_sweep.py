@@ -104,6 +104,18 @@ def label(p: dict) -> str:
             f"_s{p['STAGES']}_b{p['MINB']}" + (f"_g{p['GROUP']}" if p["GROUP"] else ""))
 
 
+def report(res: dict, cublas_s: float, where: str, name: str, scale: float, extra) -> dict:
+    """Add % of cuBLAS to a timed result and print its line (ms at scale 1e3, us at 1e6)."""
+    if "median_s" not in res:
+        print(f"{where} {name:<44} {res['error']}", flush=True)
+        return res
+    res["pct_of_cublas"] = 100 * cublas_s / res["median_s"]
+    unit = "ms" if scale == 1e3 else "us"
+    print(f"{where} {name:<44} {res['median_s'] * scale:9.4f} {unit} {res['pct_of_cublas']:5.1f}%  "
+          f"{extra(res)}", flush=True)
+    return res
+
+
 def _parse(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--json", dest="json_path", default=None)
@@ -218,14 +230,8 @@ def main(argv=None) -> int:
             except Exception as e:  # noqa: BLE001 - a probe reports every failure and goes on
                 res = {"error": f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"}
             res.update(cfg=p, label=name, cublas_s=cub[-1])
-            if "median_s" in res:
-                res["pct_of_cublas"] = 100 * cub[-1] / res["median_s"]
-                print(f"4096^3 {name:<40} {res['median_s'] * 1e3:7.3f} ms "
-                      f"{res['pct_of_cublas']:5.1f}%  regs {res['regs']} local {res['local_bytes']}"
-                      f" blocks/SM {res['blocks_per_sm']}", flush=True)
-            else:
-                print(f"4096^3 {name:<40} {res['error']}", flush=True)
-            return res
+            return report(res, cub[-1], "4096^3", name, 1e3, lambda r: (
+                f"regs {r['regs']} local {r['local_bytes']} blocks/SM {r['blocks_per_sm']}"))
 
         for i, p in enumerate(sq):
             if i % 8 == 0:
@@ -269,13 +275,7 @@ def main(argv=None) -> int:
                     res = {"error": f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"}
                 res.update(shape=[M, N, K], label=name, cublas_s=cub_s,
                            ran=run.rung_for(a, b, c).name if run is not None else "")
-                if "median_s" in res:
-                    res["pct_of_cublas"] = 100 * cub_s / res["median_s"]
-                    print(f"{M}x{N}x{K} {name:<40} {res['median_s'] * 1e3:8.4f} ms "
-                          f"{res['pct_of_cublas']:5.1f}%  {res['ran']}", flush=True)
-                else:
-                    print(f"{M}x{N}x{K} {name:<40} {res['error']}", flush=True)
-                confirm.append(res)
+                confirm.append(report(res, cub_s, f"{M}x{N}x{K}", name, 1e3, lambda r: r["ran"]))
             del a, b, ref, c
             cupy.get_default_memory_pool().free_all_blocks()
         out["confirm"] = confirm
@@ -312,13 +312,8 @@ def main(argv=None) -> int:
             except Exception as e:  # noqa: BLE001
                 res = {"error": f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"}
             res.update(label=name, cublas_s=cub_s)
-            if "median_s" in res:
-                res["pct_of_cublas"] = 100 * cub_s / res["median_s"]
-                print(f"127^3 {name:<44} {res['median_s'] * 1e6:7.2f} us {res['pct_of_cublas']:5.1f}%"
-                      f"  (cuBLAS {cub_s * 1e6:.2f} us)", flush=True)
-            else:
-                print(f"127^3 {name:<44} {res['error']}", flush=True)
-            rows.append(res)
+            rows.append(report(res, cub_s, "127^3", name, 1e6,
+                               lambda r: f"(cuBLAS {cub_s * 1e6:.2f} us)"))
         out["tiny_127"] = rows
         print(f"tiny part done at {time.perf_counter() - t0:.0f} s", flush=True)
 
