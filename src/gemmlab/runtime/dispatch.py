@@ -87,7 +87,9 @@ TINY_MAX_K = 256
 # 255^3 (16.6M FMAs: 14.8 vs 31.0 us, the tiles unsplit on 4-byte loads) and lost at 300x520x136
 # (21.2M: 12.7 vs 10.0 us) - benchmarks/dispatch_compare.py, shapes-dispatch-h100-2026-11-23/v3.
 TINY_MAX_MNK = 2**24
-MIN_SLICE_K = 128  # rows of K per split-K slice, at least (8 pipeline steps of BK = 16)
+# Rows of K per split-K slice, at least: 8 pipeline steps of the small tile's BK = 16, 4 of the big
+# tile's 32 (its 2-stage ring is full after one).
+MIN_SLICE_K = 128
 SKINNY_MIN_SLICE_K = 256  # skinny kernels: one staged chunk (skinny_n), 8 steps per warp (skinny_m)
 # Skinny split-K: the workspace is written and read once more (2 * S * M * N floats); keep that
 # within this fraction of the operands' bytes, the time the kernel is there to spend.
