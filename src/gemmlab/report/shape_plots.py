@@ -20,7 +20,7 @@ from matplotlib.colors import TwoSlopeNorm  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from gemmlab.report.plots import COLOR_FAILED  # noqa: E402
-from gemmlab.shapes.shapemap import ShapeMap, ShapePoint, is_skinny  # noqa: E402
+from gemmlab.shapes.shapemap import ShapeMap, ShapePoint, is_skinny, pct_text  # noqa: E402
 
 CMAP = "RdYlGn"
 PCT_MAX = 120.0  # the colour scale stops here; above it the cell is as green as it gets
@@ -44,7 +44,8 @@ def cell_text(p: ShapePoint) -> str:
     text = f"{p.shape.M}×{p.shape.N}×{p.shape.K}\n"
     if not p.rung_correct:
         return text + "WRONG"
-    text += "–" if p.pct is None else f"{p.pct:.0f}%"
+    # one decimal, as the table prints it: 84.7% must not read as the 85% target
+    text += pct_text(p.pct)
     if is_skinny(p.cls) and p.pct_of_copy is not None:
         text += f"\n{p.pct_of_copy:.0f}% of copy"
     return text
