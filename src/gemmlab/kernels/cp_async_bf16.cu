@@ -27,6 +27,7 @@
 // guarded 2-byte loads (tc::load_chunk<0>) and stored into the same swizzled slot synchronously;
 // the ring, the barriers and the compute are identical, only the copies are not asynchronous.
 #include "tc_common.cuh"
+#include "block_order.cuh"
 
 namespace gemmlab {
 namespace cpa {
@@ -99,17 +100,8 @@ __device__ __forceinline__ void cp_async_bf16(int M, int N, int K, float alpha,
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     const int wm = warp / WARPS_N, wn = warp % WARPS_N;
 
-    // Which tile of C this block computes. GROUP = 0: blockIdx as is (x along N, y along M).
-    // GROUP > 0: block id walks down a band of GROUP tile-rows, then right (L2 reuse).
-    int tile_m = blockIdx.y, tile_n = blockIdx.x;
-    if constexpr (GROUP > 0) {
-        const int id = blockIdx.y * gridDim.x + blockIdx.x;
-        const int per_band = GROUP * gridDim.x;
-        const int first_m = (id / per_band) * GROUP;
-        const int band_rows = min(int(gridDim.y) - first_m, GROUP);
-        tile_m = first_m + (id % per_band) % band_rows;
-        tile_n = (id % per_band) / band_rows;
-    }
+    int tile_m, tile_n;  // which tile of C (GROUP > 0: banded order for L2 reuse)
+    block_tile<GROUP>(tile_m, tile_n);
     const int row0 = tile_m * BM, col0 = tile_n * BN;
 
     char* const smem = reinterpret_cast<char*>(cpa_smem);

@@ -8,6 +8,7 @@
 //   Index arithmetic is 32-bit; the launcher refuses shapes with more than 2^31 - 1 elements.
 // No CUDA headers are included: NVRTC compiles these sources as they are.
 #pragma once
+#include "block_order.cuh"
 
 namespace gemmlab {
 
@@ -76,23 +77,6 @@ __device__ __forceinline__ void sts4(float* p, float4 v) { *reinterpret_cast<flo
 __device__ __forceinline__ float get(const float4& v, int i) {
     // i is always a compile-time constant after unrolling, so this folds to one register.
     return i == 0 ? v.x : (i == 1 ? v.y : (i == 2 ? v.z : v.w));
-}
-
-// Which tile of C this block computes. GROUP = 0: blockIdx as is (x along N, y along M).
-// GROUP > 0: consecutive blocks walk down a band of GROUP tile-rows before moving right, so the
-// blocks resident at one time share fewer distinct rows of A and columns of B (L2 reuse).
-template <int GROUP>
-__device__ __forceinline__ void block_tile(int& tile_m, int& tile_n) {
-    tile_m = blockIdx.y;
-    tile_n = blockIdx.x;
-    if constexpr (GROUP > 0) {
-        const int id = blockIdx.y * gridDim.x + blockIdx.x;
-        const int per_band = GROUP * gridDim.x;
-        const int first_m = (id / per_band) * GROUP;
-        const int band_rows = min(int(gridDim.y) - first_m, GROUP);
-        tile_m = first_m + (id % per_band) % band_rows;
-        tile_n = (id % per_band) / band_rows;
-    }
 }
 
 }  // namespace gemmlab
