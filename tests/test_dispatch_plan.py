@@ -255,7 +255,7 @@ def test_policies_select_the_alternatives():
     p = plan(1024, 1024, 1024, policy=D.Policy(tiny=True))  # forced on past its bounds
     assert p.path == "tiny" and p.main_launch.grid == (32, 128, 1)
     for bad, msg in ((dict(odd="guess"), "odd="), (dict(tile="huge"), "tile="), (dict(split=0), "split="),
-                     (dict(split=True), "split=")):
+                     (dict(split=True), "split="), (dict(tiny="yes"), "tiny="), (dict(tiny=1.0), "tiny=")):
         with pytest.raises(InputError, match=msg):
             D.Policy(**bad)
 

@@ -143,6 +143,8 @@ class Policy:
                                        or not 1 <= self.split <= _GRID_YZ_MAX):
             raise InputError(f"dispatch policy split={self.split!r}: expected an integer in 1.."
                              f"{_GRID_YZ_MAX}")
+        if self.tiny is not None and not isinstance(self.tiny, bool):
+            raise InputError(f"dispatch policy tiny={self.tiny!r}: expected True, False or None")
 
 
 @dataclass(frozen=True)
