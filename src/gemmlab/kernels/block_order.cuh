@@ -1,24 +1,30 @@
-// The order in which blocks take the tiles of C, shared by the FP32 tile kernels and the BF16
-// cp.async rung. Needs nothing but CUDA's built-in variables (no CUDA header: NVRTC compiles it).
+// The order in which blocks (or persistent CTAs) take the tiles of C, shared by the FP32 tile
+// kernels, the BF16 cp.async rung and the persistent BF16 / FP8 rungs. Needs nothing but CUDA's built-in variables (no CUDA header: NVRTC compiles it).
 #pragma once
 
 namespace gemmlab {
 
-// Which tile of C this block computes. GROUP = 0: blockIdx as is (x along N, y along M).
-// GROUP > 0: consecutive blocks walk down a band of GROUP tile-rows before moving right, so the
-// blocks resident at one time share fewer distinct rows of A and columns of B (L2 reuse).
+// Tile u of a banded order over a rows x cols grid of tiles -> (m, n): bands of `group` rows are
+// finished column by column before the next band starts, so the tiles in flight at one time share
+// fewer distinct rows of A and columns of B (L2 reuse). The last band may be shorter.
+__device__ __forceinline__ void grouped_tile(int u, int rows, int cols, int group, int& m, int& n) {
+    const int per_band = group * cols;
+    const int first = (u / per_band) * group;
+    const int height = min(group, rows - first);
+    const int in_band = u % per_band;
+    m = first + in_band % height;
+    n = in_band / height;
+}
+
+// Which tile of C this block computes. GROUP = 0: blockIdx as is (x along N, y along M);
+// GROUP > 0: the banded order above over the grid, block id as u.
 template <int GROUP>
 __device__ __forceinline__ void block_tile(int& tile_m, int& tile_n) {
     tile_m = blockIdx.y;
     tile_n = blockIdx.x;
-    if constexpr (GROUP > 0) {
-        const int id = blockIdx.y * gridDim.x + blockIdx.x;
-        const int per_band = GROUP * gridDim.x;
-        const int first_m = (id / per_band) * GROUP;
-        const int band_rows = min(int(gridDim.y) - first_m, GROUP);
-        tile_m = first_m + (id % per_band) % band_rows;
-        tile_n = (id % per_band) / band_rows;
-    }
+    if constexpr (GROUP > 0)
+        grouped_tile(blockIdx.y * gridDim.x + blockIdx.x, gridDim.y, gridDim.x, GROUP, tile_m,
+                     tile_n);
 }
 
 }  // namespace gemmlab

@@ -20,6 +20,7 @@
 //
 // Shapes and alignment: as ws_bf16 (K % 8 == 0, N % 8 == 0, 16-byte aligned A and B, any M).
 #include "tc_common.cuh"
+#include "block_order.cuh"
 
 namespace gemmlab {
 
@@ -29,18 +30,6 @@ __device__ __forceinline__ void wgmma_bf16_nn(float (&d)[BN / 2], unsigned long 
     if constexpr (BN == 256) tc::wgmma_m64n256k16_bf16<1>(d, a, b, 1);
     else if constexpr (BN == 128) tc::wgmma_m64n128k16_bf16<1>(d, a, b, 1);
     else tc::wgmma_m64n64k16_bf16<1>(d, a, b, 1);
-}
-
-// Tile u of the grouped order -> (cluster-row, column): GROUP cluster-rows of tiles are
-// finished column by column before the next band starts.
-__device__ __forceinline__ void grouped_tile(int u, int rows, int cols, int group, int& m,
-                                             int& n) {
-    const int per_band = group * cols;
-    const int band = u / per_band, first = band * group;
-    const int height = min(group, rows - first);
-    const int in_band = u % per_band;
-    m = first + in_band % height;
-    n = in_band / height;
 }
 
 template <int BM, int BN, int BK, int STAGES, int CLUSTER, int GROUP, int EPI_PIECE, int OUT_F32>

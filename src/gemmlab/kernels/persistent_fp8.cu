@@ -26,6 +26,7 @@
 // Shapes and alignment: K % 16 == 0 (A's and B's rows are K bytes apart: TMA needs 16-byte
 // pitches), any M and N; A, B 16-byte aligned (C too for the TMA store).
 #include "tc_common.cuh"
+#include "block_order.cuh"
 
 namespace gemmlab {
 
@@ -35,18 +36,6 @@ __device__ __forceinline__ void wgmma_fp8_tn(float (&d)[BN / 2], unsigned long l
                                              unsigned long long b) {
     if constexpr (BN == 256) tc::wgmma_m64n256k32_e4m3(d, a, b, 1);
     else tc::wgmma_m64n128k32_e4m3(d, a, b, 1);
-}
-
-// Tile u of the grouped order -> (cluster-row, column): GROUP cluster-rows of tiles are
-// finished column by column before the next band starts (as persistent_bf16).
-__device__ __forceinline__ void grouped_tile_fp8(int u, int rows, int cols, int group, int& m,
-                                                 int& n) {
-    const int per_band = group * cols;
-    const int band = u / per_band, first = band * group;
-    const int height = min(group, rows - first);
-    const int in_band = u % per_band;
-    m = first + in_band % height;
-    n = in_band / height;
 }
 
 template <int BM, int BN, int BK, int STAGES, int CLUSTER, int GROUP, int EPI_PIECE>
@@ -96,7 +85,7 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
             int it = 0;  // stage uses so far, across tiles
             for (int u = cluster_id; u < units; u += clusters) {
                 int um, un;
-                grouped_tile_fp8(u, units_m, tiles_n, GROUP, um, un);
+                grouped_tile(u, units_m, tiles_n, GROUP, um, un);
                 const int row0 = (um * CLUSTER + rank) * BM, col0 = un * BN;
                 for (int kt = 0; kt < nk; ++kt, ++it) {
                     const int s = it % STAGES;
@@ -122,7 +111,7 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
         int it = 0;
         for (int u = cluster_id; u < units; u += clusters) {
             int um, un;
-            grouped_tile_fp8(u, units_m, tiles_n, GROUP, um, un);
+            grouped_tile(u, units_m, tiles_n, GROUP, um, un);
             const int row0 = (um * CLUSTER + rank) * BM, col0 = un * BN;
             float d[BN / 2];
 #pragma unroll
