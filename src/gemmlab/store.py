@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional

@@ -20,13 +20,13 @@ import logging
 import math
 import os
 import statistics
-import tempfile
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Optional, Protocol, Sequence
 
 from gemmlab.errors import InputError, ToolMissing, UserError
+from gemmlab.fileio import write_atomic
 
 log = logging.getLogger(__name__)
 
@@ -113,16 +113,7 @@ def save_measurement(m: CeilingMeasurement, path: Optional[Path] = None) -> Path
     entry = store["gpus"].setdefault(m.gpu, {"latest": None, "history": []})
     entry["latest"] = m.to_dict()
     entry.setdefault("history", []).append(m.to_dict())
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".ceilings-", suffix=".json", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(store, f, indent=2)
-            f.write("\n")
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    write_atomic(path, json.dumps(store, indent=2) + "\n", make_parents=True)
     log.info("stored ceilings of %s in %s", m.gpu, path)
     return path
 

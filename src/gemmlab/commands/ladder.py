@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from gemmlab.shared_files import write_atomic
+from gemmlab.fileio import write_new
 from typing import Annotated, Any, Callable, Optional, Sequence
 
 import typer
@@ -126,14 +126,10 @@ def keep(result: dict, kind: str, meta: dict, *, db: Optional[Path], no_store: b
 
 def write_out(out: Path, text: str, force: bool) -> None:
     """Write ``text`` to ``out``; without ``force`` an existing file is never replaced."""
-    if not force:
-        try:
-            with open(out, "x", encoding="utf-8") as f:
-                f.write(text + "\n")
-        except FileExistsError:
-            raise InputError(f"--out {out}: file exists; pass --force to replace it") from None
-        return
-    write_atomic(out, (text + "\n").encode("utf-8"))
+    try:
+        write_new(out, text + "\n", force=force)
+    except FileExistsError:
+        raise InputError(f"--out {out}: file exists; pass --force to replace it") from None
 
 
 def _require_gpu() -> None:

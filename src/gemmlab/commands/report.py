@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gemmlab.shared_files import write_atomic
+from gemmlab.fileio import write_atomic
 from typing import Annotated, Optional
 
 import typer

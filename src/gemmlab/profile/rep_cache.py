@@ -20,10 +20,11 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
+
+from gemmlab.fileio import write_atomic
 
 log = logging.getLogger(__name__)
 
@@ -101,23 +102,11 @@ def put(k: Optional[Key], payload: dict) -> None:
     if k is None:
         return
     entry = {"version": VERSION, "sha256": k.digest, "size": k.size, "mtime_ns": k.mtime_ns, "payload": payload}
-    tmp = None
     try:
-        k.folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=k.folder)
-        with os.fdopen(fd, "w") as f:
-            json.dump(entry, f, separators=(",", ":"))
-        os.replace(tmp, k.path)
-        tmp = None
+        write_atomic(k.path, json.dumps(entry, separators=(",", ":")), make_parents=True)
         _prune(k.folder)
     except OSError as e:
         log.debug("ncu-rep cache: cannot write %s (%s)", k.path, e)
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
 
 
 def _prune(where: Path) -> None:

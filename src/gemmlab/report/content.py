@@ -210,7 +210,7 @@ def _text(item: Any) -> str:
         for k in ("text", "summary", "action", "title"):
             if item.get(k):
                 return str(item[k])
-        return "; ".join(f"{k}: {_fmt_value(v)}" for k, v in item.items())
+        return "; ".join(f"{k}: {v:.4g}" if isinstance(v, float) else f"{k}: {v}" for k, v in item.items())
     return str(item)
 
 

@@ -9,12 +9,11 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-
-from gemmlab.shared_files import temp_beside
 from typing import TYPE_CHECKING, Sequence
 
 from gemmlab.analysis.roofline import Ceilings, Placement
 from gemmlab.errors import InputError
+from gemmlab.fileio import atomic_output
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -91,13 +90,8 @@ def save_figure(fig: "Figure", path: str | os.PathLike[str], *, overwrite: bool 
         out = _check_path(path, overwrite)
         fmt = out.suffix.lower().lstrip(".")
         # Write next to the target, then rename: a failed save never leaves half a file behind.
-        tmp = temp_beside(out, suffix=out.suffix)
-        try:
+        with atomic_output(out, suffix=out.suffix) as tmp:
             fig.savefig(tmp, format=fmt, dpi=dpi, bbox_inches="tight")
-            os.replace(tmp, out)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
     finally:
         plt.close(fig)
     log.info("wrote plot %s", out)

@@ -103,13 +103,13 @@ def load_records(path: Path | None = None) -> dict[str, dict[str, Any]]:
 
 
 def _store(result: TuneResult, path: Path | None = None) -> None:
-    from gemmlab.runtime.compile import atomic_write
+    from gemmlab.fileio import write_atomic
 
     path = path or record_path()
     entries = load_records(path)
     entries[_key(result.device, result.arch, result.bucket)] = asdict(result)
     blob = json.dumps({"schema": _SCHEMA, "entries": entries}, indent=1, sort_keys=True)
-    atomic_write(path, blob.encode("utf-8"))
+    write_atomic(path, blob, make_parents=True)
 
 
 def lookup(M: int, N: int, K: int, device: str, arch: str,

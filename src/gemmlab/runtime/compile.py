@@ -11,7 +11,7 @@ version), so editing a kernel, changing a flag, moving to another GPU generation
 the compiler each produce a new entry, never a stale hit. The source text hashed is the
 self-contained translation unit (local includes already inlined by gemmlab.kernels.source), so
 an edit to a shared header changes the key too. Files are written to a temporary name and
-renamed into place (atomic on POSIX), so concurrent processes never read half a cubin.
+renamed into place (``gemmlab.fileio``), so concurrent processes never read half a cubin.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 from gemmlab.errors import InputError, UserError
+from gemmlab.fileio import write_atomic
 from gemmlab.kernels.registry import Rung
 from gemmlab.kernels.source import translation_unit
 
@@ -65,24 +66,6 @@ def cache_key(source: str, options: Sequence[str], arch: str, compiler_id: str) 
     """Hex SHA-256 of everything that shapes the binary."""
     blob = json.dumps([source, list(options), arch, compiler_id], ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same directory + rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 _LOG_LINE = re.compile(r"\((\d+)\): (?:catastrophic )?(?:error|warning)")
@@ -210,11 +193,11 @@ def compile_cubin(source: str, *, arch: str, compiler: Compiler, name: str = "ke
     t0 = time.perf_counter()
     cubin = compiler.compile(source, options, arch, name)
     seconds = time.perf_counter() - t0
-    atomic_write(path, cubin)
+    write_atomic(path, cubin, make_parents=True)
     meta = {"name": name, "arch": arch, "options": list(options), "compiler": compiler.version,
             "source_sha256": hashlib.sha256(source.encode()).hexdigest(),
             "compile_seconds": seconds, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-    atomic_write(path.with_suffix(".json"), json.dumps(meta, indent=1).encode())
+    write_atomic(path.with_suffix(".json"), json.dumps(meta, indent=1))
     log.info("compiled %s for %s with %s in %.2f s -> %s", name, arch, compiler.version,
              seconds, path)
     return path

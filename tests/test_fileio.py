@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from gemmlab.shared_files import write_atomic
+from gemmlab.fileio import write_atomic
 
 
 @pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
