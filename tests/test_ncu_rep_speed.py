@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from conftest import NCU_H100
-from gemmlab.profile import ncu_rep, ncu_rep_isolated, needed, rep_cache, rep_strip
+from gemmlab.profile import ncu_rep, ncu_rep_isolated, needed, protobuf, rep_cache, rep_strip
 from gemmlab.profile.load import load
 
 pytest.importorskip("ncu_report")
@@ -374,7 +374,7 @@ def _two_results_in_one_block(data: bytes) -> bytes:
         if kind == "results":
             n = int.from_bytes(b[:4], "little")
             header, payload = b[4:4 + n], b[4 + n:]
-            header = rep_strip._with_varint(header, rep_strip._fields(header), 2, 2)
+            header = protobuf.with_varint(header, protobuf.fields(header), 2, 2)
             header = rep_strip._with_varint(header, rep_strip._fields(header), 5, 2 * len(payload))
             b = len(header).to_bytes(4, "little") + header + payload + payload
         out.append(b)

@@ -32,7 +32,8 @@ from types import ModuleType
 from typing import Optional
 
 from gemmlab.errors import InputError, ToolMissing, UserError
-from gemmlab.profile import needed
+from gemmlab.profile import needed, protobuf
+from gemmlab.profile.protobuf import varint_of
 from gemmlab.profile.records import KernelLaunch, Metric, RuleResult, bare_name
 
 log = logging.getLogger(__name__)
@@ -320,51 +321,12 @@ def _block_headers(path: Path) -> Optional[list[bytes]]:
                 header = f.read(n)
                 if len(header) != n:
                     return None
-                payload = _varint_field(header, 5)  # BlockHeader.PayloadSize
-                if payload is None:
-                    return None
+                payload = varint_of(protobuf.fields(header), 5)  # BlockHeader.PayloadSize
                 headers.append(header)
                 pos += 4 + n + payload
             return headers if pos == size else None
     except (OSError, ValueError, IndexError):
         return None
-
-
-def _varint_field(message: bytes, number: int) -> Optional[int]:
-    """The value of varint field ``number`` in a protobuf message (IndexError/ValueError if malformed)."""
-
-    def varint(i: int) -> tuple[int, int]:
-        value = shift = 0
-        while True:
-            b = message[i]
-            i += 1
-            value |= (b & 0x7F) << shift
-            shift += 7
-            if b < 0x80:
-                return value, i
-            if shift > 63:
-                raise ValueError("varint too long")
-
-    i, found = 0, None
-    while i < len(message):
-        key, i = varint(i)
-        field, wire = key >> 3, key & 7
-        if wire == 0:
-            value, i = varint(i)
-            if field == number:
-                found = value
-        elif wire == 2:
-            n, i = varint(i)
-            i += n
-        elif wire == 5:
-            i += 4
-        elif wire == 1:
-            i += 8
-        else:
-            raise ValueError(f"wire type {wire}")
-    if i != len(message):
-        raise ValueError("message overruns")
-    return found
 
 
 def _action(mod: ModuleType, action, launch_id: int, source: str, keep, units: dict[str, str],

@@ -35,13 +35,16 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
+from gemmlab.profile import protobuf as pb
+from gemmlab.profile.protobuf import Malformed
+
 SECTIONS_FIELD = 17  # ProfileResult: repeated section (identifier, display name, body)
 METRICS_FIELD = 13  # ProfileResult: repeated metric result (name as a string-table index first)
 STRINGS_FIELD = 4  # BlockHeader: the string table (repeated string, field 1)
 _IDENT = re.compile(rb"[A-Za-z][A-Za-z0-9_]*")
 
 
-class Layout(Exception):
+class Layout(Malformed):
     """The file is not laid out as expected."""
 
 
@@ -60,7 +63,7 @@ def lean_copy(path: Path, data: Optional[bytes] = None,
     try:
         data = path.read_bytes() if data is None else data
         pieces = strip_sections(data, keep)
-    except (OSError, Layout):
+    except (OSError, Malformed):
         pieces = None
     if pieces is None:
         yield path
@@ -101,19 +104,19 @@ def strip_sections(data: bytes, keep: Optional[Callable[[str], bool]] = None) ->
         header = data[pos + 4:pos + 4 + n]
         if len(header) != n:
             raise Layout("cut block header")
-        fields = _fields(header)
-        payload_size = _varint_of(fields, 5)
+        fields = pb.fields(header)
+        payload_size = pb.varint_of(fields, 5)
         start = pos + 4 + n
         if start + payload_size > len(data):
             raise Layout("cut block payload")
         block_start, pos = pos, start + payload_size
-        n_sources, n_results = _varint_of(fields, 1), _varint_of(fields, 2)
+        n_sources, n_results = pb.varint_of(fields, 1), pb.varint_of(fields, 2)
         if n_results and not n_sources:
             drop, n_names = _dropped_ids(header, fields, keep) if keep is not None else (frozenset(), 0)
             pieces, size = _lean_results(view[start:pos], n_results, drop, n_names)
             if size != payload_size:
                 removed += payload_size - size
-                header = _with_varint(header, fields, 5, size)
+                header = pb.with_varint(header, fields, 5, size)
                 out += [len(header).to_bytes(4, "little"), header, *pieces]
                 continue
         out.append(view[block_start:pos])
@@ -131,7 +134,7 @@ def _dropped_ids(header: bytes, fields, keep: Callable[[str], bool]) -> tuple[fr
     if cached is not None:
         return cached
     drop = set()
-    entries = _fields(table)
+    entries = pb.fields(table)
     metric_like = 0
     for index, f in enumerate(entries):
         if f[:2] != (1, 2):
@@ -192,7 +195,7 @@ def _without_sections(message: memoryview, drop: frozenset[int] = frozenset(), n
         key = message[i]
         i += 1
         if key >= 0x80:
-            key, i = _varint(message, start)
+            key, i = pb.read_varint(message, start)
         wire = key & 7
         if wire == 2:
             if i >= end:
@@ -204,7 +207,7 @@ def _without_sections(message: memoryview, drop: frozenset[int] = frozenset(), n
                 n = (n & 0x7F) | (message[i + 1] << 7)
                 i += 2
             else:
-                n, i = _varint(message, i)
+                n, i = pb.read_varint(message, i)
             vs = i
             i += n
             if key == _METRIC_KEY:
@@ -225,7 +228,7 @@ def _without_sections(message: memoryview, drop: frozenset[int] = frozenset(), n
                     parts.append(message[kept_from:start])
                 kept_from = i
         elif wire == 0:
-            _, i = _varint(message, i)
+            _, i = pb.read_varint(message, i)
         elif wire == 5:
             i += 4
         elif wire == 1:
@@ -245,7 +248,7 @@ def _metric_name_id(message: memoryview, start: int, end: int) -> int:
     """The name (string-table index) of a metric result: its first field, a varint numbered 1."""
     if start >= end or message[start] != 0x08:
         raise Layout("metric result does not start with its name")
-    value, i = _varint(message, start + 1)
+    value, i = pb.read_varint(message, start + 1)
     if i > end:
         raise Layout("metric result name overruns")
     return value
@@ -255,91 +258,13 @@ def _is_section(wire: int, body: bytes) -> bool:
     """Whether a field-17 entry is a section: fields 1 (identifier) and 2 (display name) first."""
     if wire != 2:
         raise Layout("field 17 is not a message")
-    fields = _fields(body)
+    fields = pb.fields(body)
     if len(fields) < 2 or fields[0][:2] != (1, 2) or fields[1][:2] != (2, 2):
         raise Layout("field 17 does not start with a section's identifier and name")
     ident = bytes(body[fields[0][4]:fields[0][5]])
     if not _IDENT.fullmatch(ident):
         raise Layout("field 17 does not start with a section identifier")
     return True
-
-
-def _varint(b: bytes, i: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        if i >= len(b) or shift > 63:
-            raise Layout("bad varint")
-        c = b[i]
-        i += 1
-        value |= (c & 0x7F) << shift
-        shift += 7
-        if c < 0x80:
-            return value, i
-
-
-def _fields(message: bytes) -> list[tuple[int, int, int, int, int, int, Optional[int]]]:
-    """(number, wire type, start, end, value start, value end, varint value or None) of each
-    top-level field of a protobuf message."""
-    out = []
-    i = 0
-    while i < len(message):
-        start = i
-        key, i = _varint(message, i)
-        number, wire = key >> 3, key & 7
-        value = None
-        if wire == 0:
-            vs = i
-            value, i = _varint(message, i)
-            ve = i
-        elif wire == 2:
-            n, vs = _varint(message, i)
-            ve = i = vs + n
-        elif wire == 5:
-            vs, ve = i, i + 4
-            i = ve
-        elif wire == 1:
-            vs, ve = i, i + 8
-            i = ve
-        else:
-            raise Layout(f"wire type {wire}")
-        if i > len(message) or number == 0:
-            raise Layout("field overruns its message")
-        out.append((number, wire, start, i, vs, ve, value))
-    return out
-
-
-def _varint_of(fields, number: int) -> int:
-    """The (last) value of varint field ``number``; 0 when absent, as protobuf reads it."""
-    value = 0
-    for f in fields:
-        if f[0] == number:
-            if f[1] != 0:
-                raise Layout(f"field {number} is not a varint")
-            value = f[6]
-    return value
-
-
-def _encode_varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def _with_varint(message: bytes, fields, number: int, value: int) -> bytes:
-    """``message`` with varint field ``number`` set to ``value`` (in place of each occurrence)."""
-    parts = []
-    for f in fields:
-        if f[0] == number:
-            parts.append(_encode_varint(number << 3) + _encode_varint(value))
-        else:
-            parts.append(message[f[2]:f[3]])
-    return b"".join(parts)
 
 
 def blocks(data: bytes) -> tuple[bytes, list[tuple[str, bytes]]]:
@@ -350,11 +275,11 @@ def blocks(data: bytes) -> tuple[bytes, list[tuple[str, bytes]]]:
     head, out = data[:pos], []
     while pos < len(data):
         n = int.from_bytes(data[pos:pos + 4], "little")
-        fields = _fields(data[pos + 4:pos + 4 + n])
-        end = pos + 4 + n + _varint_of(fields, 5)
+        fields = pb.fields(data[pos + 4:pos + 4 + n])
+        end = pos + 4 + n + pb.varint_of(fields, 5)
         if end > len(data):
             raise Layout("cut block")
-        kind = "sources" if _varint_of(fields, 1) else "results" if _varint_of(fields, 2) else "other"
+        kind = "sources" if pb.varint_of(fields, 1) else "results" if pb.varint_of(fields, 2) else "other"
         out.append((kind, data[pos:end]))
         pos = end
     return head, out
