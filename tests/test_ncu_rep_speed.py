@@ -375,7 +375,7 @@ def _two_results_in_one_block(data: bytes) -> bytes:
             n = int.from_bytes(b[:4], "little")
             header, payload = b[4:4 + n], b[4 + n:]
             header = protobuf.with_varint(header, protobuf.fields(header), 2, 2)
-            header = rep_strip._with_varint(header, rep_strip._fields(header), 5, 2 * len(payload))
+            header = protobuf.with_varint(header, protobuf.fields(header), 5, 2 * len(payload))
             b = len(header).to_bytes(4, "little") + header + payload + payload
         out.append(b)
     return b"".join(out)
