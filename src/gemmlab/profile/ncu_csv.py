@@ -49,13 +49,6 @@ def launch_from_identity(row: Sequence[str], idx: dict[str, int], source: str, f
     )
 
 
-def read_raw(text: str, source: str) -> list[KernelLaunch]:
-    """Parse ``ncu --page raw --csv`` output (scaled or base units, exported or printed live)."""
-    from gemmlab.profile.load import parse_text  # the one place that detects and dispatches
-
-    return parse_text(text, source)
-
-
 def read_raw_block(block: CsvBlock, source: str, fmt: str = "raw-csv",
                    problems: Optional[list[str]] = None) -> list[KernelLaunch]:
     """Launches of one raw-page block: header, optional units row, one row per launch.

@@ -5,7 +5,7 @@ NVIDIA's ``ncu_report`` that ships with Nsight Compute 2025.3.1 crashes (SIGSEGV
 H100/H200 machines, 2026-11-21, both with CuPy's CUDA context open and inside the ``gemmlab`` CLI
 (typer, rich, numpy, matplotlib loaded), while the same report loads fine in a fresh interpreter.
 A crash would take the user's command down with no message, so gemmlab always reads reports in a
-fresh ``python -m gemmlab.profile.ncu_rep_isolated PATH``, which prints the decoded launches as
+fresh ``python -m gemmlab.profile.ncu_rep_child PATH``, which prints the decoded launches as
 JSON (``ncu_rep.decode``); a user's error in the child comes back as the same one-line error.
 ``GEMMLAB_NCU_REP_ISOLATE=0`` reads in-process (the child itself runs that way).
 
@@ -31,6 +31,7 @@ from gemmlab.errors import InputError, ToolMissing, UserError
 SHARD_BYTES = 8 << 20
 LEAN_SHARD_BYTES = 32 << 20
 MAX_PROCS = 4
+CHILD_MODULE = "gemmlab.profile.ncu_rep_child"  # the program each child runs
 
 
 def isolate() -> bool:
@@ -77,7 +78,7 @@ def read_in_children(path: Path, selection: str, procs: int | None = None,
     k = procs or child_count(path, lean=source != str(path))
     env = dict(os.environ, GEMMLAB_NCU_REP_ISOLATE="0")
     children = [
-        subprocess.Popen([sys.executable, "-m", "gemmlab.profile.ncu_rep_isolated", str(path),
+        subprocess.Popen([sys.executable, "-m", CHILD_MODULE, str(path),
                           "--metrics", selection, "--shard", f"{i}/{k}", "--source", source],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         for i in range(k)
@@ -122,28 +123,3 @@ def _error(source: str, code: int, stderr: str) -> UserError:
     if code == 2:
         return InputError(message)
     return UserError(f"{source}: reading the report in a child process failed ({message})")
-
-
-def main(argv: list[str]) -> int:
-    import argparse
-
-    from gemmlab.profile.ncu_rep import decode
-
-    ap = argparse.ArgumentParser(prog="python -m gemmlab.profile.ncu_rep_isolated")
-    ap.add_argument("path", type=Path)
-    ap.add_argument("--metrics", default="needed", choices=("needed", "all"))
-    ap.add_argument("--shard", default="0/1", help="I/K: decode the launches whose index is I modulo K")
-    ap.add_argument("--source", help="the report's name in errors (default: PATH)")
-    args = ap.parse_args(argv)
-    shard, shards = (int(x) for x in args.shard.split("/"))
-    try:
-        payload = decode(args.path, args.metrics, shard, shards, source=args.source)
-    except UserError as e:
-        print(f"gemmlab: error: {e.message}", file=sys.stderr)
-        return e.code
-    sys.stdout.write(json.dumps(payload, separators=(",", ":")))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
