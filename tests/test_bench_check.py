@@ -10,14 +10,12 @@ import math
 import numpy as np
 import pytest
 
+from gemmlab.bench.bounds import FP32_U, gamma, normwise_bound
 from gemmlab.bench.check import (
-    FP32_U,
     POISON_BITS,
     Checker,
     componentwise_factor,
     evaluate,
-    gamma,
-    normwise_bound,
     poison,
     reference,
 )

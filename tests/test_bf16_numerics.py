@@ -11,7 +11,8 @@ import pytest
 from gemmlab.bench import bf16
 from gemmlab.bench.bf16 import (BF16_U, POISON_BF16, TC_ACCUM_FACTOR, from_bits, round_bf16,
                                 to_bits, tolerance, within)
-from gemmlab.bench.check import FP32_U, Checker, gamma, normwise_bound, reference
+from gemmlab.bench.bounds import FP32_U, gamma, normwise_bound
+from gemmlab.bench.check import Checker, reference
 
 M, N, K = 67, 45, 129
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from gemmlab.bench import fp8
-from gemmlab.bench.check import gamma, normwise_bound
+from gemmlab.bench.bounds import gamma, normwise_bound
 from gemmlab.bench.fp8 import (E4M3_MAX, FP8_ACCUM_U, from_bits, round_e4m3, to_bits,
                                tolerance)
 

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from gemmlab.bench.check import FP32_U, gamma, normwise_bound
+from gemmlab.bench.bounds import FP32_U, gamma, normwise_bound
 
 BF16_U = 2.0**-8  # unit roundoff of bfloat16 (8-bit significand, round to nearest)
 # Allowance for tensor-core accumulation: round-toward-zero's 2u instead of u per FP32 step.

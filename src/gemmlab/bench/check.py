@@ -43,37 +43,15 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-# float32 unit roundoff (round to nearest): 2**-24.
-FP32_U = 2.0**-24
+from gemmlab.bench.bounds import gamma, normwise_bound
+
 
 # A quiet NaN with the payload 0xDEAD. NaNs that arithmetic produces on NVIDIA GPUs are the
 # canonical 0x7FFFFFFF, so this exact pattern in the output means "nothing wrote here".
 POISON_BITS = 0x7FC0DEAD
 
-# Normwise bound for K <= 16384. Rounding errors of a length-K FP32 dot product behave like a
-# random walk, so the typical relative error of the whole product is about sqrt(K)·u: 2.7e-6 at
-# K=2048, 7.6e-6 at K=16384, whatever the summation order. 1e-4 leaves more than 10x headroom for
-# any FP32 kernel at those sizes while TF32 (≈3e-4 on random inputs), BF16 (1e-3..1e-2), a missing
-# k-tile (≈1/sqrt(number of tiles)) or a mis-indexed operand (≈1) all fail. Beyond K=16384 the
-# bound grows like sqrt(K), as the typical error does.
-NORMWISE_BOUND = 1e-4
-NORMWISE_BOUND_K = 16384
-
 # How many elements past the end of C are poisoned and must stay untouched.
 GUARD_MIN = 1024
-
-
-def normwise_bound(K: int) -> float:
-    """The stated FP32 bound on ‖C − ref‖_F / ‖ref‖_F for a GEMM with inner dimension K."""
-    return NORMWISE_BOUND * max(1.0, math.sqrt(K / NORMWISE_BOUND_K))
-
-
-def gamma(n: int, u: float = FP32_U) -> float:
-    """γ_n = n·u / (1 − n·u): the worst-case relative error growth of n floating-point operations."""
-    nu = n * u
-    if nu >= 1:
-        return math.inf
-    return nu / (1 - nu)
 
 
 def componentwise_factor(K: int) -> float:

@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from gemmlab.bench.bf16 import BF16_U, Tolerance
-from gemmlab.bench.check import FP32_U, gamma, normwise_bound
+from gemmlab.bench.bounds import FP32_U, gamma, normwise_bound
 
 E4M3_MAX = 448.0  # largest finite e4m3 (S.1111.110)
 E4M3_MAX_BITS = 0x7E

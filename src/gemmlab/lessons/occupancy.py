@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from gemmlab.bench.check import gamma
+from gemmlab.bench.bounds import gamma
 from gemmlab.lessons.base import Comparison, LaunchContext, Lesson, LessonCheck, Param, Point, Variant, grid1d
 from gemmlab.lessons.check import poisoned, within
 
