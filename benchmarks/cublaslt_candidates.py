@@ -39,7 +39,7 @@ def one_problem(n, out_dtype, algos):
     import cupy
     import numpy as np
 
-    from gemmlab.bench.bf16 import from_bits, to_bits
+    from gemmlab.numerics.bf16 import from_bits, to_bits
     from gemmlab.runtime import cublas, cublaslt
 
     M = N = K = n

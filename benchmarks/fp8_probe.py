@@ -1,6 +1,6 @@
 """Probe the FP8 rung on the GPU, standalone: correctness at a few shapes with a map of where a
 wrong result is wrong, how the measured error sits against the FP8 bound (the accumulator model of
-gemmlab.bench.fp8 is a model of undocumented hardware: this is where it is confirmed), then a
+gemmlab.numerics.fp8 is a model of undocumented hardware: this is where it is confirmed), then a
 quick timing at 4096^3 and 8192^3 against every cuBLASLt FP8 heuristic algorithm (FAST_ACCUM on
 and off) and torch._scaled_mm. It uses the launcher and gemmlab.runtime.cublaslt directly - not
 the ladder, the checker or the selection module - so that a failing integration still shows what
@@ -32,7 +32,7 @@ def say(*a):
 
 
 def operands(cp, M, N, K, seed):
-    from gemmlab.bench import fp8
+    from gemmlab.numerics import fp8
 
     rng = cp.random.default_rng(seed)
     a = fp8.to_bits(rng.random((M, K), dtype=cp.float32) * 2 - 1)
@@ -42,8 +42,8 @@ def operands(cp, M, N, K, seed):
 
 def error_stats(cp, out_bits, a, b, K):
     """Worst elementwise error / bound, normwise error / bound, worst |err| / T, bad count."""
-    from gemmlab.bench import bf16, fp8
     from gemmlab.bench.check import reference
+    from gemmlab.numerics import bf16, fp8
 
     ref, absref = reference(fp8.from_bits(a), fp8.from_bits(b).T, 1.0, 0.0, xp=cp)
     out = bf16.from_bits(out_bits).astype(cp.float64)
@@ -174,8 +174,8 @@ def main() -> int:
 
     import cupy as cp
 
-    from gemmlab.bench import bf16
     from gemmlab.kernels import registry
+    from gemmlab.numerics import bf16
     from gemmlab.runtime import compile as comp
     from gemmlab.runtime.launch import prepare
 
@@ -228,7 +228,7 @@ def main() -> int:
             # beta != 0 takes the direct epilogue: a second opinion on the main loop
             if M * N <= 3000 * 1000:
                 from gemmlab.bench.check import reference
-                from gemmlab.bench import fp8
+                from gemmlab.numerics import fp8
 
                 c0 = bf16.to_bits(cp.random.default_rng(5).random((M, N), dtype=cp.float32))
                 c2 = c0.copy()

@@ -46,9 +46,9 @@ def main() -> int:
     import cupy as cp
     import numpy as np
 
-    from gemmlab.bench.bf16 import from_bits, tolerance, to_bits
     from gemmlab.bench.check import reference
     from gemmlab.kernels import registry
+    from gemmlab.numerics.bf16 import from_bits, to_bits, tolerance
     from gemmlab.runtime import compile as comp
     from gemmlab.runtime import cublas
     from gemmlab.runtime.launch import prepare

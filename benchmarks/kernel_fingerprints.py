@@ -111,14 +111,17 @@ def ptx(job) -> tuple[str, str]:
     from gemmlab.runtime.nvcc import arch_flag, find_nvcc
 
     key, text, arch, options = job
-    with tempfile.TemporaryDirectory(prefix="gemmlab-fp-") as d:
-        src, out = Path(d) / "unit.cu", Path(d) / "unit.ptx"
-        src.write_text(text, encoding="utf-8")
-        res = subprocess.run([find_nvcc(), "-ptx", arch_flag(arch), *options, "-o", str(out), str(src)],
-                             capture_output=True, text=True, check=False)
-        if res.returncode != 0:
-            return key, "compile failed: " + (res.stderr or res.stdout).strip().splitlines()[-1]
-        return key, sha(out.read_bytes())
+    # -lineinfo names the source by its path, and nvcc derives the names of internal-linkage symbols
+    # from it: compile every unit at the same path, so one kernel gives one PTX in every run
+    d = Path(tempfile.gettempdir()) / "gemmlab-fingerprints" / sha(key)[:16]
+    d.mkdir(parents=True, exist_ok=True)
+    src, out = d / "unit.cu", d / "unit.ptx"
+    src.write_text(text, encoding="utf-8")
+    res = subprocess.run([find_nvcc(), "-ptx", arch_flag(arch), *options, "-o", str(out), str(src)],
+                         capture_output=True, text=True, check=False)
+    if res.returncode != 0:
+        return key, "compile failed: " + (res.stderr or res.stdout).strip().splitlines()[-1]
+    return key, sha(out.read_bytes())
 
 
 def compare(a: dict, b: dict) -> list[str]:

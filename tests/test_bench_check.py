@@ -10,7 +10,6 @@ import math
 import numpy as np
 import pytest
 
-from gemmlab.bench.bounds import FP32_U, gamma, normwise_bound
 from gemmlab.bench.check import (
     POISON_BITS,
     Checker,
@@ -19,6 +18,7 @@ from gemmlab.bench.check import (
     poison,
     reference,
 )
+from gemmlab.numerics.bounds import FP32_U, gamma, normwise_bound
 
 M, N, K = 67, 45, 129
 

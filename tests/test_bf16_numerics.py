@@ -8,11 +8,19 @@ import math
 import numpy as np
 import pytest
 
-from gemmlab.bench import bf16
-from gemmlab.bench.bf16 import (BF16_U, POISON_BF16, TC_ACCUM_FACTOR, from_bits, round_bf16,
-                                to_bits, tolerance, within)
-from gemmlab.bench.bounds import FP32_U, gamma, normwise_bound
 from gemmlab.bench.check import Checker, reference
+from gemmlab.numerics import bf16
+from gemmlab.numerics.bf16 import (
+    BF16_U,
+    POISON_BF16,
+    TC_ACCUM_FACTOR,
+    from_bits,
+    round_bf16,
+    to_bits,
+    tolerance,
+    within,
+)
+from gemmlab.numerics.bounds import FP32_U, gamma, normwise_bound
 
 M, N, K = 67, 45, 129
 

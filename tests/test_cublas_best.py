@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from gemmlab.bench import cublas_best as cb
-from gemmlab.bench.bf16 import from_bits, round_bf16, to_bits, tolerance
 from gemmlab.errors import InputError
+from gemmlab.numerics.bf16 import from_bits, round_bf16, to_bits, tolerance
 from gemmlab.runtime import cublaslt as lt
 
 _NP = {lt.CUDA_R_16BF: np.uint16, lt.CUDA_R_32F: np.float32}

@@ -8,8 +8,8 @@ import ctypes
 import numpy as np
 import pytest
 
-from gemmlab.bench.bf16 import from_bits, round_bf16, to_bits
 from gemmlab.errors import InputError
+from gemmlab.numerics.bf16 import from_bits, round_bf16, to_bits
 from gemmlab.runtime import cublas
 
 _NP = {cublas.CUDA_R_16BF: np.uint16, cublas.CUDA_R_32F: np.float32}

@@ -13,8 +13,9 @@ import sys
 import numpy as np
 import pytest
 
-from gemmlab.bench import bf16, cublas_best as cb, fp8
+from gemmlab.bench import cublas_best as cb
 from gemmlab.errors import InputError, UserError
+from gemmlab.numerics import bf16, fp8
 from gemmlab.runtime import cublaslt as lt
 
 _NP = {lt.CUDA_R_16BF: np.uint16, lt.CUDA_R_32F: np.float32, lt.CUDA_R_8F_E4M3: np.uint8}

@@ -15,10 +15,10 @@ import pytest
 from conftest import gpu_status, run_cli
 from test_fp8_numerics import fp8_mma
 
-from gemmlab.bench import bf16, fp8
 from gemmlab.bench.check import Checker
 from gemmlab.errors import InputError
 from gemmlab.kernels.registry import FP8_LADDER, get
+from gemmlab.numerics import bf16, fp8
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 M, N, K = 37, 45, 160  # K: one full k-tile of 128 and a partial one
@@ -86,7 +86,7 @@ def test_wrong_fp8_kernels_fail():
     def ignores_beta(a, b, c, al, be):
         emulate(a, b, c, al, 0.0)
 
-    _fails(ignores_beta, "FP8-input componentwise bound (bf16 output, gemmlab.bench.fp8)",
+    _fails(ignores_beta, "FP8-input componentwise bound (bf16 output, gemmlab.numerics.fp8)",
            beta=-0.5)
 
     def nan_out(a, b, c, al, be):
@@ -112,7 +112,12 @@ def test_a_missing_k_tile_fails_at_large_k():
 
 # --- targets, peak, table -----------------------------------------------------------------------
 def test_fp8_targets_carry_their_dtypes():
-    from gemmlab.bench.ladder import _dtypes, cublas_fp8_target, rung_targets, run_dtypes
+    from gemmlab.bench.ladder import (
+        _dtypes,
+        cublas_fp8_target,
+        run_dtypes,
+        rung_targets,
+    )
     from gemmlab.bench.spec import BenchSpec, spec_dtype
 
     (t,) = rung_targets(FP8_LADDER, 4096, 4096, 4096)
@@ -172,8 +177,13 @@ def test_fp8_run_is_stored_and_shown_with_its_dtype(tmp_path, capsys):
     from fakes_bench import FakeBench
 
     from gemmlab.bench.env import fp8_peak
-    from gemmlab.bench.ladder import (LadderResult, cublas_fp8_target, observed_peak_pct,
-                                      rung_targets, run_targets)
+    from gemmlab.bench.ladder import (
+        LadderResult,
+        cublas_fp8_target,
+        observed_peak_pct,
+        run_targets,
+        rung_targets,
+    )
     from gemmlab.store import Store
 
     S = 4096

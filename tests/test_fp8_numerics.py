@@ -8,10 +8,16 @@ import math
 import numpy as np
 import pytest
 
-from gemmlab.bench import fp8
-from gemmlab.bench.bounds import gamma, normwise_bound
-from gemmlab.bench.fp8 import (E4M3_MAX, FP8_ACCUM_U, from_bits, round_e4m3, to_bits,
-                               tolerance)
+from gemmlab.numerics import fp8
+from gemmlab.numerics.bounds import gamma, normwise_bound
+from gemmlab.numerics.fp8 import (
+    E4M3_MAX,
+    FP8_ACCUM_U,
+    from_bits,
+    round_e4m3,
+    to_bits,
+    tolerance,
+)
 
 
 def f32(*v):
@@ -142,9 +148,9 @@ def fp8_mma(a_bits, b_bits, bits=13):
 
 
 def test_truncating_accumulator_stays_inside_the_bound_and_fp32s_would_not_hold_it():
-    from gemmlab.bench import bf16
-    from gemmlab.bench.bf16 import within
     from gemmlab.bench.check import reference
+    from gemmlab.numerics import bf16
+    from gemmlab.numerics.bf16 import within
 
     rng = np.random.default_rng(2)
     M, N, K = 40, 48, 2048

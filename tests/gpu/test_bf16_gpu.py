@@ -11,7 +11,13 @@ import zlib
 import pytest
 
 from gemmlab.errors import InputError
-from gemmlab.kernels.registry import TC_LADDER, all_rungs, arch_refusal, get, scalar_twin
+from gemmlab.kernels.registry import (
+    TC_LADDER,
+    all_rungs,
+    arch_refusal,
+    get,
+    scalar_twin,
+)
 
 pytestmark = pytest.mark.gpu
 
@@ -95,7 +101,7 @@ def test_hopper_rung_correct_8192(cp, dev, rung):
 
 
 def _bits(cp, shape, seed):
-    from gemmlab.bench.bf16 import to_bits
+    from gemmlab.numerics.bf16 import to_bits
 
     rng = cp.random.default_rng(seed)
     return to_bits(rng.random(shape, dtype=cp.float32) * 2 - 1)
@@ -113,8 +119,8 @@ def _misaligned(cp, x):
 
 @pytest.mark.parametrize("rung", [r for r in TC_LADDER if r.vectorized], ids=lambda r: r.name)
 def test_vector_path_choice_and_misaligned_fallback(cp, dev, rung):
-    from gemmlab.bench.bf16 import from_bits, tolerance, within
     from gemmlab.bench.check import reference
+    from gemmlab.numerics.bf16 import from_bits, tolerance, within
     from gemmlab.runtime.launch import prepare
 
     _skip_unless_runnable(rung, dev)
@@ -136,8 +142,8 @@ def test_vector_path_choice_and_misaligned_fallback(cp, dev, rung):
 def test_wgmma_misaligned_operands_take_the_scalar_twin(cp, dev, name):
     """Misaligned A and C (2 bytes past 16): the scalar twin runs, and its paired epilogue
     stores fall back to single stores where the pair's address is not aligned."""
-    from gemmlab.bench.bf16 import from_bits, tolerance, within
     from gemmlab.bench.check import reference
+    from gemmlab.numerics.bf16 import from_bits, tolerance, within
     from gemmlab.runtime.launch import prepare
 
     rung = get(name)

@@ -80,7 +80,7 @@ def test_fp8_rung_correct_8192(cp, dev, rung):
 
 
 def _bits(cp, shape, seed):
-    from gemmlab.bench import fp8
+    from gemmlab.numerics import fp8
 
     rng = cp.random.default_rng(seed)
     return fp8.to_bits(rng.random(shape, dtype=cp.float32) * 2 - 1)
@@ -154,8 +154,8 @@ def test_cublaslt_fp8_with_beta(cp, dev):
 def test_rung_and_cublaslt_fast_accum_agree(cp, dev):
     """The rung and cuBLASLt with FAST_ACCUM = 1 (the same accumulation: no promotion) agree
     within the FP8 normwise bound at K = 4096; the printed figure says how closely."""
-    from gemmlab.bench import bf16
     from gemmlab.bench.cublas_best import best_fp8
+    from gemmlab.numerics import bf16
     from gemmlab.runtime.launch import prepare
 
     _skip_unless_sm90a(dev)
@@ -173,6 +173,6 @@ def test_rung_and_cublaslt_fast_accum_agree(cp, dev):
     x, y = bf16.from_bits(c_rung).astype(cp.float64), bf16.from_bits(c_lt).astype(cp.float64)
     rel = float(cp.linalg.norm(x - y) / cp.linalg.norm(y))
     print(f"rung vs {fast[0].candidate.name}: normwise {rel:.3e}")
-    from gemmlab.bench import fp8
+    from gemmlab.numerics import fp8
 
     assert rel <= fp8.tolerance(K).normwise

@@ -27,9 +27,9 @@ systematic errors.
 
 The BF16 tensor-core ladder is checked the same way with bfloat16 inputs (uint16 bit patterns,
 the reference computed from the same bf16 values) and, for bf16 output, a bf16 poison pattern;
-its bound comes from ``gemmlab.bench.bf16.tolerance`` (``tol=``), derived there. The FP8 rungs
+its bound comes from ``gemmlab.numerics.bf16.tolerance`` (``tol=``), derived there. The FP8 rungs
 get e4m3 inputs (uint8 bit patterns, B drawn N x K: the "TN" layout they take; the reference is
-A @ B^T of the same e4m3 values), bf16 poison, and ``gemmlab.bench.fp8.tolerance``.
+A @ B^T of the same e4m3 values), bf16 poison, and ``gemmlab.numerics.fp8.tolerance``.
 
 The core (``evaluate``) is array-library agnostic (numpy or cupy, passed as ``xp``), so the CPU
 tests feed it deliberately wrong outputs.
@@ -43,8 +43,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from gemmlab.bench.bounds import gamma, normwise_bound
-
+from gemmlab.numerics.bounds import gamma, normwise_bound
 
 # A quiet NaN with the payload 0xDEAD. NaNs that arithmetic produces on NVIDIA GPUs are the
 # canonical 0x7FFFFFFF, so this exact pattern in the output means "nothing wrote here".
@@ -115,14 +114,14 @@ def evaluate(
     of magnitudes (|alpha|·|A|·|B| + |beta|·|C0|), both float64.
 
     ``out`` is float32, or uint16 bfloat16 bit patterns (then poisoned with ``POISON_BF16``).
-    ``tol``: a ``gemmlab.bench.bf16.Tolerance`` for BF16-input kernels; None holds ``out`` to the
+    ``tol``: a ``gemmlab.numerics.bf16.Tolerance`` for BF16-input kernels; None holds ``out`` to the
     FP32 bounds above. ``guard``: the elements allocated after C, poisoned before the run, or None.
     """
     if out.shape != ref.shape or ref.shape != absref.shape:
         raise ValueError(f"shapes differ: out {out.shape}, ref {ref.shape}, absref {absref.shape}")
     cols = out.shape[1]
     if out.dtype == np.uint16:  # cupy dtypes are numpy dtypes
-        from gemmlab.bench.bf16 import POISON_BF16, from_bits
+        from gemmlab.numerics.bf16 import POISON_BF16, from_bits
 
         poison_value, unit = xp.uint16(POISON_BF16), xp.uint16
         unwritten = out == poison_value
@@ -151,7 +150,7 @@ def evaluate(
     else:
         allowed = tol.elementwise(absref, ref)
         label, module = (("FP8-input", "fp8") if tol.in_dtype == "fp8" else ("BF16-input", "bf16"))
-        kind = f"{label} componentwise bound ({tol.out_dtype} output, gemmlab.bench.{module})"
+        kind = f"{label} componentwise bound ({tol.out_dtype} output, gemmlab.numerics.{module})"
         bound, what = tol.normwise, f"{label} ({tol.out_dtype} output)"
     over = finite & (xp.abs(diff) > allowed)
     n_over, first_over = _first(xp, over, cols)
@@ -243,9 +242,9 @@ class Checker:
         """Run ``run(a, b, c, alpha, beta)`` once per pass and judge the output.
 
         ``in_dtype``/``out_dtype`` "bf16": A, B (and C) are uint16 bfloat16 bit patterns; the
-        reference uses the same bf16 values and the bound from gemmlab.bench.bf16.tolerance.
+        reference uses the same bf16 values and the bound from gemmlab.numerics.bf16.tolerance.
         ``in_dtype`` "fp8": A (M x K) and B (**N x K**) are uint8 e4m3 bit patterns, C bf16; the
-        reference is A @ B^T and the bound gemmlab.bench.fp8.tolerance."""
+        reference is A @ B^T and the bound gemmlab.numerics.fp8.tolerance."""
         from gemmlab.kernels.registry import b_shape
 
         xp = self.xp
@@ -262,11 +261,11 @@ class Checker:
     def _operand(self, shape: tuple[int, int], dtype: str) -> Any:
         x = self._uniform(shape)
         if dtype == "bf16":
-            from gemmlab.bench.bf16 import to_bits
+            from gemmlab.numerics.bf16 import to_bits
 
             return to_bits(x)
         if dtype == "fp8":
-            from gemmlab.bench import fp8
+            from gemmlab.numerics import fp8
 
             return fp8.to_bits(x)
         return x
@@ -277,7 +276,7 @@ class Checker:
         guard_n = max(GUARD_MIN, N)
         tol = None
         if out_dtype == "bf16":
-            from gemmlab.bench.bf16 import POISON_BF16
+            from gemmlab.numerics.bf16 import POISON_BF16
 
             buf = xp.full((M * N + guard_n,), POISON_BF16, dtype=xp.uint16)
         else:
@@ -290,17 +289,17 @@ class Checker:
         run(a, b, c, alpha, beta)
         self._synchronize()
         if in_dtype == "bf16":
-            from gemmlab.bench.bf16 import from_bits, tolerance
+            from gemmlab.numerics.bf16 import from_bits, tolerance
 
             tol = tolerance(K, out_dtype)
             a, b = from_bits(a), from_bits(b)
         elif in_dtype == "fp8":
-            from gemmlab.bench import fp8
+            from gemmlab.numerics import fp8
 
             tol = fp8.tolerance(K, out_dtype)
             a, b = fp8.from_bits(a), fp8.from_bits(b).T  # B is N x K: the product is A @ B^T
         if c0 is not None and out_dtype == "bf16":
-            from gemmlab.bench.bf16 import from_bits
+            from gemmlab.numerics.bf16 import from_bits
 
             c0 = from_bits(c0)
         ref, absref = reference(a, b, alpha, beta, c0, xp=xp)

@@ -13,7 +13,7 @@ CUDA events), every candidate cuBLAS offers and keeps the fastest:
   reduced-precision bf16 reductions switched off so it computes what the others compute.
 
 Every candidate must first agree with cublasGemmEx on one product (normwise difference within
-twice the BF16 bound: both are held to ``bench.bf16.tolerance`` against the exact product); one
+twice the BF16 bound: both are held to ``numerics.bf16.tolerance`` against the exact product); one
 that does not, or that fails to run, is recorded with the reason and not timed. The winner is then
 checked and timed by the ladder like any row (``bench.ladder.cublas_bf16_target``); the selection
 (every candidate's brief median, the winner's configuration and, through CUPTI when PyTorch is
@@ -30,7 +30,7 @@ gemmlab's FP8 rung does: like for like) and = 0 (cuBLASLt's default, partial sum
 now and then: more accurate, maybe slower); plus ``torch._scaled_mm`` (fast accumulation, unit
 scales, beta = 0 only) when PyTorch has it. No candidate is a baseline: each must agree with the
 exact (float64) product of the same e4m3 inputs within the FP8 normwise bound
-(``bench.fp8.tolerance``), the agreeing ones are timed, the fastest is kept; every candidate's
+(``numerics.fp8.tolerance``), the agreeing ones are timed, the fastest is kept; every candidate's
 accumulation mode goes into the record.
 """
 
@@ -118,7 +118,7 @@ def agreement_bound(K: int, out_dtype: str) -> float:
     """How far (normwise, relative) two correct results may differ: each is within
     ``tolerance(K).normwise`` of the exact product, so at most twice that apart (plus 1% for
     dividing by one of them rather than by the exact product's norm)."""
-    from gemmlab.bench.bf16 import tolerance
+    from gemmlab.numerics.bf16 import tolerance
 
     return 2.02 * tolerance(K, out_dtype).normwise
 
@@ -492,13 +492,13 @@ def _select_on_gpu(cands: Sequence[Candidate], M: int, N: int, K: int, out_dtype
     ``in_dtype="fp8"``: e4m3 A (M x K) and B (N x K), each candidate held to the exact product."""
     import cupy
 
-    from gemmlab.bench.bf16 import from_bits, to_bits
     from gemmlab.bench.timer import CupyBackend, time_fn
+    from gemmlab.numerics.bf16 import from_bits, to_bits
 
     rng = cupy.random.default_rng(seed + 7_000_003)
     x = lambda shape: to_bits(rng.random(shape, dtype=cupy.float32) * 2 - 1)  # noqa: E731
     if in_dtype == "fp8":
-        from gemmlab.bench import fp8
+        from gemmlab.numerics import fp8
 
         a = fp8.to_bits(rng.random((M, K), dtype=cupy.float32) * 2 - 1)
         b = fp8.to_bits(rng.random((N, K), dtype=cupy.float32) * 2 - 1)
@@ -533,7 +533,7 @@ def _select_on_gpu(cands: Sequence[Candidate], M: int, N: int, K: int, out_dtype
         return med, s[0], n
 
     if in_dtype == "fp8":
-        from gemmlab.bench import fp8
+        from gemmlab.numerics import fp8
 
         exact = alpha * (fp8.from_bits(a).astype(cupy.float64)
                          @ fp8.from_bits(b).astype(cupy.float64).T)

@@ -13,13 +13,13 @@ tested on a CPU with a fake; ``GpuBench`` is the real one and ``rung_targets`` b
 from the kernel registry.
 
 ``dtype="bf16"`` runs the tensor-core ladder the same way: bf16 inputs (uint16 bits), the BF16
-bound (gemmlab.bench.bf16), cuBLAS at its best with the rungs' input/output types and FP32
+bound (gemmlab.numerics.bf16), cuBLAS at its best with the rungs' input/output types and FP32
 compute (the fastest of cublasGemmEx's default and cuBLASLt's heuristic algorithms at the run's
 shape, gemmlab.bench.cublas_best), % of the dense BF16 tensor peak at the SM clock each row's run saw. Rungs the GPU lacks
 the architecture for are skipped with their one-line reason (``LadderResult.skipped``).
 
 ``dtype="fp8"`` runs the FP8 ladder: e4m3 inputs (uint8 bits) with B given N x K ("TN"), bf16 C,
-the FP8 bound (gemmlab.bench.fp8), cuBLASLt FP8 at its best with the same types as the reference
+the FP8 bound (gemmlab.numerics.fp8), cuBLASLt FP8 at its best with the same types as the reference
 (``cublas_fp8_target``), % of the dense FP8 tensor peak (twice BF16's on Hopper) at each row's
 clock.
 """
@@ -254,11 +254,11 @@ class GpuBench:
     def _operand(self, shape: tuple[int, int], dtype: str) -> Any:
         x = self._rng.random(shape, dtype=self._cupy.float32) * 2 - 1
         if dtype == "bf16":
-            from gemmlab.bench.bf16 import to_bits
+            from gemmlab.numerics.bf16 import to_bits
 
             return to_bits(x)
         if dtype == "fp8":
-            from gemmlab.bench import fp8
+            from gemmlab.numerics import fp8
 
             return fp8.to_bits(x)
         return x
@@ -289,9 +289,8 @@ def _rung_info(rung: Any, M: int, N: int, K: int) -> dict:
 
 def rung_targets(rungs: Sequence[Any], M: int, N: int, K: int, alpha: float = 1.0, beta: float = 0.0) -> list[Target]:
     """Targets for registry rungs; compilation happens when the target is prepared."""
-    from gemmlab.runtime.launch import prepare
-
     from gemmlab.bench.spec import spec_dtype
+    from gemmlab.runtime.launch import prepare
 
     out = []
     for rung in rungs:

@@ -16,9 +16,9 @@ from gemmlab.errors import InputError
 
 # "float32": the SGEMM ladder (cuBLAS in true FP32, TF32 off; FP32 bound in bench.check).
 # "bf16": A, B bfloat16, FP32 accumulation, C bfloat16; "bf16_fp32out": the same with C float32
-# (the tensor-core ladder; cublasGemmEx with the same types; bound in bench.bf16).
+# (the tensor-core ladder; cublasGemmEx with the same types; bound in numerics.bf16).
 # "fp8_e4m3": A e4m3 (M x K), B e4m3 given N x K ("TN"), tensor-core accumulation, C bfloat16 (the
-# FP8 ladder; cuBLASLt FP8 with the same types; bound in bench.fp8).
+# FP8 ladder; cuBLASLt FP8 with the same types; bound in numerics.fp8).
 DTYPES = ("float32", "bf16", "bf16_fp32out", "fp8_e4m3")
 
 

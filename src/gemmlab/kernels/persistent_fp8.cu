@@ -3,11 +3,11 @@
 // Layout ("TN"): A is M x K row-major e4m3; B is given as N x K row-major e4m3 - B transposed,
 // row n of B holding the K values of C's column n - so both operands are K-major. 8-bit wgmma has
 // no transpose (only 16-bit inputs may read B N-major), and cuBLASLt's FP8 kernels take the same
-// layout. e4m3 values travel as their 8-bit patterns (unsigned char; gemmlab.bench.fp8). C is
+// layout. e4m3 values travel as their 8-bit patterns (unsigned char; gemmlab.numerics.fp8). C is
 // M x N row-major bfloat16. alpha, beta float32; beta == 0 does not read C.
 // Products accumulate in the wgmma accumulator (.f32 registers, but Hopper's FP8 MMA keeps about
 // 13 mantissa bits of the running sum: no promotion to FP32 registers here, as cuBLASLt's
-// FAST_ACCUM mode; the bound in gemmlab.bench.fp8 says what that costs).
+// FAST_ACCUM mode; the bound in gemmlab.numerics.fp8 says what that costs).
 //
 // What changes from persistent_bf16 (same warp specialisation, persistent grouped tiles, clusters
 // of CLUSTER CTAs along M sharing B through TMA multicast, TMA-store bf16 epilogue):

@@ -12,7 +12,7 @@ Two ladders share this registry:
 * the FP8 ladder (``FP8_LADDER``, ``all_rungs("fp8")``, ``ladder("fp8")``): A (M x K, row-major)
   and **B given as N x K, row-major ("TN": B transposed, both operands K-major)** in e4m3, the
   tensor cores' accumulator (FP32 registers, ~13-bit FP8 accumulation on Hopper:
-  gemmlab.bench.fp8), C (M x N, row-major) in bfloat16. 8-bit wgmma cannot transpose an operand,
+  gemmlab.numerics.fp8), C (M x N, row-major) in bfloat16. 8-bit wgmma cannot transpose an operand,
   so a K x N B is refused rather than copied. CuPy holds e4m3 as ``uint8`` bit patterns. sm_90a.
 
 Every rung computes its product for any M, N, K >= 1.

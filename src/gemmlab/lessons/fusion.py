@@ -11,9 +11,18 @@ from typing import Any
 
 import numpy as np
 
-from gemmlab.bench.bounds import gamma
-from gemmlab.lessons.base import Comparison, LaunchContext, Lesson, LessonCheck, Param, Point, Variant, grid1d
+from gemmlab.lessons.base import (
+    Comparison,
+    LaunchContext,
+    Lesson,
+    LessonCheck,
+    Param,
+    Point,
+    Variant,
+    grid1d,
+)
 from gemmlab.lessons.check import poisoned, within
+from gemmlab.numerics.bounds import gamma
 
 BLOCK = 256
 A = 1.5

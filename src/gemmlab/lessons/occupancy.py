@@ -13,9 +13,18 @@ from typing import Any, Optional
 
 import numpy as np
 
-from gemmlab.bench.bounds import gamma
-from gemmlab.lessons.base import Comparison, LaunchContext, Lesson, LessonCheck, Param, Point, Variant, grid1d
+from gemmlab.lessons.base import (
+    Comparison,
+    LaunchContext,
+    Lesson,
+    LessonCheck,
+    Param,
+    Point,
+    Variant,
+    grid1d,
+)
 from gemmlab.lessons.check import poisoned, within
+from gemmlab.numerics.bounds import gamma
 
 A, B = 1.5, -0.25
 STATIC_SMEM_LIMIT = 48 * 1024  # above this a launch needs the dynamic-shared-memory opt-in

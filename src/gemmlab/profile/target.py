@@ -16,8 +16,8 @@ import contextlib
 import sys
 from typing import Iterator, Optional
 
-from gemmlab.errors import UserError
 from gemmlab.bench.spec import parse_shape
+from gemmlab.errors import UserError
 from gemmlab.profile.targets import NVTX_RANGE
 
 
@@ -49,10 +49,9 @@ def nvtx_range(name: str) -> Iterator[None]:
 
 def run(rung: str, shape: tuple[int, int, int], warmup: int, range_name: str = NVTX_RANGE) -> str:
     """Launch ``rung`` warmup + 1 times; the last one inside the NVTX range. Returns the kernel symbol."""
+    from gemmlab.kernels import registry
     from gemmlab.runtime.device import require_gpu
     from gemmlab.runtime.launch import prepare
-
-    from gemmlab.kernels import registry
 
     cupy = require_gpu()
     M, N, K = shape
@@ -61,8 +60,8 @@ def run(rung: str, shape: tuple[int, int, int], warmup: int, range_name: str = N
     a = rng.standard_normal((M, K), dtype=cupy.float32)
     b = rng.standard_normal(registry.b_shape(r.dtype, K, N), dtype=cupy.float32)  # fp8: N x K
     c = cupy.full((M, N), cupy.nan, dtype=cupy.float32)  # poisoned: an unwritten tail stays NaN
-    if r.dtype in ("bf16", "fp8"):  # tensor-core ladders: bit patterns (gemmlab.bench.bf16/fp8)
-        from gemmlab.bench import bf16, fp8
+    if r.dtype in ("bf16", "fp8"):  # tensor-core ladders: bit patterns (gemmlab.numerics.bf16/fp8)
+        from gemmlab.numerics import bf16, fp8
 
         conv = bf16.to_bits if r.dtype == "bf16" else fp8.to_bits
         a, b = conv(a), conv(b)
@@ -76,7 +75,7 @@ def run(rung: str, shape: tuple[int, int, int], warmup: int, range_name: str = N
         launch(a, b, c)
         cupy.cuda.Device().synchronize()
     if c.dtype == cupy.uint16:
-        from gemmlab.bench.bf16 import from_bits
+        from gemmlab.numerics.bf16 import from_bits
 
         c = from_bits(c)
     if not bool(cupy.isfinite(c).all()):

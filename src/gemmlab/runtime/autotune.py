@@ -174,7 +174,7 @@ def _operands(M: int, N: int, K: int, dtype: str):
     a = rng.standard_normal((M, K), dtype=cupy.float32)
     b = rng.standard_normal((K, N), dtype=cupy.float32)
     if dtype == "bf16":
-        from gemmlab.bench.bf16 import from_bits, to_bits, tolerance
+        from gemmlab.numerics.bf16 import from_bits, to_bits, tolerance
 
         a, b = to_bits(a), to_bits(b)
         ref_bits = cupy.zeros((M, N), dtype=cupy.uint16)

@@ -8,7 +8,7 @@ Operands are C-contiguous (row-major) CuPy arrays: A is M x K, B is K x N, C is 
 dtypes follow the rung: float32 for the FP32 ladder; for the BF16 tensor-core ladder A and B are
 ``uint16`` arrays holding bfloat16 bit patterns (CuPy has no bfloat16 dtype; gemmlab.bf16
 converts) and C is ``uint16`` (bf16 output) or float32 (the ``*_f32out`` rungs). For the FP8
-ladder A and B are ``uint8`` arrays of e4m3 bit patterns (gemmlab.bench.fp8 converts) and **B is
+ladder A and B are ``uint8`` arrays of e4m3 bit patterns (gemmlab.numerics.fp8 converts) and **B is
 given N x K** ("TN", B transposed: 8-bit wgmma reads both operands K-major); a K x N B is refused
 (``cupy.ascontiguousarray(b.T)`` makes the N x K copy); C is ``uint16`` bf16.
 
@@ -43,7 +43,7 @@ ARRAY_DTYPES = {"fp32": np.dtype(np.float32), "bf16": np.dtype(np.uint16),
                 "fp8": np.dtype(np.uint8)}
 _DTYPE_WORDS = {"fp32": "float32", "bf16": "uint16 (bfloat16 bit patterns; gemmlab.bf16.to_bits "
                                             "converts)",
-                "fp8": "uint8 (e4m3 bit patterns; gemmlab.bench.fp8.to_bits converts)"}
+                "fp8": "uint8 (e4m3 bit patterns; gemmlab.numerics.fp8.to_bits converts)"}
 
 
 def _check_array(label: str, x: Any, cupy, dtype: str = "fp32") -> None:

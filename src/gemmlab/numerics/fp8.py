@@ -4,7 +4,7 @@ CuPy arrays alike).
 Storage. CuPy (and NumPy) have no 8-bit float dtype, so gemmlab holds e4m3 matrices as ``uint8``
 arrays of bit patterns, row-major: A is M x K and B is given **N x K** ("TN": B transposed, both
 operands K-major - 8-bit wgmma and cuBLASLt's FP8 kernels read no other layout). C is M x N bfloat16
-(``uint16`` bits, gemmlab.bench.bf16).
+(``uint16`` bits, gemmlab.numerics.bf16).
 
 The format is OCP FP8 E4M3 as NVIDIA implements it (``__nv_fp8_e4m3``, PyTorch's
 ``float8_e4m3fn``): 1 sign bit, 4 exponent bits (bias 7), 3 mantissa bits; no infinities; S.1111.111
@@ -48,8 +48,8 @@ from typing import Any
 
 import numpy as np
 
-from gemmlab.bench.bf16 import BF16_U, Tolerance
-from gemmlab.bench.bounds import FP32_U, gamma, normwise_bound
+from gemmlab.numerics.bf16 import BF16_U, Tolerance
+from gemmlab.numerics.bounds import FP32_U, gamma, normwise_bound
 
 E4M3_MAX = 448.0  # largest finite e4m3 (S.1111.110)
 E4M3_MAX_BITS = 0x7E

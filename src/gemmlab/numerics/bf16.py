@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from gemmlab.bench.bounds import FP32_U, gamma, normwise_bound
+from gemmlab.numerics.bounds import FP32_U, gamma, normwise_bound
 
 BF16_U = 2.0**-8  # unit roundoff of bfloat16 (8-bit significand, round to nearest)
 # Allowance for tensor-core accumulation: round-toward-zero's 2u instead of u per FP32 step.
@@ -91,7 +91,7 @@ class Tolerance:
     accum_factor: float  # e_acc = accum_factor * T
     out_u: float  # one output rounding's relative error (0 for float32 output)
     normwise: float  # bound on ||C - ref||_F / ||ref||_F
-    in_dtype: str = "bf16"  # the inputs' type ("fp8": gemmlab.bench.fp8.tolerance), for messages
+    in_dtype: str = "bf16"  # the inputs' type ("fp8": gemmlab.numerics.fp8.tolerance), for messages
 
     def elementwise(self, absref: Any, ref: Any) -> Any:
         """The largest |C - ref| allowed per element: e_acc + out_u * (|ref| + e_acc)."""
