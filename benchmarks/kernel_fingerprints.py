@@ -44,7 +44,7 @@ def _api():
     """The registry, source and path modules, wherever this version of gemmlab keeps them."""
     from gemmlab.kernels import paths, sgemm_rb
     from gemmlab.kernels.source import translation_unit
-    from gemmlab.runtime.compile import BASE_OPTIONS
+    from gemmlab.runtime.toolchain import BASE_OPTIONS
 
     try:
         from gemmlab.kernels import ladders as reg  # after the registry split
@@ -108,7 +108,7 @@ def _by_source(kernels) -> dict:
 
 
 def ptx(job) -> tuple[str, str]:
-    from gemmlab.runtime.nvcc import arch_flag, find_nvcc
+    from gemmlab.runtime.toolchain import arch_flag, find_nvcc
 
     key, text, arch, options = job
     # -lineinfo names the source by its path, and nvcc derives the names of internal-linkage symbols

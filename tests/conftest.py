@@ -63,10 +63,10 @@ def ncu_h100() -> Path:
 def have_nvcc() -> bool:
     """Whether the CUDA toolkit's nvcc is found (the nvcc resource-report tests need it)."""
     from gemmlab.errors import ToolMissing
-    from gemmlab.runtime import nvcc
+    from gemmlab.runtime import toolchain
 
     try:
-        nvcc.find_nvcc()
+        toolchain.find_nvcc()
     except ToolMissing:
         return False
     return True

@@ -37,7 +37,7 @@ class ShapeBench:
 
 
 class _Prepared:
-    """What runtime.launch.PreparedGemm answers: the launched instantiation and its geometry."""
+    """What runtime.prepared.PreparedGemm answers: the launched instantiation and its geometry."""
 
     def __init__(self, name, params, grid):
         self.rung = type("R", (), {"name": name, "params": params})()

@@ -151,7 +151,7 @@ def test_ldmatrix_phases_are_bank_conflict_free():
 
 @requires_nvcc
 def test_vector_path_copies_with_cp_async_and_scalar_twin_does_not(tmp_path):
-    from gemmlab.runtime.nvcc import find_nvcc
+    from gemmlab.runtime.toolchain import find_nvcc
 
     r = get(RUNG)
     src = tmp_path / "cpa.cu"

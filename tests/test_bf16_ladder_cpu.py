@@ -208,7 +208,7 @@ def fake_cupy(monkeypatch):
 
 
 def test_operand_dtypes_checked_per_rung(fake_cupy):
-    from gemmlab.runtime.launch import operand_shape
+    from gemmlab.runtime.operands import operand_shape
 
     a, b = FakeArray((5, 3), np.uint16), FakeArray((3, 4), np.uint16)
     assert operand_shape(a, b, FakeArray((5, 4), np.uint16), "bf16", "bf16") == (5, 4, 3)

@@ -81,6 +81,16 @@ def fake_gpu(monkeypatch, tmp_path_factory):
     monkeypatch.setattr(device, "require_gpu", lambda: cp)
     monkeypatch.setattr(device, "info", lambda index=None: H100_INFO)
 
+    def blocks_per_sm(kernel, threads, dynamic_smem=0):
+        # the driver's answer, by the occupancy calculator (tests/gpu/test_occupancy_driver.py checks
+        # that the two agree on the H100)
+        from gemmlab.analysis.occupancy import occupancy
+
+        return occupancy(H100_INFO.arch, threads, kernel.num_regs, kernel.shared_size_bytes + dynamic_smem,
+                         advise=False).blocks_per_sm
+
+    monkeypatch.setattr(device, "blocks_per_sm", blocks_per_sm)
+
     def compile_module(source, name, arch=None, backend="nvrtc"):
         k = BY_SYMBOL[name]
         assert source == paths.translation_unit([k]) and backend == dispatch_gemm.default_backend()
@@ -180,13 +190,13 @@ def test_dispatch_compiles_with_nvcc_when_the_toolkit_is_there(monkeypatch):
     # nvcc's code ran 5-9% faster than NVRTC's for the same tile kernel on the H100; without a
     # toolkit (a laptop, CuPy wheels only) the rung still runs, built by NVRTC.
     from gemmlab.errors import ToolMissing
-    from gemmlab.runtime import dispatch_gemm, nvcc
+    from gemmlab.runtime import dispatch_gemm, toolchain
 
-    monkeypatch.setattr(nvcc, "find_nvcc", lambda: "/opt/cuda/bin/nvcc")
+    monkeypatch.setattr(toolchain, "find_nvcc", lambda: "/opt/cuda/bin/nvcc")
     assert dispatch_gemm.default_backend() == "nvcc"
 
     def missing():
         raise ToolMissing("nvcc not found")
 
-    monkeypatch.setattr(nvcc, "find_nvcc", missing)
+    monkeypatch.setattr(toolchain, "find_nvcc", missing)
     assert dispatch_gemm.default_backend() == "nvrtc"

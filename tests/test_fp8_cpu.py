@@ -161,7 +161,7 @@ def _ops(M, N, K, b_shape=None):
 
 
 def test_operand_shape_takes_b_as_n_by_k_and_refuses_k_by_n(fake_gpu):
-    from gemmlab.runtime.launch import operand_shape
+    from gemmlab.runtime.operands import operand_shape
 
     a, b, c = _ops(300, 520, 144)
     assert operand_shape(a, b, c, "fp8", "bf16") == (300, 520, 144)

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import requires_nvcc
 from gemmlab.kernels.registry import FP8_LADDER, all_rungs, get
-from gemmlab.runtime import nvcc
+from gemmlab.runtime import nvcc, toolchain
 
 pytestmark = requires_nvcc
 
@@ -39,12 +39,12 @@ def test_ptx_has_the_e4m3_wgmma_multicast_loads_and_tma_stores(tmp_path):
     import subprocess
 
     from gemmlab.kernels.source import translation_unit
-    from gemmlab.runtime.compile import BASE_OPTIONS
+    from gemmlab.runtime.toolchain import BASE_OPTIONS
 
     src = tmp_path / "unit.cu"
     src.write_text(translation_unit(FP8_LADDER))
     out = tmp_path / "unit.ptx"
-    subprocess.run([nvcc.find_nvcc(), "-ptx", nvcc.arch_flag("sm_90a"), *BASE_OPTIONS, "-o",
+    subprocess.run([toolchain.find_nvcc(), "-ptx", toolchain.arch_flag("sm_90a"), *BASE_OPTIONS, "-o",
                     str(out), str(src)], check=True, capture_output=True)
     ptx = out.read_text()
     assert "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3" in ptx

@@ -200,10 +200,10 @@ def test_lesson_verdicts_skip_wrong_variants():
 
 def test_kernels_compile_with_nvcc():
     from gemmlab.errors import ToolMissing
-    from gemmlab.runtime import nvcc
+    from gemmlab.runtime import toolchain
 
     try:
-        exe = nvcc.find_nvcc()
+        exe = toolchain.find_nvcc()
     except ToolMissing:
         pytest.skip("nvcc (CUDA toolkit) not found")
     import subprocess

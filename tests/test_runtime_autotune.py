@@ -63,13 +63,13 @@ def test_stale_winner_and_corrupt_file_mean_retune(monkeypatch, tmp_path, caplog
 
 def test_backends_include_nvcc_only_where_installed(monkeypatch):
     from gemmlab.errors import ToolMissing
-    from gemmlab.runtime import nvcc
+    from gemmlab.runtime import toolchain
 
-    monkeypatch.setattr(nvcc, "find_nvcc", lambda: "/usr/local/cuda/bin/nvcc")
-    assert autotune.available_backends() == ("nvrtc", "nvcc")
+    monkeypatch.setattr(toolchain, "find_nvcc", lambda: "/usr/local/cuda/bin/nvcc")
+    assert toolchain.available_backends() == ("nvrtc", "nvcc")
 
     def missing():
         raise ToolMissing("nvcc not found")
 
-    monkeypatch.setattr(nvcc, "find_nvcc", missing)
-    assert autotune.available_backends() == ("nvrtc",)
+    monkeypatch.setattr(toolchain, "find_nvcc", missing)
+    assert toolchain.available_backends() == ("nvrtc",)

@@ -11,6 +11,7 @@ import pytest
 from gemmlab.kernels.registry import get
 from gemmlab.kernels.source import translation_unit
 from gemmlab.runtime import compile as comp
+from gemmlab.runtime import toolchain
 
 
 class FakeCompiler:
@@ -60,13 +61,13 @@ def test_compile_cubin_caches_and_writes_atomically(tmp_path):
 
 
 def test_base_options_exclude_fast_math():
-    assert "-std=c++17" in comp.BASE_OPTIONS
-    assert not any("fast" in o for o in comp.BASE_OPTIONS)
+    assert "-std=c++17" in toolchain.BASE_OPTIONS
+    assert not any("fast" in o for o in toolchain.BASE_OPTIONS)
 
 
 def test_format_compile_error_numbers_the_lines_it_names():
     src = "\n".join(f"line{i}" for i in range(1, 21))
-    msg = comp.format_compile_error("k", "nvrtc 13.0", "sm_90", ["-std=c++17"], src,
+    msg = toolchain.format_compile_error("k", "nvrtc 13.0", "sm_90", ["-std=c++17"], src,
                                     'k.cu(10): error: identifier "x" is undefined')
     first = msg.splitlines()[0]
     assert first == "compiling k for sm_90 with nvrtc 13.0 failed (options: -std=c++17)"
@@ -84,7 +85,7 @@ def test_nvcc_backend_compiles_caches_and_reports_errors(tmp_path):
                               root=tmp_path)
     assert path.read_bytes()[:4] == b"\x7fELF"
     bad = src.replace("acc += A[row * K + k]", "acc += Q[row * K + k]", 1)
-    with pytest.raises(comp.KernelCompileError) as e:
+    with pytest.raises(toolchain.KernelCompileError) as e:
         comp.compile_cubin(bad, arch="sm_90", compiler=nv, name="bad", root=tmp_path)
     msg = str(e.value)
     assert msg.startswith("compiling bad for sm_90 with nvcc")

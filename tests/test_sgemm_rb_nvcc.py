@@ -11,7 +11,7 @@ from pathlib import Path
 
 from conftest import requires_nvcc
 from gemmlab.kernels import sgemm_rb
-from gemmlab.runtime import nvcc
+from gemmlab.runtime import nvcc, toolchain
 
 ARCH = "sm_90"
 
@@ -20,7 +20,7 @@ def ptxas_report(arch: str = ARCH) -> str:
     with tempfile.TemporaryDirectory(prefix="gemmlab-rb-") as d:
         src = Path(d) / "sgemm_rb.cu"
         src.write_text(sgemm_rb.translation_unit(sgemm_rb.VARIANTS), encoding="utf-8")
-        cmd = [nvcc.find_nvcc(), "-cubin", f"-arch={arch}", "-O3", "-std=c++17", "-lineinfo",
+        cmd = [toolchain.find_nvcc(), "-cubin", f"-arch={arch}", "-O3", "-std=c++17", "-lineinfo",
                "-Xptxas", "-v", "-o", str(Path(d) / "unit.cubin"), str(src)]
         res = subprocess.run(cmd, capture_output=True, text=True, check=False)
         assert res.returncode == 0, res.stderr[-4000:]

@@ -154,7 +154,7 @@ def derive(rows: Sequence[Row], reference: Optional[Row], peak_flops: Optional[f
 
 
 def launched_by(run: Any) -> dict:
-    """The rung and geometry a prepared launcher reports (``gemmlab.runtime.launch.PreparedGemm``),
+    """The rung and geometry a prepared launcher reports (``gemmlab.runtime.prepared.PreparedGemm``),
     or the record a launcher keeps itself as ``launched`` (the BF16 cuBLAS reference's selection,
     ``gemmlab.bench.cublas_best``)."""
     own = getattr(run, "launched", None)

@@ -23,6 +23,7 @@ from typing import Any, Callable, Sequence
 from gemmlab.errors import InputError
 from gemmlab.kernels import registry
 from gemmlab.kernels.registry import Rung, check_shape
+from gemmlab.runtime.toolchain import available_backends
 
 log = logging.getLogger(__name__)
 
@@ -128,18 +129,6 @@ def lookup(M: int, N: int, K: int, device: str, arch: str,
     return winner, backend
 
 
-def available_backends() -> tuple[str, ...]:
-    """Compilers the autotuner tries: NVRTC, and nvcc where it is installed."""
-    from gemmlab.errors import ToolMissing
-    from gemmlab.runtime.nvcc import find_nvcc
-
-    try:
-        find_nvcc()
-    except ToolMissing:
-        return ("nvrtc",)
-    return ("nvrtc", "nvcc")
-
-
 def measure_ms(fn: Callable[[], None], warmup: int = 3, repeats: int = 10,
                flush_bytes: int = 0) -> list[float]:
     """Milliseconds of each of ``repeats`` calls of ``fn``, one CUDA event pair per call, after
@@ -199,7 +188,7 @@ def tune(M: int, N: int, K: int, candidates: Sequence[Rung] | None = None, repea
     import cupy
 
     from gemmlab.runtime import device
-    from gemmlab.runtime.launch import PreparedGemm
+    from gemmlab.runtime.prepared import PreparedGemm
 
     check_shape(M, N, K)
     info = device.info()

@@ -28,25 +28,20 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
-from gemmlab.errors import InputError, UserError
+from gemmlab.errors import InputError
 from gemmlab.fileio import write_atomic
 from gemmlab.kernels.registry import Rung
 from gemmlab.kernels.source import translation_unit
+from gemmlab.runtime.toolchain import (BASE_OPTIONS, KernelCompileError, arch_flag, find_nvcc,
+                                       format_compile_error)
 
 if TYPE_CHECKING:
     import cupy
 
 log = logging.getLogger(__name__)
 
-BASE_OPTIONS: tuple[str, ...] = ("-std=c++17", "-lineinfo")
 CACHE_ENV = "GEMMLAB_CACHE_DIR"
 _STATIC_SMEM_LIMIT = 48 * 1024  # above this a block needs the dynamic-shared-memory opt-in
-
-
-class KernelCompileError(UserError):
-    """The compiler rejected a kernel. The message's first line names the kernel, compiler,
-    architecture and options; the rest is the compiler's log and the numbered source lines it
-    points at."""
 
 
 class ArchUnsupported(InputError):
@@ -66,31 +61,6 @@ def cache_key(source: str, options: Sequence[str], arch: str, compiler_id: str) 
     """Hex SHA-256 of everything that shapes the binary."""
     blob = json.dumps([source, list(options), arch, compiler_id], ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
-
-
-_LOG_LINE = re.compile(r"\((\d+)\): (?:catastrophic )?(?:error|warning)")
-
-
-def format_compile_error(name: str, compiler: str, arch: str, options: Sequence[str],
-                         source: str, log_text: str, context: int = 2) -> str:
-    """The KernelCompileError message: a summary line, the log, and numbered source lines
-    around each line the log names (the whole source, numbered, when it names none)."""
-    lines = source.splitlines()
-    wanted: set[int] = set()
-    for m in _LOG_LINE.finditer(log_text):
-        n = int(m.group(1))
-        wanted.update(range(max(1, n - context), min(len(lines), n + context) + 1))
-    if not wanted:
-        wanted = set(range(1, len(lines) + 1))
-    width = len(str(len(lines)))
-    shown, prev = [], 0
-    for n in sorted(wanted):
-        if prev and n != prev + 1:
-            shown.append(" " * width + " | ...")
-        shown.append(f"{n:>{width}} | {lines[n - 1]}")
-        prev = n
-    return (f"compiling {name} for {arch} with {compiler} failed (options: {' '.join(options)})\n"
-            f"{log_text.rstrip()}\n--- source ---\n" + "\n".join(shown))
 
 
 class Compiler(Protocol):
@@ -143,8 +113,6 @@ class NvccCompiler:
     name = "nvcc"
 
     def __init__(self, nvcc: str | None = None) -> None:
-        from gemmlab.runtime.nvcc import find_nvcc
-
         self.path = nvcc or find_nvcc()
 
     @functools.cached_property
@@ -161,8 +129,6 @@ class NvccCompiler:
         with tempfile.TemporaryDirectory(prefix="gemmlab-nvcc-") as d:
             src, out = Path(d) / f"{name}.cu", Path(d) / f"{name}.cubin"
             src.write_text(source, encoding="utf-8")
-            from gemmlab.runtime.nvcc import arch_flag
-
             cmd = [self.path, "-cubin", arch_flag(arch), *options, "-o", str(out), str(src)]
             res = subprocess.run(cmd, capture_output=True, text=True, check=False)
             if res.returncode != 0:

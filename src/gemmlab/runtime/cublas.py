@@ -62,7 +62,7 @@ def sgemm(a: Any, b: Any, c: Any, alpha: float = 1.0, beta: float = 0.0,
     """
     import cupy
 
-    from gemmlab.runtime.launch import operand_shape
+    from gemmlab.runtime.operands import operand_shape
 
     M, N, K = operand_shape(a, b, c)
     lib = _lib()
@@ -132,7 +132,7 @@ def gemm_bf16(a: Any, b: Any, c: Any, alpha: float = 1.0, beta: float = 0.0) -> 
     compared with. On CuPy's current stream, in place. beta == 0: C is not read (BLAS)."""
     import cupy
 
-    from gemmlab.runtime.launch import operand_shape
+    from gemmlab.runtime.operands import operand_shape
 
     out_dtype = "bf16" if c.dtype == np.uint16 else "fp32"
     M, N, K = operand_shape(a, b, c, "bf16", out_dtype)

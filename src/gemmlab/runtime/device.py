@@ -94,3 +94,13 @@ def info(index: int | None = None) -> DeviceInfo:
         regs_per_sm=attr["regs_per_sm"], max_threads_per_sm=attr["max_threads_per_sm"],
         total_memory=total, sm_clock_khz=attr["clock_khz"] or None,
     )
+
+
+def blocks_per_sm(kernel: object, threads: int, dynamic_smem: int = 0) -> int:
+    """Resident blocks per SM of a loaded kernel (a ``cupy.RawKernel``) launched with ``threads``
+    per block and ``dynamic_smem`` bytes of dynamic shared memory, as the driver counts them
+    (cuOccupancyMaxActiveBlocksPerMultiprocessor: the kernel's registers and static shared memory
+    included)."""
+    from cupy.cuda import driver
+
+    return int(driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, threads, dynamic_smem))

@@ -476,15 +476,3 @@ def describe(p: Plan) -> str:
     """One line: what runs and why."""
     ws = f", workspace {p.workspace_bytes / 2**20:.1f} MiB" if p.buffers else ""
     return f"{p.name} ({p.reason}{ws})"
-
-
-def occupancy_blocks(arch: str, threads: int, regs: int, smem: int) -> int:
-    """Resident blocks per SM for a compiled kernel (gemmlab.analysis.occupancy: NVIDIA's rules);
-    1 when the calculator does not know the architecture (a conservative wave)."""
-    from gemmlab.analysis.occupancy import occupancy
-
-    try:
-        return max(1, occupancy(arch, threads, regs, smem, advise=False).blocks_per_sm)
-    except InputError:
-        return 1
-

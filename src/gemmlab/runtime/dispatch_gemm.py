@@ -46,7 +46,7 @@ def default_backend() -> str:
     """nvcc when the toolkit is installed, else NVRTC. The same tile kernel ran 5-9% faster from
     nvcc 13.0 than from CuPy's NVRTC on the H100 (4096^3: 91.7 vs 86.9% of cuBLAS; 4095^3 padded:
     90.8 vs 83.7%; docs/results/shapes-dispatch-h100-2026-11-23/tile_probe)."""
-    from gemmlab.runtime.autotune import available_backends
+    from gemmlab.runtime.toolchain import available_backends
 
     return available_backends()[-1]
 
@@ -119,11 +119,14 @@ class DispatchedGemm:
         return kernel
 
     def _blocks_per_sm(self, k: PathKernel) -> int:
+        """Resident blocks per SM of the loaded kernel, as the driver counts them
+        (cuOccupancyMaxActiveBlocksPerMultiprocessor: its registers, static and dynamic shared
+        memory, block size); at least 1, so a wave is never empty."""
         if k.name not in self._occupancy:
-            kernel = self._kernel(k)
-            self._occupancy[k.name] = dispatch.occupancy_blocks(
-                self._dev.arch, k.threads, int(kernel.num_regs),
-                int(kernel.shared_size_bytes) + k.dynamic_smem)
+            from gemmlab.runtime import device
+
+            blocks = device.blocks_per_sm(self._kernel(k), k.threads, k.dynamic_smem)
+            self._occupancy[k.name] = max(1, blocks)
         return self._occupancy[k.name]
 
     def _prepared(self, ops: Operands) -> tuple[Plan, dict[str, Any], list]:

@@ -9,9 +9,7 @@ unit the runtime compiles (gemmlab.kernels.source), with the same options plus `
 from __future__ import annotations
 
 import collections
-import os
 import re
-import shutil
 import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -19,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from gemmlab.errors import ToolMissing
 from gemmlab.kernels.registry import Rung
 from gemmlab.kernels.source import translation_unit
+from gemmlab.runtime.toolchain import BASE_OPTIONS, KernelCompileError, arch_flag, find_nvcc, format_compile_error
 
 DEFAULT_ARCHS: tuple[str, ...] = ("sm_80", "sm_90")
 
@@ -42,18 +40,6 @@ class Resources:
     @property
     def spills(self) -> bool:
         return self.spill_stores > 0 or self.spill_loads > 0
-
-
-def find_nvcc() -> str:
-    """Path of nvcc: PATH first, then $CUDA_HOME/bin, $CUDA_PATH/bin, /usr/local/cuda/bin."""
-    found = shutil.which("nvcc")
-    if found:
-        return found
-    for base in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
-        if base and (Path(base) / "bin" / "nvcc").is_file():
-            return str(Path(base) / "bin" / "nvcc")
-    raise ToolMissing("nvcc not found on PATH, $CUDA_HOME/bin or /usr/local/cuda/bin; the "
-                      "kernel resource report needs the CUDA toolkit's compiler")
 
 
 _ENTRY = re.compile(r"Compiling entry function '([^']+)' for '(sm_\w+)'")
@@ -96,15 +82,6 @@ def parse_ptxas_report(text: str) -> list[Resources]:
     return out
 
 
-def arch_flag(arch: str) -> str:
-    """nvcc's target option for ``arch``. Architecture-specific targets (sm_90a: wgmma,
-    setmaxnreg) use the -gencode form: with nvcc 13.0 the -arch=sm_90a shorthand also runs a
-    plain sm_90 pass that rejects those instructions."""
-    if arch.endswith("a"):
-        return f"-gencode=arch=compute_{arch.removeprefix('sm_')},code={arch}"
-    return f"-arch={arch}"
-
-
 def _target(rung: Rung, arch: str) -> str | None:
     """What ``rung`` compiles for when ``arch`` is asked: the rung's own architecture-specific
     target (sm_90a) on that GPU generation, nothing where the rung cannot run."""
@@ -124,8 +101,6 @@ def _compile_report(nvcc: str, source: str, arch: str, options: Sequence[str]) -
                "-o", str(Path(d) / "unit.cubin"), str(src)]
         res = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if res.returncode != 0:
-            from gemmlab.runtime.compile import KernelCompileError, format_compile_error
-
             raise KernelCompileError(format_compile_error(
                 "unit.cu", "nvcc", arch, cmd[1:-3], source, res.stderr + res.stdout))
         return res.stderr + res.stdout
@@ -138,8 +113,6 @@ def resources(rungs: Iterable[Rung], archs: Sequence[str] = DEFAULT_ARCHS, jobs:
     architecture, ``jobs`` at a time) and return ptxas's report for each. ``unit`` builds the
     translation unit of kernels sharing a source (``gemmlab.kernels.paths.translation_unit`` for
     the dispatch rung's kernels)."""
-    from gemmlab.runtime.compile import BASE_OPTIONS
-
     nvcc = nvcc or find_nvcc()
     by_source: dict[str, list[Rung]] = collections.defaultdict(list)
     for r in rungs:
