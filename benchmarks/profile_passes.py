@@ -120,7 +120,7 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     from gemmlab.kernels import registry
 
-    from gemmlab.bench.spec import parse_shape
+    from gemmlab.problem import parse_shape
 
     shape = parse_shape(args.shape)
     rungs = args.rungs.split(",") if args.rungs else [r.name for r in registry.LADDER]

@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from gemmlab.bench.spec import BenchSpec, parse_shape
+from gemmlab.bench.spec import BenchSpec
+from gemmlab.problem import parse_shape
 from gemmlab.bench.stats import NOISE_IQR_FRACTION, Measurement, distinguishable, gflops
 from gemmlab.errors import InputError
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gemmlab.analysis.timeline import KernelEvent, summarize
+from gemmlab.profile.timeline import KernelEvent, summarize
 from gemmlab.profile import nsys
 FIXTURES = Path(__file__).parent / "fixtures"
 

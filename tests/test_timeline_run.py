@@ -60,7 +60,7 @@ def fake_wrapper(events, exit_code=0, write=True, stderr=""):
 
 
 def test_cupti_timeline_summarises_like_kern_sum():
-    from gemmlab.analysis.timeline import KernelEvent
+    from gemmlab.profile.timeline import KernelEvent
 
     ev = [KernelEvent("k1", 100.0, 0.0), KernelEvent("k2", 300.0, 1.0), KernelEvent("k1", 200.0, 2.0)]
     run, calls = fake_wrapper(ev)
@@ -101,7 +101,7 @@ def test_nsys_path_reads_kern_sum_and_falls_back_to_the_old_report_name(tmp_path
 
 
 def test_auto_falls_back_to_cupti_when_nsys_makes_no_report():
-    from gemmlab.analysis.timeline import KernelEvent
+    from gemmlab.profile.timeline import KernelEvent
 
     wrapper, _ = fake_wrapper([KernelEvent("k", 5.0)])
 

@@ -44,6 +44,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from gemmlab.bench.timer import TimingOptions
 from gemmlab.errors import InputError, UserError
+from gemmlab.problem import gemm_flops
 
 log = logging.getLogger(__name__)
 
@@ -546,10 +547,10 @@ def _select_on_gpu(cands: Sequence[Candidate], M: int, N: int, K: int, out_dtype
             num = float(cupy.linalg.norm(decode(target) - exact))
             return num / exact_norm if exact_norm > 0 else (0.0 if num == 0 else math.inf)
 
-        sel = select(cands, agree_exact, measure, fp8.tolerance(K).normwise, 2.0 * M * N * K,
+        sel = select(cands, agree_exact, measure, fp8.tolerance(K).normwise, gemm_flops(M, N, K),
                      baseline=False)
     else:
-        sel = select(cands, agree, measure, agreement_bound(K, out_dtype), 2.0 * M * N * K)
+        sel = select(cands, agree, measure, agreement_bound(K, out_dtype), gemm_flops(M, N, K))
     if not names:
         return sel, None, None
     runs = [lambda o=o: o.candidate.run(a, b, c, alpha, beta) for o in sel.outcomes]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from gemmlab.errors import InputError
+from gemmlab.problem import check_shape, gemm_flops
 
 # "float32": the SGEMM ladder (cuBLAS in true FP32, TF32 off; FP32 bound in bench.check).
 # "bf16": A, B bfloat16, FP32 accumulation, C bfloat16; "bf16_fp32out": the same with C float32
@@ -29,19 +30,6 @@ def spec_dtype(in_dtype: str, out_dtype: str) -> str:
     if in_dtype == "fp8":
         return "fp8_e4m3"
     return "bf16" if out_dtype == "bf16" else "bf16_fp32out"
-
-# The ladder kernels index with 32-bit ``int`` (``row * K + k``); any operand with 2**31 or more
-# elements would overflow that index and write somewhere else.
-MAX_ELEMENTS = 2**31 - 1
-
-
-def _positive_int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InputError(f"{name} must be a positive integer, got {value!r}")
-    if value < 1:
-        raise InputError(f"{name} must be a positive integer (>= 1), got {value}")
-    return value
-
 
 def _finite(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -85,14 +73,7 @@ class BenchSpec:
     def __post_init__(self) -> None:
         if not isinstance(self.kernel, str) or not self.kernel.strip():
             raise InputError(f"kernel must be a non-empty name, got {self.kernel!r}")
-        for name in ("M", "N", "K"):
-            _positive_int(name, getattr(self, name))
-        for name, a, b in (("M*K (A)", self.M, self.K), ("K*N (B)", self.K, self.N), ("M*N (C)", self.M, self.N)):
-            if a * b > MAX_ELEMENTS:
-                raise InputError(
-                    f"shape M,N,K={self.M},{self.N},{self.K}: {name} has {a * b} elements; "
-                    f"the ladder kernels index with 32-bit int, so at most {MAX_ELEMENTS} are allowed"
-                )
+        check_shape(self.M, self.N, self.K)
         object.__setattr__(self, "alpha", _finite("alpha", self.alpha))
         object.__setattr__(self, "beta", _finite("beta", self.beta))
         if self.dtype not in DTYPES:
@@ -106,7 +87,7 @@ class BenchSpec:
     @property
     def flops(self) -> int:
         """2·M·N·K: one multiply and one add per term (the alpha/beta epilogue is not counted)."""
-        return 2 * self.M * self.N * self.K
+        return gemm_flops(self.M, self.N, self.K)
 
     def with_kernel(self, kernel: str, params: Mapping[str, int] | None = None) -> "BenchSpec":
         """The same problem for another kernel."""
@@ -136,15 +117,3 @@ class BenchSpec:
             dtype=d.get("dtype", "float32"),
             params=freeze_params(d.get("params") or {}),
         )
-
-
-def parse_shape(text: str) -> tuple[int, int, int]:
-    """``"M,N,K"`` → (M, N, K); each a positive integer. Errors name the flag and the value."""
-    parts = [p.strip() for p in str(text).split(",")]
-    if len(parts) != 3 or not all(p.isdigit() for p in parts):
-        raise InputError(f"--shape expects three positive integers M,N,K (e.g. 2048,2048,2048), got {text!r}")
-    M, N, K = (int(p) for p in parts)
-    for name, v in (("M", M), ("N", N), ("K", K)):
-        if v < 1:
-            raise InputError(f"--shape {text}: {name} must be >= 1, got {v}")
-    return M, N, K

@@ -17,7 +17,8 @@ import typer
 
 
 from gemmlab.bench import table
-from gemmlab.bench.spec import BenchSpec, parse_shape
+from gemmlab.bench.spec import BenchSpec
+from gemmlab.problem import parse_shape
 from gemmlab.bench.timer import TimingOptions
 from gemmlab.errors import InputError, UserError
 from gemmlab.output import dumps, err_console, print_json, print_table

@@ -48,7 +48,7 @@ def _is_rung(name: str) -> bool:
 
 def rung_shape(size: Optional[int], shape: Optional[str]) -> tuple[int, int, int]:
     """--size N (square) or --shape M,N,K, as the ladder command takes them; 2048 cubed by default."""
-    from gemmlab.bench.spec import parse_shape
+    from gemmlab.problem import parse_shape
 
     if size is not None and shape is not None:
         raise InputError(f"give either --size or --shape, not both (got --size {size} and --shape {shape})")

@@ -34,13 +34,13 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 from gemmlab.errors import InputError
+from gemmlab.problem import check_shape
 
 Dim3 = tuple[int, int, int]
 
 # CUDA limits on the grid (x: 2^31 - 1, y and z: 65535) and on 32-bit indexing in the kernels.
 _GRID_X_MAX = 2**31 - 1
 _GRID_YZ_MAX = 65535
-_INT32_MAX = 2**31 - 1
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -406,18 +406,6 @@ class Rung:
                 f"shape M={M}, N={N}, K={K}: rung {self.name} would need grid {grid}, over the "
                 f"CUDA limits ({_GRID_X_MAX}, {_GRID_YZ_MAX}, {_GRID_YZ_MAX})")
         return grid, fam.block(self.params), fam.smem(self.params)
-
-
-def check_shape(M: int, N: int, K: int) -> None:
-    """Raise InputError unless 1 <= M, N, K and every matrix fits 32-bit indexing."""
-    for label, v in (("M", M), ("N", N), ("K", K)):
-        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-            raise InputError(f"{label}={v!r}: expected an integer >= 1")
-    for label, count in (("A (M*K)", M * K), ("B (K*N)", K * N), ("C (M*N)", M * N)):
-        if count > _INT32_MAX:
-            raise InputError(
-                f"shape M={M}, N={N}, K={K}: {label} has {count} elements; the ladder's kernels "
-                f"index with 32-bit integers (at most {_INT32_MAX})")
 
 
 def _check_params(r: Rung) -> None:

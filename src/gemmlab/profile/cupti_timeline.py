@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from gemmlab.analysis.timeline import KernelEvent
+from gemmlab.profile.timeline import KernelEvent
 from gemmlab.errors import InputError, ToolMissing, UserError
 
 WRAPPER_MODULE = "gemmlab.profile.cupti_timeline"

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from gemmlab.analysis.timeline import SummaryRow
+from gemmlab.profile.timeline import SummaryRow
 from gemmlab.errors import InputError
 
 KERN_SUM = "cuda_gpu_kern_sum"

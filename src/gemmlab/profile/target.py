@@ -16,7 +16,7 @@ import contextlib
 import sys
 from typing import Iterator, Optional
 
-from gemmlab.bench.spec import parse_shape
+from gemmlab.problem import parse_shape
 from gemmlab.errors import UserError
 from gemmlab.profile.targets import NVTX_RANGE
 

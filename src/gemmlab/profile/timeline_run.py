@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
-from gemmlab.analysis.timeline import SummaryRow, summarize
+from gemmlab.profile.timeline import SummaryRow, summarize
 from gemmlab.errors import InputError, ToolMissing, UserError
 from gemmlab.profile import cupti_timeline, nsys
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from gemmlab.errors import InputError
+from gemmlab.problem import gemm_flops
 from gemmlab.report.ladders import Ladder, ladder_of
 
 if TYPE_CHECKING:
@@ -68,11 +69,6 @@ def _samples(what: str, samples: Iterable[Any]) -> tuple[float, ...]:
             raise InputError(f"{what}: samples_s must be finite positive seconds, got {s!r}")
         out.append(float(s))
     return tuple(out)
-
-
-def gemm_flops(M: int, N: int, K: int) -> int:
-    """2·M·N·K: one multiply and one add per term."""
-    return 2 * M * N * K
 
 
 @dataclass(frozen=True)

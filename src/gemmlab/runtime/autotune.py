@@ -22,7 +22,8 @@ from typing import Any, Callable, Sequence
 
 from gemmlab.errors import InputError
 from gemmlab.kernels import registry
-from gemmlab.kernels.registry import Rung, check_shape
+from gemmlab.kernels.registry import Rung
+from gemmlab.problem import check_shape
 from gemmlab.runtime.toolchain import available_backends
 
 log = logging.getLogger(__name__)

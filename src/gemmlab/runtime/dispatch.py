@@ -45,7 +45,7 @@ from typing import Callable, Mapping, Optional, Union
 from gemmlab.errors import InputError
 from gemmlab.kernels import paths
 from gemmlab.kernels.paths import PathKernel
-from gemmlab.kernels.registry import check_shape
+from gemmlab.problem import check_shape
 
 SKINNY = 16  # N at most this: skinny_n (the shape map's skinny classes)
 # M at most this: skinny_m. Measured on the H100 (docs/results/shapes-dispatch-h100-2026-11-23,

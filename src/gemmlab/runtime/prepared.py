@@ -15,7 +15,8 @@ import numpy as np
 
 from gemmlab.errors import InputError
 from gemmlab.kernels import registry
-from gemmlab.kernels.registry import Rung, check_shape, scalar_twin
+from gemmlab.kernels.registry import Rung, scalar_twin
+from gemmlab.problem import check_shape
 from gemmlab.runtime.operands import ARRAY_DTYPES, aligned16
 
 log = logging.getLogger(__name__)

@@ -147,7 +147,7 @@ def parse_shapes(text: str) -> tuple[GridShape, ...]:
 
 def check_grid_shape(s: GridShape) -> None:
     """One InputError line for a shape the kernels cannot run (≤ 0, or over 32-bit indexing)."""
-    from gemmlab.kernels.registry import check_shape
+    from gemmlab.problem import check_shape
 
     try:
         check_shape(s.M, s.N, s.K)

@@ -15,6 +15,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
+from gemmlab.problem import gemm_flops
 from gemmlab.shapes.grids import Goals, GridShape
 
 # Shape classes, in the order tables and the heat map list them.
@@ -102,7 +103,7 @@ class ShapePoint:
 
     @property
     def flops(self) -> int:
-        return 2 * self.shape.M * self.shape.N * self.shape.K
+        return gemm_flops(*self.shape.dims)
 
     @property
     def pct(self) -> Optional[float]:
