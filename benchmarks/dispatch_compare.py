@@ -91,7 +91,7 @@ def main(argv=None) -> int:
     backend = CupyBackend(flush_l2=True)
     opts = TimingOptions(warmup_ms=args.warmup_ms, rep_ms=args.rep_ms)
     try:
-        from gemmlab.lessons.run import copy_ceiling
+        from gemmlab.bench.ceilings import copy_ceiling
 
         copy = copy_ceiling(info.name).get("copy_bytes_per_s") or COPY_DEFAULT
     except Exception as e:  # a device aid: note it and go on with the H100 figure

@@ -16,10 +16,11 @@ import sys
 import time
 from pathlib import Path
 
-from gemmlab.profile import collect, session, targets
+from gemmlab.profile import collect, targets
 from gemmlab.profile.collect import Collection
 from gemmlab.profile.metrics import definition
 from gemmlab.profile.runner import find_ncu
+from gemmlab.workflows import profile_run
 
 # Stall reasons that map to an analyzer category or decide between candidates (the others are
 # folded into "other" = CPI minus these).
@@ -66,7 +67,7 @@ def main() -> int:
     target = targets.rung_target(args.rung, shape)
     for i, c in enumerate(CANDIDATES):
         try:
-            r = session.run_profile(target, c, ncu=ncu, output=root / f"c{i}", overwrite=True)
+            r = profile_run.run_profile(target, c, ncu=ncu, output=root / f"c{i}", overwrite=True)
             row = {"candidate": c.name, "metrics": len(c.metrics), "sections": list(c.sections), "passes": r.passes,
                    "wall_s": r.wall_s, "primary": [d.primary.category.value for d in r.diagnoses],
                    "confidence": [d.primary.confidence.value for d in r.diagnoses]}
@@ -76,7 +77,7 @@ def main() -> int:
         print(json.dumps(row), file=sys.stderr, flush=True)
     for rung in filter(None, args.full_rungs.split(",")):
         try:
-            r = session.run_profile(targets.rung_target(rung, shape), collect.full_collection(), ncu=ncu,
+            r = profile_run.run_profile(targets.rung_target(rung, shape), collect.full_collection(), ncu=ncu,
                                     output=root / f"full_{rung}", overwrite=True)
             rows.append({"full_report": str(r.report), "rung": rung, "passes": r.passes,
                          "primary": [d.primary.category.value for d in r.diagnoses]})

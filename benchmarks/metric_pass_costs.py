@@ -15,9 +15,10 @@ import sys
 import time
 from pathlib import Path
 
-from gemmlab.profile import collect, session, targets
+from gemmlab.profile import collect, targets
 from gemmlab.profile.collect import Collection
 from gemmlab.profile.runner import find_ncu
+from gemmlab.workflows import profile_run
 
 
 def main() -> int:
@@ -34,7 +35,7 @@ def main() -> int:
     for g in a.groups.split(","):
         for name in collect.group(g).ncu_names:
             try:
-                r = session.run_profile(target, Collection(name=name, metrics=(name,)), ncu=ncu,
+                r = profile_run.run_profile(target, Collection(name=name, metrics=(name,)), ncu=ncu,
                                         output=root / name.replace(".", "_"), overwrite=True, analyze=False)
                 rows.append({"group": g, "metric": name, "passes": r.passes})
             except Exception as e:  # a measurement script: record and go on

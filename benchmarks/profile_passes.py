@@ -30,8 +30,9 @@ from pathlib import Path
 from typing import Any, Optional
 
 from gemmlab.errors import UserError
-from gemmlab.profile import collect, ladder_profile, session, targets
+from gemmlab.profile import collect, targets
 from gemmlab.profile.runner import find_ncu
+from gemmlab.workflows import ladder_profile, profile_run
 
 TARGET_PASSES = 12  # the target for the default collection on the H100 (--set full: 38)
 
@@ -70,8 +71,8 @@ def one(rung: str, shape, coll: collect.Collection, ncu: str, out_dir: Path, tim
         path = targets.report_path(None, target.label + ("" if coll.name in ("default", "full") else
                                                          "_" + coll.name.replace(":", "_").replace(",", "-")),
                                    coll.set_name == "full", out_dir)
-        res = session.run_profile(target, coll, ncu=ncu, output=path, overwrite=False, timeout_s=timeout)
-        prim = [session.primary_category(d) for d in res.diagnoses]
+        res = profile_run.run_profile(target, coll, ncu=ncu, output=path, overwrite=False, timeout_s=timeout)
+        prim = [profile_run.primary_category(d) for d in res.diagnoses]
         rec.update(passes=res.passes, wall_s=res.wall_s, primary=prim[-1] if prim else None,
                    kernels=[k.__dict__ for k in res.kernels], report=str(res.report), command=res.argv,
                    label=ladder_profile.primary_label(res.diagnoses[-1]) if res.diagnoses else None)
@@ -119,7 +120,6 @@ def main(argv: Optional[list[str]] = None) -> int:
     args = p.parse_args(argv)
 
     from gemmlab.kernels import registry
-
     from gemmlab.problem import parse_shape
 
     shape = parse_shape(args.shape)

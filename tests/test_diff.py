@@ -88,12 +88,12 @@ def test_stored_runs():
 def _fake_diagnose(monkeypatch):
     from types import SimpleNamespace
 
-    from gemmlab.profile import session
+    from gemmlab.workflows import profile_run
 
     def diagnose(launches):
         return [SimpleNamespace(primary=SimpleNamespace(category=f"cat-{k.name}")) for k in launches]
 
-    monkeypatch.setattr(session, "diagnose", diagnose)
+    monkeypatch.setattr(profile_run, "diagnose", diagnose)
 
 
 def test_cli_diff_json_on_two_exports(monkeypatch, capsys):

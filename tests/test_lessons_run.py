@@ -13,7 +13,8 @@ import pytest
 from conftest import run_cli
 
 from gemmlab.bench.timer import TimingOptions
-from gemmlab.lessons import registry, run as lesson_run
+from gemmlab.lessons import registry
+from gemmlab.lessons import run as lesson_run
 from gemmlab.lessons.base import LaunchContext
 
 
@@ -106,7 +107,8 @@ def fake_gpu(monkeypatch):
     monkeypatch.setattr(cublas, "math_mode", lambda: "fake")
     monkeypatch.setattr(cublas, "sgemm", lambda a, b, c: c.__setitem__(Ellipsis, (a.astype(np.float64) @ b).astype(np.float32)))
     monkeypatch.setattr(lesson_run, "context", lambda les: LaunchContext(_kernels(state["broken"]), 4, 100 * 1024, {}))
-    monkeypatch.setattr(lesson_run, "copy_ceiling", lambda gpu: {"copy_bytes_per_s": 1e12, "source": "fake"})
+    from gemmlab.bench import ceilings
+    monkeypatch.setattr(ceilings, "copy_ceiling", lambda gpu: {"copy_bytes_per_s": 1e12, "source": "fake"})
 
     monkeypatch.setattr(timer, "CupyBackend", lambda flush_l2=True: FakeBackend(0))
     real_time_fn = timer.time_fn
@@ -173,7 +175,7 @@ def test_variant_target_catches_every_kernel_of_a_variant():
     from pathlib import Path
 
     from gemmlab.profile import collect, targets
-    from gemmlab.profile.lesson_profile import variant_target
+    from gemmlab.workflows.lesson_profile import variant_target
 
     les = registry.get("fusion")
     t = variant_target(les, "two_kernels", {"size": 4096, "param": "size", "value": 4096}, python="python3")
@@ -188,8 +190,9 @@ def test_cli_profile_prints_diagnoses_and_what_mattered(fake_gpu, monkeypatch, c
     from conftest import NCU_H100
 
     from gemmlab.analysis.diagnose import diagnose_all
-    from gemmlab.profile import runner, session
+    from gemmlab.profile import runner
     from gemmlab.profile.load import load
+    from gemmlab.workflows import profile_run
 
     launches = load(NCU_H100 / "gemm_ladder_raw.csv")
     diags = list(diagnose_all(launches))
@@ -198,10 +201,10 @@ def test_cli_profile_prints_diagnoses_and_what_mattered(fake_gpu, monkeypatch, c
     def fake_run_profile(target, collection, *, ncu, output, overwrite, **kw):
         i = len(calls)
         calls.append(target.app_argv)
-        return session.ProfileResult(target, collection, ["ncu"], output, 1.0, [], [launches[i]], [diags[i]])
+        return profile_run.ProfileResult(target, collection, ["ncu"], output, 1.0, [], [launches[i]], [diags[i]])
 
     monkeypatch.setattr(runner, "find_ncu", lambda path=None: "/fake/ncu")
-    monkeypatch.setattr(session, "run_profile", fake_run_profile)
+    monkeypatch.setattr(profile_run, "run_profile", fake_run_profile)
     monkeypatch.chdir(tmp_path)
     code, out, err = run_cli(capsys, "lesson", "atomics", "--size", "1000", "--sweep", "0.1", "--repeats", "11",
                              "--no-store", "--profile")

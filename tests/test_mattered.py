@@ -7,7 +7,13 @@ from pathlib import Path
 import pytest
 
 from gemmlab.profile.load import load
-from gemmlab.report.mattered import RungRow, ladder_table, profiler_signal, render_markdown, what_mattered
+from gemmlab.report.mattered import (
+    RungRow,
+    ladder_table,
+    profiler_signal,
+    render_markdown,
+    what_mattered,
+)
 
 H100 = Path(__file__).parent / "fixtures" / "ncu" / "h100"
 FLOP = 2 * 2048**3
@@ -84,14 +90,15 @@ def test_profiler_signal_on_the_h100_captures():
 def test_ladder_report_from_harness_rows_and_profiles(tmp_path):
     from types import SimpleNamespace
 
-    from gemmlab.profile import collect, ladder_profile, session
+    from gemmlab.profile import collect
     from gemmlab.profile.targets import Target
+    from gemmlab.workflows import ladder_profile, profile_run
 
     launches = {k.name: k for k in load(H100 / "gemm_ladder_raw.csv")}
 
     def prof(rung, kernel, category):
         diag = SimpleNamespace(primary=SimpleNamespace(category=category))
-        res = session.ProfileResult(Target(("p",), rung), collect.default_collection(), ["ncu"], tmp_path / "r",
+        res = profile_run.ProfileResult(Target(("p",), rung), collect.default_collection(), ["ncu"], tmp_path / "r",
                                     1.0, [], [launches[kernel]], [diag])
         return ladder_profile.RungProfile(rung, res)
 
@@ -112,7 +119,7 @@ def test_ladder_report_from_harness_rows_and_profiles(tmp_path):
 
 
 def test_fresh_dir_never_reuses_a_folder(tmp_path):
-    from gemmlab.profile import ladder_profile
+    from gemmlab.workflows import ladder_profile
 
     d1 = ladder_profile.fresh_dir(tmp_path, now=lambda: 0.0)
     d1.mkdir()
@@ -125,8 +132,9 @@ def test_profile_ladder_result_with_a_fake_profiler(monkeypatch, tmp_path, capsy
     from types import SimpleNamespace
 
     from gemmlab.commands import profile as cmd
-    from gemmlab.profile import collect, ladder_profile, session
+    from gemmlab.profile import collect
     from gemmlab.profile.targets import Target
+    from gemmlab.workflows import ladder_profile, profile_run
 
     launches = {k.name: k for k in load(H100 / "gemm_ladder_raw.csv")}
     kernel_of = {"naive_uncoalesced": "gemm_uncoalesced", "coalesced": "gemm_coalesced"}
@@ -138,7 +146,7 @@ def test_profile_ladder_result_with_a_fake_profiler(monkeypatch, tmp_path, capsy
             on_rung(i, r)
             seen.append((r, shape, ncu, full))
             diag = SimpleNamespace(primary=SimpleNamespace(category="uncoalesced_global_loads"))
-            res = session.ProfileResult(Target(("p",), r), collect.default_collection(), ["ncu"], tmp_path / r, 1.0,
+            res = profile_run.ProfileResult(Target(("p",), r), collect.default_collection(), ["ncu"], tmp_path / r, 1.0,
                                         [], [launches[kernel_of[r]]], [diag])
             out.append(ladder_profile.RungProfile(r, res))
         return out

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from gemmlab.errors import UserError
-from gemmlab.profile import collect, session
+from gemmlab.profile import collect
 from gemmlab.profile.targets import Target
+from gemmlab.workflows import profile_run
 
 FIX = Path(__file__).parent / "fixtures"
 OUT = FIX / "ncu_output"
@@ -19,7 +20,7 @@ OUT = FIX / "ncu_output"
 @pytest.fixture
 def fake_argv(monkeypatch):
     """build_argv stands in for the analyzer's command builder: the runner's behaviour is under test here."""
-    monkeypatch.setattr(session, "build_argv",
+    monkeypatch.setattr(profile_run, "build_argv",
                         lambda ncu, t, c, out, ow: [ncu, "-o", str(out), *t.app_argv])
 
 
@@ -43,9 +44,9 @@ def test_success_loads_and_diagnoses(tmp_path, fake_argv, monkeypatch):
             '==PROF== Profiling "gemm_tiled16" - 5: 0%....50%....100% - 11 passes\n'
             f'==PROF== Disconnected from process 7\n==PROF== Report: {report}\n')
     run, calls = scripted((prof, "", 0, lambda argv: shutil.copy(FIX / "ncu" / "h100" / "gemm_ladder_raw.csv", report)))
-    monkeypatch.setattr(session, "diagnose", lambda launches: [f"diag:{k.name}" for k in launches])
+    monkeypatch.setattr(profile_run, "diagnose", lambda launches: [f"diag:{k.name}" for k in launches])
     t = Target(("python3", "t.py"), "tiled", kernel_regex="^gemm_tiled16$", launch_skip=5)
-    res = session.run_profile(t, collect.default_collection(), ncu="/opt/ncu", output=report, overwrite=False,
+    res = profile_run.run_profile(t, collect.default_collection(), ncu="/opt/ncu", output=report, overwrite=False,
                               runner=run)
     assert calls == [["/opt/ncu", "-o", str(report), "python3", "t.py"]]
     assert res.passes == 11 and res.report == report and len(res.launches) == 5
@@ -57,7 +58,7 @@ def test_success_loads_and_diagnoses(tmp_path, fake_argv, monkeypatch):
 def test_no_report_written(tmp_path, fake_argv):
     run, _ = scripted(('==PROF== Profiling "k" - 0: 0%....50%....100% - 4 passes\n', "", 0, None))
     with pytest.raises(UserError, match=r"ncu finished but wrote no report at .*nothere.ncu-rep"):
-        session.run_profile(Target(("./a",), "a", kernel_regex="k"), collect.default_collection(), ncu="ncu",
+        profile_run.run_profile(Target(("./a",), "a", kernel_regex="k"), collect.default_collection(), ncu="ncu",
                             output=tmp_path / "nothere.ncu-rep", overwrite=False, runner=run, analyze=False)
 
 
@@ -66,7 +67,7 @@ def test_nothing_matched_lists_what_ran(tmp_path, fake_argv):
                           ((OUT / "listing_run.txt").read_text(), "", 0, None))
     t = Target(("python3", "t.py"), "t", kernel_regex="^gemm_tiled32$")
     with pytest.raises(UserError) as e:
-        session.run_profile(t, collect.default_collection(), ncu="/opt/ncu", output=tmp_path / "x.ncu-rep",
+        profile_run.run_profile(t, collect.default_collection(), ncu="/opt/ncu", output=tmp_path / "x.ncu-rep",
                             overwrite=False, runner=run)
     assert str(e.value) == "no kernel matched -k regex:^gemm_tiled32$; the program ran: gemm_tiled16 (x4)"
     assert calls[1] == ["/opt/ncu", "--target-processes", "all", "--metrics", "launch__grid_size",
@@ -78,7 +79,7 @@ def test_launch_skip_that_skips_every_match(tmp_path, fake_argv):
                       ((OUT / "listing_run.txt").read_text(), "", 0, None))
     t = Target(("python3", "t.py"), "t", kernel_regex="^gemm_tiled16$", launch_skip=4)
     with pytest.raises(UserError) as e:
-        session.run_profile(t, collect.default_collection(), ncu="ncu", output=tmp_path / "x.ncu-rep",
+        profile_run.run_profile(t, collect.default_collection(), ncu="ncu", output=tmp_path / "x.ncu-rep",
                             overwrite=False, runner=run)
     assert str(e.value) == ("-k regex:^gemm_tiled16$ --launch-skip 4 matched 4 launch(es) but --launch-skip 4 "
                             "skips them all; lower --launch-skip (or --warmup) below 4")
@@ -87,7 +88,7 @@ def test_launch_skip_that_skips_every_match(tmp_path, fake_argv):
 def test_unfiltered_command_that_launched_nothing(tmp_path, fake_argv):
     run, calls = scripted(((OUT / "no_kernels_filtered.txt").read_text(), "", 0, None))
     with pytest.raises(UserError, match="^ncu profiled no kernel: the program launched no CUDA kernel that ncu could"):
-        session.run_profile(Target(("./cpu_only",), "c"), collect.default_collection(), ncu="ncu",
+        profile_run.run_profile(Target(("./cpu_only",), "c"), collect.default_collection(), ncu="ncu",
                             output=tmp_path / "x.ncu-rep", overwrite=False, runner=run)
     assert len(calls) == 1  # nothing to list: no second run
 
@@ -99,8 +100,8 @@ def test_primary_category_unwraps_enums():
     class Cat(enum.Enum):
         MEM = "memory-bound"
 
-    assert session.primary_category(SimpleNamespace(primary=SimpleNamespace(category=Cat.MEM))) == "memory-bound"
-    assert session.primary_category(SimpleNamespace(primary=None)) is None
+    assert profile_run.primary_category(SimpleNamespace(primary=SimpleNamespace(category=Cat.MEM))) == "memory-bound"
+    assert profile_run.primary_category(SimpleNamespace(primary=None)) is None
 
 
 # --------------------------------------------------------------------------- the profile command's output
@@ -110,9 +111,9 @@ def _fake_result(tmp_path, target, collection):
     from gemmlab.profile.runner import ProfiledKernel
 
     launches = [k for k in load(FIX / "ncu" / "h100" / "gemm_ladder_raw.csv") if k.name == "gemm_tiled16"]
-    res = session.ProfileResult(target, collection, ["/opt/ncu", "--metrics", "x", "./app"], tmp_path / "r.ncu-rep",
+    res = profile_run.ProfileResult(target, collection, ["/opt/ncu", "--metrics", "x", "./app"], tmp_path / "r.ncu-rep",
                                 12.5, [ProfiledKernel("gemm_tiled16", 5, 11)], launches)
-    res.diagnoses = session.diagnose(launches)
+    res.diagnoses = profile_run.diagnose(launches)
     return res
 
 
@@ -129,7 +130,7 @@ def test_profile_command_prints_command_passes_wall_time_and_diagnosis(tmp_path,
         calls.append((target.app_argv, collection.name, ncu, output, overwrite))
         return _fake_result(tmp_path, target, collection)
 
-    monkeypatch.setattr(session, "run_profile", fake_run_profile)
+    monkeypatch.setattr(profile_run, "run_profile", fake_run_profile)
     main(["profile", "--kernel", "gemm_tiled16", "--launch-skip", "5", "--", "./app"])
     out = capsys.readouterr().out
     assert calls == [(("./app",), "default", "/opt/ncu", Path("gemmlab-profiles/app.ncu-rep"), False)]
@@ -146,7 +147,7 @@ def test_profile_command_json(tmp_path, monkeypatch, capsys):
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(cmd, "find_ncu", lambda explicit: "/opt/ncu")
-    monkeypatch.setattr(session, "run_profile",
+    monkeypatch.setattr(profile_run, "run_profile",
                         lambda target, collection, **kw: _fake_result(tmp_path, target, collection))
     main(["profile", "--kernel", "k", "--full", "--json", "--", "./app"])
     out = json.loads(capsys.readouterr().out)

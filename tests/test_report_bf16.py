@@ -292,8 +292,9 @@ def _fake_profiles(monkeypatch, tmp_path):
     from types import SimpleNamespace
 
     from gemmlab.commands import profile as cmd
-    from gemmlab.profile import collect, ladder_profile, session
+    from gemmlab.profile import collect
     from gemmlab.profile.targets import Target
+    from gemmlab.workflows import ladder_profile, profile_run
 
     seen = []
     verdicts = {"wmma_bf16": "shared memory throughput", "mma_sync_bf16": "latency", "cp_async_bf16": "compute bound"}
@@ -307,7 +308,7 @@ def _fake_profiles(monkeypatch, tmp_path):
                 out.append(ladder_profile.RungProfile(r, error="stand-in: not profiled in this test"))
                 continue
             diag = SimpleNamespace(primary=SimpleNamespace(category=verdicts[r].replace(" ", "_")))
-            res = session.ProfileResult(Target(("p",), r), collect.default_collection(), ["ncu"], tmp_path / r, 1.0,
+            res = profile_run.ProfileResult(Target(("p",), r), collect.default_collection(), ["ncu"], tmp_path / r, 1.0,
                                         [], [], [diag])
             out.append(ladder_profile.RungProfile(r, res))
         return out
@@ -318,7 +319,7 @@ def _fake_profiles(monkeypatch, tmp_path):
 
 
 def test_ladder_profile_ranks_the_bf16_rungs_and_the_report_shows_it(monkeypatch, tmp_path, capsys):
-    from gemmlab.profile.ladder_profile import report_dict
+    from gemmlab.workflows.ladder_profile import report_dict
 
     cmd, seen = _fake_profiles(monkeypatch, tmp_path)
     result = json.loads(BF16_4096.read_text())

@@ -13,8 +13,9 @@ import textwrap
 import pytest
 
 from gemmlab.errors import ToolMissing
-from gemmlab.profile import collect, session, targets, timeline_run
+from gemmlab.profile import collect, targets, timeline_run
 from gemmlab.profile.runner import find_ncu
+from gemmlab.workflows import profile_run
 
 pytestmark = pytest.mark.gpu
 
@@ -33,15 +34,15 @@ def ncu():
 @pytest.mark.ncu
 def test_default_collection_is_cheap_and_agrees_with_full(ncu, tmp_path):
     target = targets.rung_target("coalesced", SHAPE)
-    default = session.run_profile(target, collect.default_collection(), ncu=ncu,
+    default = profile_run.run_profile(target, collect.default_collection(), ncu=ncu,
                                   output=tmp_path / "default.ncu-rep", overwrite=False)
-    full = session.run_profile(target, collect.full_collection(), ncu=ncu,
+    full = profile_run.run_profile(target, collect.full_collection(), ncu=ncu,
                                output=tmp_path / "full.ncu-rep", overwrite=False)
     assert [k.name for k in default.kernels] == ["gemmlab_coalesced"]  # the launch after the warm-ups, only
     assert default.passes is not None and default.passes <= PASS_TARGET
     assert full.passes > default.passes
     assert len(default.launches) == len(full.launches) == 1
-    assert (session.primary_category(default.diagnoses[0]) == session.primary_category(full.diagnoses[0]))
+    assert (profile_run.primary_category(default.diagnoses[0]) == profile_run.primary_category(full.diagnoses[0]))
 
 
 @pytest.mark.ncu
@@ -50,7 +51,7 @@ def test_kernel_filter_that_matches_nothing_lists_the_kernels(ncu, tmp_path):
 
     t = targets.rung_target("coalesced", (256, 256, 256), warmup=1, resolve=lambda *a: "no_such_kernel")
     with pytest.raises(UserError) as e:
-        session.run_profile(t, collect.default_collection(["speed_of_light"]), ncu=ncu,
+        profile_run.run_profile(t, collect.default_collection(["speed_of_light"]), ncu=ncu,
                             output=tmp_path / "x.ncu-rep", overwrite=False)
     assert "no kernel matched -k regex:^no_such_kernel$" in str(e.value)
     assert "gemmlab_coalesced (x2)" in str(e.value)

@@ -304,3 +304,23 @@ def summarize(samples: Sequence[float]) -> dict[str, float]:
     """Median and interquartile range of timing samples (seconds)."""
     q = statistics.quantiles(samples, n=4) if len(samples) >= 2 else [samples[0]] * 3
     return {"median": statistics.median(samples), "q1": q[0], "q3": q[2]}
+
+
+def copy_ceiling(gpu: str) -> dict:
+    """The copy bandwidth (read + write bytes/s): stored for this GPU, else measured now."""
+    try:
+        m = latest_for(gpu)
+    except Exception as e:  # an unreadable store: measure instead
+        log.warning("ceilings store: %s", e)
+        m = None
+    if m is not None:
+        return {"copy_bytes_per_s": m.copy_bytes_per_s, "source": f"stored ({m.timestamp})"}
+    backend = CupyBackend()
+    try:
+        copy = backend.prepare_copy(DEFAULT_COPY_BYTES)
+        backend.time_runs(copy, 2)
+        secs = backend.time_runs(copy, 10)
+    finally:
+        backend.release()
+    return {"copy_bytes_per_s": 2.0 * DEFAULT_COPY_BYTES / statistics.median(secs),
+            "source": "measured in this run (1 GiB device-to-device copy, median of 10)"}

@@ -9,19 +9,17 @@ from __future__ import annotations
 
 import difflib
 from pathlib import Path
-
-from gemmlab.fileio import write_new
 from typing import Annotated, Any, Callable, Optional, Sequence
 
 import typer
 
-
 from gemmlab.bench import table
 from gemmlab.bench.spec import BenchSpec
-from gemmlab.problem import parse_shape
 from gemmlab.bench.timer import TimingOptions
 from gemmlab.errors import InputError, UserError
+from gemmlab.fileio import write_new
 from gemmlab.output import dumps, err_console, print_json, print_table
+from gemmlab.problem import parse_shape
 
 DEFAULT_SIZE = 2048  # the first article's M=N=K
 
@@ -141,7 +139,14 @@ def _require_gpu() -> None:
 
 def _progress_run(job: Callable[[Callable[[str, int, int, str], None]], Any]) -> Any:
     """Run ``job(progress)`` under a rich progress bar on stderr."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     with Progress(
         SpinnerColumn(),
@@ -260,7 +265,7 @@ def ladder(
     report = None
     if profile or profile_full:
         from gemmlab.commands.profile import profile_ladder_result
-        from gemmlab.profile.ladder_profile import report_dict
+        from gemmlab.workflows.ladder_profile import report_dict
 
         report = profile_ladder_result(result, ncu=ncu, full=profile_full)
         result["profile"] = report_dict(report)

@@ -12,12 +12,27 @@ from typing import Annotated, Optional
 
 import typer
 
-from gemmlab.commands.ladder import (DbOpt, ForceOpt, JsonOpt, NoFlushOpt, NoStoreOpt, OutOpt, RepeatsOpt, RepOpt,
-                                     SeedOpt, WarmupOpt, _options, _progress_run, _require_gpu, check_db, check_out,
-                                     keep)
+from gemmlab.commands.ladder import (
+    DbOpt,
+    ForceOpt,
+    JsonOpt,
+    NoFlushOpt,
+    NoStoreOpt,
+    OutOpt,
+    RepeatsOpt,
+    RepOpt,
+    SeedOpt,
+    WarmupOpt,
+    _options,
+    _progress_run,
+    _require_gpu,
+    check_db,
+    check_out,
+    keep,
+)
 from gemmlab.errors import UserError
-from gemmlab.report.mattered import MATTERED_COLUMNS, mattered_rows
 from gemmlab.output import console, err_console, print_json, print_table, warn
+from gemmlab.report.mattered import MATTERED_COLUMNS, mattered_rows
 
 
 def lesson(
@@ -64,7 +79,7 @@ def lesson(
     report = None
     if profile:
         report = _profile(les, result, ncu)
-        from gemmlab.profile.lesson_profile import report_dict
+        from gemmlab.workflows.lesson_profile import report_dict
 
         result["profile"] = report_dict(report)
     meta = {k: v for k, v in result.items() if k not in ("rows", "env", "command")}
@@ -115,7 +130,7 @@ def show(result: dict) -> None:
 def _profile(les, result: dict, ncu: str) -> dict:
     from rich.progress import Progress
 
-    from gemmlab.profile import lesson_profile
+    from gemmlab.workflows import lesson_profile
 
     pts = [r["point"] for r in result["rows"]]
     want = les.default_point().to_dict()

@@ -23,10 +23,11 @@ from typing import List, Optional, Sequence
 import typer
 
 from gemmlab.errors import InputError, ToolMissing
-from gemmlab.report.mattered import MATTERED_COLUMNS, mattered_rows
 from gemmlab.output import console, err_console, print_json, print_table, warn
-from gemmlab.profile import collect, session, targets
+from gemmlab.profile import collect, targets
 from gemmlab.profile.runner import find_ncu
+from gemmlab.report.mattered import MATTERED_COLUMNS, mattered_rows
+from gemmlab.workflows import profile_run
 
 
 def register(app: typer.Typer) -> None:
@@ -95,7 +96,7 @@ def profile_cmd(
     force: bool = typer.Option(False, "--force", help="Overwrite an existing report."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the exact ncu command and stop."),
     ncu: Optional[str] = typer.Option(None, "--ncu", help="Path of ncu (else $GEMMLAB_NCU, PATH, install folders)."),
-    timeout: float = typer.Option(session.DEFAULT_TIMEOUT_S, "--timeout", help="Seconds before ncu is stopped."),
+    timeout: float = typer.Option(profile_run.DEFAULT_TIMEOUT_S, "--timeout", help="Seconds before ncu is stopped."),
     json_out: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
 ) -> None:
     """Profile a rung, a script or a command with Nsight Compute and print the diagnosis."""
@@ -122,7 +123,7 @@ def profile_cmd(
     overwrite = targets.may_overwrite(out, force, sys.stdin.isatty() and sys.stdout.isatty(),
                                       lambda q: typer.confirm(q, default=False, err=True))
     with err_console.status(f"ncu: profiling {target.label} ({collection.name} collection)"):
-        result = session.run_profile(target, collection, ncu=ncu_path, output=out, overwrite=overwrite,
+        result = profile_run.run_profile(target, collection, ncu=ncu_path, output=out, overwrite=overwrite,
                                      timeout_s=timeout)
     if json_out:
         print_json(result)
@@ -130,7 +131,7 @@ def profile_cmd(
     show_profile(result)
 
 
-def show_profile(result: session.ProfileResult) -> None:
+def show_profile(result: profile_run.ProfileResult) -> None:
     console.print(f"[bold]command:[/] {shlex.join(result.argv)}", highlight=False, soft_wrap=True)
     print_table(["Kernel", "ncu launch #", "Replay passes"],
                 [[k.name, k.index, k.passes] for k in result.kernels],
@@ -264,8 +265,8 @@ def diff_cmd(
     from gemmlab.profile.load import load
 
     la, lb = load(a, kernel), load(b, kernel)
-    da = [session.primary_category(d) for d in session.diagnose(la)]
-    db_ = [session.primary_category(d) for d in session.diagnose(lb)]
+    da = [profile_run.primary_category(d) for d in profile_run.diagnose(la)]
+    db_ = [profile_run.primary_category(d) for d in profile_run.diagnose(lb)]
     diffs = diff_launches(la, lb, da, db_, top=top)
     if json_out:
         print_json({"a": a, "b": b, "kernels": diffs})
@@ -296,7 +297,7 @@ def profile_ladder_result(result: dict, ncu: Optional[str] = None, full: bool = 
     stderr, and build the two tables. The ladder command calls this for ``--profile``."""
     from rich.progress import Progress
 
-    from gemmlab.profile import ladder_profile
+    from gemmlab.workflows import ladder_profile
 
     rows = [r for r in result["rows"] if not r.get("is_reference")]
     shape = result["shape"]
@@ -316,7 +317,7 @@ def profile_ladder_result(result: dict, ncu: Optional[str] = None, full: bool = 
 def show_ladder_profile(report: dict, as_json: bool) -> None:
     """Print what ``ladder_profile.build_report`` made: the ladder table, then what mattered."""
     if as_json:
-        from gemmlab.profile.ladder_profile import report_dict
+        from gemmlab.workflows.ladder_profile import report_dict
 
         print_json(report_dict(report))
         return

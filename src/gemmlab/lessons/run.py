@@ -12,7 +12,6 @@ its own. Rates: bytes/s of the variant's own loads and stores against the copy c
 from __future__ import annotations
 
 import logging
-import statistics
 from typing import Any, Callable, Optional, Sequence
 
 from gemmlab.bench.spec import BenchSpec
@@ -24,28 +23,6 @@ from gemmlab.lessons.base import LaunchContext, Lesson, Point
 log = logging.getLogger(__name__)
 
 Progress = Callable[[str, int, int, str], None]
-
-
-def copy_ceiling(gpu: str) -> dict:
-    """The copy bandwidth (read + write bytes/s): stored for this GPU, else measured now."""
-    from gemmlab.bench import ceilings
-
-    try:
-        m = ceilings.latest_for(gpu)
-    except Exception as e:  # an unreadable store: measure instead
-        log.warning("ceilings store: %s", e)
-        m = None
-    if m is not None:
-        return {"copy_bytes_per_s": m.copy_bytes_per_s, "source": f"stored ({m.timestamp})"}
-    backend = ceilings.CupyBackend()
-    try:
-        copy = backend.prepare_copy(ceilings.DEFAULT_COPY_BYTES)
-        backend.time_runs(copy, 2)
-        secs = backend.time_runs(copy, 10)
-    finally:
-        backend.release()
-    return {"copy_bytes_per_s": 2.0 * ceilings.DEFAULT_COPY_BYTES / statistics.median(secs),
-            "source": "measured in this run (1 GiB device-to-device copy, median of 10)"}
 
 
 def context(lesson: Lesson) -> LaunchContext:
@@ -96,6 +73,7 @@ def add_speedups(lesson: Lesson, rows: list[dict]) -> None:
 def measure(lesson: Lesson, points: Sequence[Point], options: TimingOptions, *, seed: int = 0,
             progress: Optional[Progress] = None) -> dict:
     """The whole GPU job behind ``gemmlab lesson NAME``: a result dict (``verdicts`` included)."""
+    from gemmlab.bench import ceilings
     from gemmlab.bench import env as envmod
     from gemmlab.bench.timer import CupyBackend, time_fn
     from gemmlab.runtime import device
@@ -111,7 +89,7 @@ def measure(lesson: Lesson, points: Sequence[Point], options: TimingOptions, *, 
     ctx = context(lesson)
     backend = CupyBackend(flush_l2=options.flush_l2)
     env["l2_flush_bytes"] = backend.l2_flush_bytes
-    ceiling = copy_ceiling(env["gpu"]) if lesson.metric == "bandwidth" else {}
+    ceiling = ceilings.copy_ceiling(env["gpu"]) if lesson.metric == "bandwidth" else {}
     check_rng = cp.random.default_rng(seed)
     time_rng = cp.random.default_rng(seed + 1_000_003)  # timing inputs: their own stream (never zeros)
     sync = cp.cuda.get_current_stream().synchronize

@@ -86,7 +86,7 @@ def measure(options: ShapesOptions, progress: Optional[Progress] = None) -> dict
     """The whole GPU job behind ``gemmlab shapes``: the result dict (rows, map, env, ceiling)."""
     from gemmlab.bench import env as envmod
     from gemmlab.bench.ladder import GpuBench
-    from gemmlab.lessons.run import copy_ceiling
+    from gemmlab.bench.ceilings import copy_ceiling
     from gemmlab.runtime import cublas
 
     env, reader = envmod.capture(math_mode=cublas.math_mode())

@@ -20,14 +20,21 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from gemmlab.errors import UserError
-from gemmlab.profile import collect, session, targets
-from gemmlab.report.mattered import RungRow, ladder_table, profiler_signal, render_markdown, what_mattered
+from gemmlab.profile import collect, targets
+from gemmlab.report.mattered import (
+    RungRow,
+    ladder_table,
+    profiler_signal,
+    render_markdown,
+    what_mattered,
+)
+from gemmlab.workflows import profile_run
 
 
 @dataclass
 class RungProfile:
     rung: str
-    result: Optional[session.ProfileResult] = None
+    result: Optional[profile_run.ProfileResult] = None
     error: Optional[str] = None
 
     @property
@@ -51,7 +58,7 @@ class RungProfile:
 
 def primary_label(diagnosis: Any) -> Optional[str]:
     """The analyzer's primary category in words: ``uncoalesced_global_loads`` → ``uncoalesced global loads``."""
-    cat = session.primary_category(diagnosis)
+    cat = profile_run.primary_category(diagnosis)
     return None if cat is None else cat.replace("_", " ")
 
 
@@ -68,7 +75,7 @@ def fresh_dir(base: Path = targets.DEFAULT_DIR, now: Callable[[], float] = time.
 
 def profile_rungs(rungs: Sequence[str], shape: tuple[int, int, int], *, ncu: str, full: bool = False,
                   warmup: int = targets.DEFAULT_WARMUP, out_dir: Optional[Path] = None,
-                  timeout_s: float = session.DEFAULT_TIMEOUT_S,
+                  timeout_s: float = profile_run.DEFAULT_TIMEOUT_S,
                   on_rung: Optional[Callable[[int, str], None]] = None) -> list[RungProfile]:
     out_dir = out_dir or fresh_dir()
     collection = collect.full_collection() if full else collect.default_collection()
@@ -80,7 +87,7 @@ def profile_rungs(rungs: Sequence[str], shape: tuple[int, int, int], *, ncu: str
             target = targets.rung_target(rung, shape, warmup)
             path = targets.report_path(None, target.label, full, out_dir)
             overwrite = targets.may_overwrite(path, force=False, isatty=False, confirm=lambda q: False)
-            out.append(RungProfile(rung, session.run_profile(target, collection, ncu=ncu, output=path,
+            out.append(RungProfile(rung, profile_run.run_profile(target, collection, ncu=ncu, output=path,
                                                              overwrite=overwrite, timeout_s=timeout_s)))
         except UserError as e:  # one rung's failure (crash, no match, ...) is reported; the rest go on
             out.append(RungProfile(rung, error=e.message))

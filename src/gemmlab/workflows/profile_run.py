@@ -19,7 +19,6 @@ from gemmlab.profile.records import KernelLaunch, bare_name
 from gemmlab.profile.runner import NcuRun, NoKernelsProfiled, ProfiledKernel
 from gemmlab.profile.targets import Target, build_argv
 
-
 DEFAULT_TIMEOUT_S = 600.0  # --set full on a large GEMM replays ~40 times; a minute per kernel is common
 LIST_MAX_LAUNCHES = 1000  # the kernel-listing run stops after this many launches
 

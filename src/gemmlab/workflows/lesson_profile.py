@@ -1,7 +1,7 @@
 """``gemmlab lesson NAME --profile``: every variant under ncu at one point, the analyzer's diagnosis
 of each, and the "What actually mattered" ranking (``report.mattered``) over the variants in order.
 
-Like ``ladder_profile``: one ``session.run_profile`` per variant into a fresh folder (no report is
+Like ``ladder_profile``: one ``profile_run.run_profile`` per variant into a fresh folder (no report is
 overwritten), a variant that fails to profile keeps its error and the others go on; the tables are
 built by pure functions from the lesson's result rows and the profiles.
 """
@@ -14,9 +14,15 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from gemmlab.errors import UserError
-from gemmlab.profile import collect, session, targets
-from gemmlab.profile.ladder_profile import RungProfile
-from gemmlab.report.mattered import RungRow, ladder_table, render_markdown, what_mattered
+from gemmlab.profile import collect, targets
+from gemmlab.report.mattered import (
+    RungRow,
+    ladder_table,
+    render_markdown,
+    what_mattered,
+)
+from gemmlab.workflows import profile_run
+from gemmlab.workflows.ladder_profile import RungProfile
 
 TARGET_MODULE = "gemmlab.lessons.target"
 WARMUP = 3
@@ -52,7 +58,7 @@ def profile_variants(lesson: Any, point: Mapping[str, Any], *, ncu: str, full: b
         try:
             target = variant_target(lesson, v.name, point)
             path = targets.report_path(None, target.label, full, out_dir)
-            out.append(RungProfile(v.name, session.run_profile(target, collection, ncu=ncu, output=path, overwrite=False)))
+            out.append(RungProfile(v.name, profile_run.run_profile(target, collection, ncu=ncu, output=path, overwrite=False)))
         except UserError as e:
             out.append(RungProfile(v.name, error=e.message))
     return out
@@ -81,7 +87,7 @@ def _diagnoses(p: RungProfile) -> list[str]:
     out = []
     for launch, d in zip(p.result.launches, p.result.diagnoses):
         prim = getattr(d, "primary", None)
-        cat = session.primary_category(d) or "no primary bottleneck"
+        cat = profile_run.primary_category(d) or "no primary bottleneck"
         summary = getattr(prim, "summary", "") if prim is not None else ""
         out.append(f"{getattr(launch, 'name', '?')}: {cat.replace('_', ' ')}" + (f" — {summary}" if summary else ""))
     return out or ["no kernel profiled"]
