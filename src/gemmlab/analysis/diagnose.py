@@ -15,11 +15,8 @@ How the primary is chosen (``docs/analyzer.md`` has the long form):
 
 from __future__ import annotations
 
-import dataclasses
 
-import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Optional, Sequence
 
 from gemmlab.analysis import gemm, library, likeliest, limits
@@ -30,10 +27,9 @@ from gemmlab.analysis.rules import (Outcome, atomics, coalescing, divergence, la
                                     pipes, shared, sol, stalls)
 from gemmlab.analysis.vocabulary import UNIT_BOUND, WASTE, Category
 from gemmlab.errors import UserError
-from gemmlab.profile import collect, targets
 from gemmlab.profile import command as cmd
+from gemmlab.profile import evidence_command
 from gemmlab.profile import metrics as M
-from gemmlab.profile.ncu_rep import split_ncu_command
 from gemmlab.profile.records import KernelLaunch
 
 FAMILIES = (coalescing, shared, memory, pipes, local, atomics, divergence, stalls, occupancy, launch)
@@ -218,50 +214,12 @@ def _missing(ctx: Context, tri: sol.Triage, outcomes: list[Outcome], diff: list[
     return out
 
 
-_CONNECTED = re.compile(r"==PROF== Connected to process \d+ \((.+)\)\s*$")
-
-
-def program_path(launch: KernelLaunch) -> str:
-    """The executable ncu attached to, from the ``==PROF== Connected to process N (/path)`` line of
-    live output ("" when the export does not carry it)."""
-    for note in launch.notes:
-        m = _CONNECTED.search(note.strip())
-        if m:
-            return m.group(1)
-    return ""
-
-
-def app_argv(launch: KernelLaunch, options: AnalyzeOptions) -> tuple[list[str], str]:
-    """The program to put at the end of the ncu command, and a note on how it was chosen."""
-    if options.app_argv:
-        return list(options.app_argv), ""
-    ncu_argv, recorded = split_ncu_command(launch.command_line) if launch.command_line else ([], [])
-    if recorded:
-        return recorded, "the program and arguments are those ncu recorded in the report."
-    program = program_path(launch)
-    if program:
-        return [program], f"{program} is the program named in the export; append its own arguments."
-    if launch.process:
-        p = launch.process if "/" in launch.process else f"./{launch.process}"
-        return [p], f"{p} stands for the profiled process '{launch.process}'; use its real path and append its arguments."
-    return ["./app"], "./app stands for the program that launches this kernel (the export does not name it)."
-
-
-def recorded_skip(launch: KernelLaunch) -> Optional[int]:
-    """The --launch-skip ncu recorded for this report (how the profiled launch was reached), if any."""
-    ncu_argv, _ = split_ncu_command(launch.command_line) if launch.command_line else ([], [])
-    for flag in ("--launch-skip", "-s"):
-        if flag in ncu_argv[:-1] and ncu_argv[ncu_argv.index(flag) + 1].isdigit():
-            return int(ncu_argv[ncu_argv.index(flag) + 1])
-    return None
-
-
 def _collect(launch: KernelLaunch, primary: Finding, missing: list[MissingEvidence],
              options: AnalyzeOptions) -> tuple[list[str], str, str, str]:
-    """The ncu command that collects what is missing (or re-measures the primary's evidence), a note on
-    it, and, when ``gemmlab profile``'s default collection covers every metric needed, that collection
-    (11 replay passes on the H100 instead of whole sections: docs/results/profile.md) with the
-    ``gemmlab profile`` line that runs the same thing."""
+    """What to collect next - the missing evidence, or (nothing missing) the primary's evidence to
+    re-measure after a change - as the ncu command that collects it (built by
+    ``gemmlab.profile.evidence_command``), its purpose, a note on it and, when ``gemmlab profile``'s
+    default collection covers every metric, the ``gemmlab profile`` line that runs the same thing."""
     sections: list[str] = []
     metrics: list[str] = []
     if missing:
@@ -279,34 +237,10 @@ def _collect(launch: KernelLaunch, primary: Finding, missing: list[MissingEviden
         shorts += [e.metric for e in primary.evidence]
         sections = ["SpeedOfLight"] + [M.METRICS[s].section for s in shorts
                                        if s in M.METRICS and M.METRICS[s].section]
-    app, note = app_argv(launch, options)
-    # Reach the same launch the report profiled: its recorded --launch-skip, when the program is the
-    # recorded one too; otherwise skip the kernel's warm-up launch.
-    recorded = recorded_skip(launch) if options.app_argv is None else None
-    skip = recorded if recorded is not None else options.launch_skip
-    options = dataclasses.replace(options, launch_skip=skip)
-    out_name = f"{launch.name or 'kernel'}_evidence"
-    # Evidence may name metrics the analyzer derives (not in the table): they follow from the table's.
-    known = [s for s in shorts if s in M.METRICS]
-    default = collect.default_collection()
-    profile_line = ""
-    if known and (not missing or len(known) == len(shorts)) and not collect.uncovered(known, default):
-        target = targets.Target(tuple(app), out_name,
-                                kernel_regex=f"^{re.escape(launch.name)}$" if launch.name else None,
-                                launch_skip=options.launch_skip, launch_count=options.launch_count)
-        argv = targets.build_argv("ncu", target, default, Path(out_name), overwrite=False)
-        profile_line = cmd.render(
-            ["gemmlab", "profile"] + (["--kernel", target.kernel_regex] if target.kernel_regex else [])
-            + ["--launch-skip", str(options.launch_skip), "--launch-count", str(options.launch_count),
-               "-o", out_name, "--"] + list(app))
-    else:
-        argv = cmd.ncu_command(app, kernel_name=launch.name or None, sections=sorted(set(sections)),
-                               metrics=sorted(set(metrics)), launch_skip=options.launch_skip,
-                               launch_count=options.launch_count, output=out_name)
-    skip_note = (f"--launch-skip {skip} is the skip the report was profiled with." if recorded is not None else
-                 f"--launch-skip {skip} skips the kernel's warm-up launch (use 0 if the program launches it only once).")
-    note = (note + " " if note else "") + f"{skip_note} Then: gemmlab analyze {out_name}.ncu-rep"
-    return argv, purpose, note, profile_line
+    cmd = evidence_command.build(launch, shorts=shorts, sections=sections, metrics=metrics,
+                                 all_needed=bool(missing), app_argv=options.app_argv,
+                                 launch_skip=options.launch_skip, launch_count=options.launch_count)
+    return cmd.argv, purpose, cmd.note, cmd.profile_line
 
 
 def _library_recommendations(owner: str, primary: Finding) -> list[str]:
