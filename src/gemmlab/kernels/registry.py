@@ -43,8 +43,17 @@ _GRID_X_MAX = 2**31 - 1
 _GRID_YZ_MAX = 65535
 
 
+# A family's Python-side mirror of its kernel's static_asserts: (params, threads per block) ->
+# None when consistent, otherwise what is inconsistent ("warp tiling", "Hopper tiling", ...).
+Check = Callable[[Mapping[str, int], int], str | None]
+
+
 def _cdiv(a: int, b: int) -> int:
     return -(-a // b)
+
+
+def _no_check(p: Mapping[str, int], nt: int) -> str | None:
+    return None
 
 
 @dataclass(frozen=True)
@@ -61,6 +70,67 @@ class _Family:
     tma: bool = False  # takes TMA tensor maps of A and B (made on the host) before (M, N, K...)
     persistent: bool = False  # grid = one CTA per SM (whole clusters), CTAs loop over tiles
     tma_store: bool = False  # bf16 C leaves through a TMA tensor map when EPI_PIECE > 0
+    check: Check = _no_check  # the kernel's static_asserts beyond the thread count
+
+
+# ---- Checks: the kernels' static_asserts, one per family (or group of families) ------------
+
+
+def _check_warp_tiling(p: Mapping[str, int], nt: int) -> str | None:
+    """warptiling.cu and double_buffered.cu: NT threads cover the block tile in warp tiles."""
+    wmiter = (p["WM"] * p["WN"]) // (32 * p["TM"] * p["TN"] * p["WNITER"])
+    ok = (
+        (p["BM"] // p["WM"]) * (p["BN"] // p["WN"]) * 32 == p["NT"]
+        and wmiter >= 1 and p["WM"] % wmiter == 0 and p["WN"] % p["WNITER"] == 0
+        and (p["WM"] // wmiter // p["TM"]) * (p["WN"] // p["WNITER"] // p["TN"]) == 32
+        and p["BK"] % 8 == 0 and p["BM"] % 32 == 0
+    )
+    return None if ok else "warp tiling"
+
+
+def _tc_tiling_ok(p: Mapping[str, int]) -> bool:
+    """The sm_80 tensor-core kernels: warp tiles of whole 16 x 16 x 16 fragments."""
+    return (p["BM"] % p["WM"] == 0 and p["BN"] % p["WN"] == 0 and p["WM"] % 16 == 0
+            and p["WN"] % 16 == 0 and p["BK"] % 16 == 0 and p.get("OUT_F32", 0) in (0, 1))
+
+
+def _swizzled_copy_ok(p: Mapping[str, int], nt: int) -> bool:
+    """mma_sync_bf16 and cp_async_bf16: swizzled tiles, 16-byte copies spread over all threads."""
+    return (p["BK"] == 32 or p["BK"] % 64 == 0) and p["BN"] % 64 == 0 and (
+        p["BM"] * p["BK"] // 8) % nt == 0 and (p["BK"] * p["BN"] // 8) % nt == 0
+
+
+def _check_wmma(p: Mapping[str, int], nt: int) -> str | None:
+    return None if _tc_tiling_ok(p) else "tensor-core tiling"
+
+
+def _check_mma_sync(p: Mapping[str, int], nt: int) -> str | None:
+    return None if _tc_tiling_ok(p) and _swizzled_copy_ok(p, nt) else "tensor-core tiling"
+
+
+def _check_cp_async(p: Mapping[str, int], nt: int) -> str | None:
+    ok = (_tc_tiling_ok(p) and _swizzled_copy_ok(p, nt) and p["STAGES"] >= 2 and p["GROUP"] >= 0
+          and nt % (p["BK"] // 8) == 0 and nt % (p["BN"] // 8) == 0)
+    return None if ok else "tensor-core tiling"
+
+
+def _check_hopper(p: Mapping[str, int], nt: int) -> str | None:
+    """The sm_90a bf16 rungs: 128-byte swizzled BK = 64 rows, wgmma N up to 256, and clusters
+    that split the B tile into whole 64-column pieces."""
+    ok = (p["BK"] == 64 and p["BM"] % 64 == 0 and p["BN"] % 64 == 0 and p["BN"] <= 256
+          and p["STAGES"] >= 2 and p.get("OUT_F32", 0) in (0, 1)
+          and p.get("CLUSTER", 1) in (1, 2) and (p["BN"] // 64) % p.get("CLUSTER", 1) == 0)
+    return None if ok else "Hopper tiling"
+
+
+def _check_fp8(p: Mapping[str, int], nt: int) -> str | None:
+    """persistent_fp8.cu's static_asserts."""
+    cl = p.get("CLUSTER", 1)
+    ok = (p["BK"] == 128 and p["BM"] % 64 == 0 and p["BN"] in (128, 256)
+          and p["STAGES"] >= 2 and cl in (1, 2) and (p["BN"] // cl) % 8 == 0
+          and p["BN"] // cl <= 256 and p.get("EPI_PIECE", 0) in (0, 64, 128, 256)
+          and p["BN"] % max(p.get("EPI_PIECE", 0), 1) == 0)
+    return None if ok else "FP8 Hopper tiling"
 
 
 def _xy_threads(p: Mapping[str, int]) -> int:
@@ -117,7 +187,7 @@ _FAMILIES: dict[str, _Family] = {
     "warptiling": _Family(
         "warptiling.cu",
         "gemmlab::warptiling<{BM}, {BN}, {BK}, {WM}, {WN}, {WNITER}, {TM}, {TN}, {NT}, {VEC}>",
-        _nt, _flat(_nt), _mn_tile),
+        _nt, _flat(_nt), _mn_tile, check=_check_warp_tiling),
 }
 _DB_TEMPLATE = ("gemmlab::double_buffered<{BM}, {BN}, {BK}, {WM}, {WN}, {WNITER}, {TM}, {TN}, "
                 "{NT}, {STAGES}, {GROUP}, {VEC}>")
@@ -129,7 +199,8 @@ def _db_smem(p: Mapping[str, int]) -> int:
 
 
 _FAMILIES["double_buffered"] = _Family(
-    "double_buffered.cu", _DB_TEMPLATE, _nt, _flat(_nt), _mn_tile, smem=_db_smem)
+    "double_buffered.cu", _DB_TEMPLATE, _nt, _flat(_nt), _mn_tile, smem=_db_smem,
+    check=_check_warp_tiling)
 _FAMILIES["autotuned"] = dataclasses.replace(_FAMILIES["double_buffered"])
 # The shape-dispatching rung (issue #12): like autotuned, an abstract rung whose own instantiation
 # is double_buffered's; prepare() hands it to gemmlab.runtime.dispatch_gemm, which picks the kernels
@@ -144,11 +215,13 @@ def _warps_threads(p: Mapping[str, int]) -> int:
 # The BF16 tensor-core ladder (tc_common.cuh holds the device helpers they share).
 _FAMILIES["wmma_bf16"] = _Family(
     "wmma_bf16.cu", "gemmlab::wmma_bf16<{BM}, {BN}, {BK}, {WM}, {WN}, {OUT_F32}>",
-    _warps_threads, _flat(_warps_threads), _mn_tile, dtype="bf16", arch="sm_80")
+    _warps_threads, _flat(_warps_threads), _mn_tile, dtype="bf16", arch="sm_80",
+    check=_check_wmma)
 _FAMILIES["mma_sync_bf16"] = _Family(
     "mma_sync_bf16.cu",
     "gemmlab::mma_sync_bf16<{BM}, {BN}, {BK}, {WM}, {WN}, {VEC}, {OUT_F32}>",
-    _warps_threads, _flat(_warps_threads), _mn_tile, dtype="bf16", arch="sm_80")
+    _warps_threads, _flat(_warps_threads), _mn_tile, dtype="bf16", arch="sm_80",
+    check=_check_mma_sync)
 
 
 def _tc_ring_smem(p: Mapping[str, int]) -> int:
@@ -160,7 +233,7 @@ _FAMILIES["cp_async_bf16"] = _Family(
     "cp_async_bf16.cu",
     "gemmlab::cp_async_bf16<{BM}, {BN}, {BK}, {WM}, {WN}, {STAGES}, {GROUP}, {VEC}, {OUT_F32}>",
     _warps_threads, _flat(_warps_threads), _mn_tile, smem=_tc_ring_smem, dtype="bf16",
-    arch="sm_80")
+    arch="sm_80", check=_check_cp_async)
 
 def _wg_threads(p: Mapping[str, int]) -> int:
     """One warpgroup (128 threads) per 64 rows of the block tile, plus the producer warpgroup
@@ -182,21 +255,22 @@ def _tma_epilogue(p: Mapping[str, int]) -> bool:
 
 _FAMILIES["wgmma_bf16"] = _Family(
     "wgmma_bf16.cu", "gemmlab::wgmma_bf16<{BM}, {BN}, {BK}, {STAGES}, {VEC}, {OUT_F32}>",
-    _wg_threads, _flat(_wg_threads), _mn_tile, smem=_hopper_smem, dtype="bf16", arch="sm_90a")
+    _wg_threads, _flat(_wg_threads), _mn_tile, smem=_hopper_smem, dtype="bf16", arch="sm_90a",
+    check=_check_hopper)
 _FAMILIES["tma_bf16"] = _Family(
     "tma_bf16.cu", "gemmlab::tma_bf16<{BM}, {BN}, {BK}, {STAGES}, {OUT_F32}>",
     _wg_threads, _flat(_wg_threads), _mn_tile, smem=_hopper_smem, dtype="bf16", arch="sm_90a",
-    tma=True)
+    tma=True, check=_check_hopper)
 _FAMILIES["ws_bf16"] = _Family(
     "ws_bf16.cu", "gemmlab::ws_bf16<{BM}, {BN}, {BK}, {STAGES}, {OUT_F32}>",
     _wg_threads, _flat(_wg_threads), _mn_tile, smem=_hopper_smem, dtype="bf16", arch="sm_90a",
-    tma=True)
+    tma=True, check=_check_hopper)
 _FAMILIES["persistent_bf16"] = _Family(
     "persistent_bf16.cu",
     "gemmlab::persistent_bf16<{BM}, {BN}, {BK}, {STAGES}, {CLUSTER}, {GROUP}, {EPI_PIECE}, "
     "{OUT_F32}>",
     _wg_threads, _flat(_wg_threads), _mn_tile, smem=_hopper_smem, dtype="bf16", arch="sm_90a",
-    tma=True, persistent=True, tma_store=True)
+    tma=True, persistent=True, tma_store=True, check=_check_hopper)
 
 DTYPES = ("fp32", "bf16", "fp8")
 _ITEMSIZE = {"fp32": 4, "bf16": 2, "fp8": 1}
@@ -409,46 +483,14 @@ class Rung:
 
 
 def _check_params(r: Rung) -> None:
-    """Python-side mirror of the kernels' static_asserts, so a bad rung fails at import."""
-    p = r.params
-    if r.threads < 32 or r.threads > 1024 or r.threads % 32:
-        raise ValueError(f"rung {r.name}: {r.threads} threads per block (need 32..1024, x32)")
-    if "NT" in p:
-        wmiter = (p["WM"] * p["WN"]) // (32 * p["TM"] * p["TN"] * p["WNITER"])
-        ok = (
-            (p["BM"] // p["WM"]) * (p["BN"] // p["WN"]) * 32 == p["NT"]
-            and wmiter >= 1 and p["WM"] % wmiter == 0 and p["WN"] % p["WNITER"] == 0
-            and (p["WM"] // wmiter // p["TM"]) * (p["WN"] // p["WNITER"] // p["TN"]) == 32
-            and p["BK"] % 8 == 0 and p["BM"] % 32 == 0
-        )
-        if not ok:
-            raise ValueError(f"rung {r.name}: inconsistent warp tiling {dict(p)}")
-    if r.dtype == "fp8":  # persistent_fp8.cu's static_asserts
-        cl = p.get("CLUSTER", 1)
-        ok = (p["BK"] == 128 and p["BM"] % 64 == 0 and p["BN"] in (128, 256)
-              and p["STAGES"] >= 2 and cl in (1, 2) and (p["BN"] // cl) % 8 == 0
-              and p["BN"] // cl <= 256 and p.get("EPI_PIECE", 0) in (0, 64, 128, 256)
-              and p["BN"] % max(p.get("EPI_PIECE", 0), 1) == 0)
-        if not ok:
-            raise ValueError(f"rung {r.name}: inconsistent FP8 Hopper tiling {dict(p)}")
-    elif r.dtype == "bf16" and r.arch == "sm_90a":  # the Hopper rungs' static_asserts
-        ok = (p["BK"] == 64 and p["BM"] % 64 == 0 and p["BN"] % 64 == 0 and p["BN"] <= 256
-              and p["STAGES"] >= 2 and p.get("OUT_F32", 0) in (0, 1)
-              and p.get("CLUSTER", 1) in (1, 2) and (p["BN"] // 64) % p.get("CLUSTER", 1) == 0)
-        if not ok:
-            raise ValueError(f"rung {r.name}: inconsistent Hopper tiling {dict(p)}")
-    elif r.dtype == "bf16":  # the tensor-core kernels' static_asserts
-        ok = (p["BM"] % p["WM"] == 0 and p["BN"] % p["WN"] == 0 and p["WM"] % 16 == 0
-              and p["WN"] % 16 == 0 and p["BK"] % 16 == 0 and p.get("OUT_F32", 0) in (0, 1))
-        nt = r.threads
-        if r.family in ("mma_sync_bf16", "cp_async_bf16"):
-            ok = ok and (p["BK"] == 32 or p["BK"] % 64 == 0) and p["BN"] % 64 == 0 and (
-                p["BM"] * p["BK"] // 8) % nt == 0 and (p["BK"] * p["BN"] // 8) % nt == 0
-        if r.family == "cp_async_bf16":
-            ok = ok and p["STAGES"] >= 2 and p["GROUP"] >= 0 and nt % (p["BK"] // 8) == 0 and (
-                nt % (p["BN"] // 8) == 0)
-        if not ok:
-            raise ValueError(f"rung {r.name}: inconsistent tensor-core tiling {dict(p)}")
+    """Python-side mirror of the kernels' static_asserts, so a bad rung fails at import: the
+    thread count every kernel shares, then the family's own check."""
+    nt = r.threads
+    if nt < 32 or nt > 1024 or nt % 32:
+        raise ValueError(f"rung {r.name}: {nt} threads per block (need 32..1024, x32)")
+    what = _FAMILIES[r.family].check(r.params, nt)
+    if what:
+        raise ValueError(f"rung {r.name}: inconsistent {what} {dict(r.params)}")
 
 
 def _rung(name: str, order: int, family: str, summary: str, **params: int) -> Rung:
@@ -768,7 +810,7 @@ _FAMILIES["persistent_fp8"] = _Family(
     "persistent_fp8.cu",
     "gemmlab::persistent_fp8<{BM}, {BN}, {BK}, {STAGES}, {CLUSTER}, {GROUP}, {EPI_PIECE}>",
     _wg_threads, _flat(_wg_threads), _mn_tile, smem=_fp8_smem, dtype="fp8", arch="sm_90a",
-    tma=True, persistent=True, tma_store=True)
+    tma=True, persistent=True, tma_store=True, check=_check_fp8)
 
 FP8_LADDER: tuple[Rung, ...] = (
     _rung("persistent_fp8", 1, "persistent_fp8",
