@@ -17,7 +17,8 @@ from test_fp8_numerics import fp8_mma
 
 from gemmlab.bench.check import Checker
 from gemmlab.errors import InputError
-from gemmlab.kernels.registry import FP8_LADDER, get
+from gemmlab.kernels.ladders import FP8_LADDER
+from gemmlab.kernels.registry import get
 from gemmlab.numerics import bf16, fp8
 
 SRC = Path(__file__).resolve().parents[1] / "src"

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from gemmlab.errors import InputError
-from gemmlab.kernels.registry import TC_LADDER, f32_out_twin, get
+from gemmlab.kernels.ladders import TC_LADDER, f32_out_twin
+from gemmlab.kernels.registry import get
 from gemmlab.kernels.source import wrapper
 from gemmlab.runtime import tma
 
