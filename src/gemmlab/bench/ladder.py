@@ -270,7 +270,10 @@ def _dtypes(target: Target) -> tuple[str, str]:
 
 
 def _rung_info(rung: Any, M: int, N: int, K: int) -> dict:
-    grid, block, smem = rung.launch_config(M, N, K)
+    from gemmlab.runtime import device
+
+    sms = device.info().sm_count if rung.persistent else None  # persistent: one CTA per SM
+    grid, block, smem = rung.launch_config(M, N, K, sms=sms)
     return {
         "order": rung.order,
         "family": rung.family,

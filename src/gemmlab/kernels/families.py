@@ -483,15 +483,20 @@ class Rung:
     def launch_config(self, M: int, N: int, K: int, sms: int | None = None
                       ) -> tuple[Dim3, Dim3, int]:
         """(grid, block, dynamic shared memory bytes) for an M x N x K product. Persistent rungs
-        launch one CTA per SM (``sms``, whole clusters only) or fewer when there are fewer tiles;
-        without ``sms`` they assume the H100 SXM's 132."""
+        launch one CTA per SM of the device (``sms``, whole clusters only) or fewer when there are
+        fewer tiles, so they need ``sms``: no GPU's count is assumed. Other rungs ignore it."""
         check_shape(M, N, K)
         fam = _FAMILIES[self.family]
         rows, cols = fam.tile(self.params)
         if fam.persistent:
+            if sms is None or sms < 1:
+                raise ValueError(
+                    f"rung {self.name} is persistent (one CTA per SM): launch_config needs the "
+                    f"device's SM count (sms=gemmlab.runtime.device.info().sm_count), got "
+                    f"sms={sms!r}")
             cluster = self.params.get("CLUSTER", 1)
             units = _cdiv(_cdiv(M, rows), cluster) * _cdiv(N, cols)
-            slots = max(1, (sms or 132) // cluster)
+            slots = max(1, sms // cluster)
             return (min(units, slots) * cluster, 1, 1), fam.block(self.params), fam.smem(
                 self.params)
         if fam.rows_on_x:
