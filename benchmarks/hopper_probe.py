@@ -76,15 +76,15 @@ def main() -> int:
         rung = dataclasses.replace(rung, name=f"{rung.name}_{tag}",
                                    kernel=f"gemmlab_{rung.name}_{tag}", params=params)
     if args.grid:
-        import gemmlab.kernels.registry as reg
+        from gemmlab.kernels.families import Rung
 
-        orig_lc = reg.Rung.launch_config
+        orig_lc = Rung.launch_config
 
         def lc(self, M, N, K, sms=None):
             g, b, sm = orig_lc(self, M, N, K, sms)
             return ((min(g[0], args.grid), 1, 1) if self.persistent else g), b, sm
 
-        reg.Rung.launch_config = lc
+        Rung.launch_config = lc
     print(f"== {rung.name} variant={args.variant} threads={rung.threads} smem={rung.dynamic_smem}",
           flush=True)
     t0 = time.perf_counter()

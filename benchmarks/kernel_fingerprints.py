@@ -43,14 +43,13 @@ def sha(text: str | bytes) -> str:
 def _api():
     """The registry, source and path modules, wherever this version of gemmlab keeps them."""
     from gemmlab.kernels import paths, sgemm_rb
+    from gemmlab.kernels import registry as reg  # all_rungs(): the lookup API, before and after the split
     from gemmlab.kernels.source import translation_unit
     from gemmlab.runtime.toolchain import BASE_OPTIONS
 
     try:
-        from gemmlab.kernels import ladders as reg  # after the registry split
-        from gemmlab.kernels.families import arch_refusal, compile_arch
+        from gemmlab.kernels.families import arch_refusal, compile_arch  # after the registry split
     except ImportError:
-        from gemmlab.kernels import registry as reg
         from gemmlab.kernels.registry import arch_refusal, compile_arch
     return reg, paths, sgemm_rb, translation_unit, BASE_OPTIONS, arch_refusal, compile_arch
 

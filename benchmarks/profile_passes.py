@@ -123,7 +123,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     from gemmlab.problem import parse_shape
 
     shape = parse_shape(args.shape)
-    rungs = args.rungs.split(",") if args.rungs else [r.name for r in registry.LADDER]
+    rungs = args.rungs.split(",") if args.rungs else [r.name for r in registry.ladder()]
     ncu = find_ncu(None)
     out_dir = ladder_profile.fresh_dir(Path(args.reports))
     meta = {"date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

@@ -21,7 +21,7 @@ import statistics
 import sys
 import time
 
-from gemmlab.kernels import registry
+from gemmlab.kernels import families, ladders, registry
 from gemmlab.output import print_table
 
 
@@ -50,11 +50,11 @@ def _parse(argv):
     return a
 
 
-def _extra_rung(spec: str, i: int) -> registry.Rung:
+def _extra_rung(spec: str, i: int) -> families.Rung:
     family, _, assigns = spec.partition(":")
     params = {k.strip(): int(v) for k, v in (a.split("=") for a in assigns.split(",") if a)}
     tag = "_".join(f"{k.lower()}{v}" for k, v in params.items())
-    return registry._rung(f"x{i}_{family}_{tag}", 0, family, f"ad-hoc {spec}", **params)
+    return families.make_rung(f"x{i}_{family}_{tag}", 0, family, f"ad-hoc {spec}", **params)
 
 
 def main(argv=None) -> int:
@@ -71,7 +71,7 @@ def main(argv=None) -> int:
     info = device.info()
     M, N, K = args.shape if args.shape else (args.size,) * 3
     rungs = ([registry.get(n) for n in args.rungs.split(",")] if args.rungs
-             else list(registry.LADDER))
+             else list(ladders.LADDER))
     if args.candidates:
         rungs += list(registry.autotune_candidates())
     if args.sweep:

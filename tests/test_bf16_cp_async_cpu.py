@@ -14,8 +14,9 @@ import pytest
 
 from conftest import requires_nvcc
 from gemmlab.errors import InputError
-from gemmlab.kernels import registry
-from gemmlab.kernels.registry import TC_LADDER, all_rungs, f32_out_twin, get, scalar_twin
+from gemmlab.kernels import families
+from gemmlab.kernels.ladders import TC_LADDER, f32_out_twin, scalar_twin
+from gemmlab.kernels.registry import all_rungs, get
 from gemmlab.kernels.source import translation_unit, wrapper
 
 RUNG = "cp_async_bf16"
@@ -69,11 +70,11 @@ def test_launch_geometry_and_shape_rules():
 def test_inconsistent_parameters_fail_at_construction(bad):
     params = {**get(RUNG).params, **bad}
     with pytest.raises(ValueError, match="tensor-core tiling"):
-        registry._rung("bad", 3, "cp_async_bf16", "x", **params)
+        families.make_rung("bad", 3, "cp_async_bf16", "x", **params)
 
 
 def test_a_smaller_consistent_configuration_is_accepted():
-    r = registry._rung("small", 3, "cp_async_bf16", "x", BM=64, BN=64, BK=32, WM=32, WN=32,
+    r = families.make_rung("small", 3, "cp_async_bf16", "x", BM=64, BN=64, BK=32, WM=32, WN=32,
                        STAGES=3, GROUP=0, VEC=1, OUT_F32=0)
     assert r.threads == 128 and r.dynamic_smem == 3 * (64 * 32 + 32 * 64) * 2
 

@@ -14,9 +14,10 @@ from conftest import run_cli
 from fakes_bench import FakeArray
 
 from gemmlab.errors import InputError
-from gemmlab.kernels import registry
-from gemmlab.kernels.registry import (LADDER, TC_LADDER, LaunchNeeds, all_rungs, arch_refusal,
-                                      compile_arch, f32_out_twin, get, scalar_twin)
+from gemmlab.kernels import families, registry
+from gemmlab.kernels.families import LaunchNeeds, arch_refusal, compile_arch
+from gemmlab.kernels.ladders import LADDER, TC_LADDER, f32_out_twin, scalar_twin
+from gemmlab.kernels.registry import all_rungs, get
 from gemmlab.kernels.source import translation_unit, wrapper
 
 
@@ -98,10 +99,10 @@ def test_launch_geometry():
 
 def test_bad_tc_params_fail_at_construction():
     with pytest.raises(ValueError, match="tensor-core tiling"):
-        registry._rung("bad", 1, "mma_sync_bf16", "x", BM=128, BN=96, BK=32, WM=64, WN=32,
+        families.make_rung("bad", 1, "mma_sync_bf16", "x", BM=128, BN=96, BK=32, WM=64, WN=32,
                        VEC=1, OUT_F32=0)
     with pytest.raises(ValueError, match="tensor-core tiling"):
-        registry._rung("bad", 1, "wmma_bf16", "x", BM=64, BN=64, BK=24, WM=32, WN=32, OUT_F32=0)
+        families.make_rung("bad", 1, "wmma_bf16", "x", BM=64, BN=64, BK=24, WM=32, WN=32, OUT_F32=0)
 
 
 def test_wrapper_signatures_follow_the_dtypes():

@@ -120,10 +120,10 @@ NO_GPU = not gpu_status()[0]
 def test_no_gpu_is_one_line_and_exit_3(argv, tmp_path):
     """Through a real subprocess (`python -m gemmlab`), with the real registry and runtime."""
     pytest.importorskip("gemmlab.runtime.device", reason="gemmlab.runtime.device comes with the kernels branch")
-    from gemmlab.kernels import registry
+    from gemmlab.kernels import ladders
 
     if argv[0] == "bench":
-        argv = ["bench", registry.LADDER[1].name]
+        argv = ["bench", ladders.LADDER[1].name]
     env = {"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "120"}
     p = subprocess.run([sys.executable, "-m", "gemmlab", *argv], capture_output=True, text=True, env=env, timeout=120)
     assert p.returncode == 3, p.stderr
@@ -147,11 +147,11 @@ def test_kernels_lists_rungs(capsys, fake_registry):
 
 
 def test_kernels_with_the_real_registry(capsys):
-    registry = pytest.importorskip("gemmlab.kernels.registry", reason="the registry comes with the kernels branch")
+    ladders = pytest.importorskip("gemmlab.kernels.ladders", reason="the ladders come with the kernels branch")
     code, out, _ = run_cli(capsys, "kernels", "--json")
     assert code == 0
     items = json.loads(out)
-    assert [i["name"] for i in items] == [r.name for r in registry.LADDER]
+    assert [i["name"] for i in items] == [r.name for r in ladders.LADDER]
     assert all(i["summary"] for i in items)
 
 

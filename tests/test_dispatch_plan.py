@@ -11,7 +11,7 @@ import pytest
 
 from gemmlab.analysis.occupancy import occupancy
 from gemmlab.errors import InputError
-from gemmlab.kernels import paths, registry
+from gemmlab.kernels import families, ladders, paths, registry
 from gemmlab.runtime import dispatch as D
 from gemmlab.shapes import grids
 
@@ -49,8 +49,8 @@ def plan(M, N, K, ops=D.Operands(), policy=D.Policy(), machine=H100):
 
 def test_dispatch_is_a_rung_outside_the_ladder():
     r = registry.get("dispatch")
-    assert r in registry.all_rungs() and r not in registry.LADDER and r.family == "dispatch"
-    assert r.vectorized and registry.scalar_twin(r) in registry.all_rungs()
+    assert r in registry.all_rungs() and r not in ladders.LADDER and r.family == "dispatch"
+    assert r.vectorized and ladders.scalar_twin(r) in registry.all_rungs()
     assert dict(r.params) == dict(registry.get("double_buffered").params)  # its own tile kernel
     with pytest.raises(InputError, match="dispatch"):
         registry.get("dispath")
@@ -64,7 +64,7 @@ def test_path_kernels_have_unique_c_symbols_and_known_sources():
     for k in ks:
         assert re.fullmatch(r"gemmlab_[A-Za-z0-9_]+", k.kernel) and k.name not in rung_names
         assert k.source in ("tile_ld.cu", "skinny.cu", "dispatch_helpers.cu", "smem_tiled.cu")
-        assert registry.arch_refusal(k, 8, 0) is None and registry.compile_arch(k, "sm_90") == "sm_90"
+        assert families.arch_refusal(k, 8, 0) is None and families.compile_arch(k, "sm_90") == "sm_90"
         unit = paths.translation_unit([k])
         assert "#include" not in unit and unit.count('extern "C" __global__') == 1
         bounds = f"{k.threads}, {k.params['MINB']}" if k.params.get("MINB") else f"{k.threads}"
@@ -86,7 +86,7 @@ def test_path_kernels_have_unique_c_symbols_and_known_sources():
 def test_tile_shapes_satisfy_the_warp_tiling_rules():
     # The registry's mirror of the kernels' static_asserts, applied to both tile shapes.
     for p in (dict(paths.SMALL), dict(paths.BIG)):
-        registry._rung("probe", 10, "autotuned", "probe", **p, VEC=1)  # raises if inconsistent
+        families.make_rung("probe", 10, "autotuned", "probe", **p, VEC=1)  # raises if inconsistent
 
 
 def test_big_tile_is_the_autotuners_h100_winner():

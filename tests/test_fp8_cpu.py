@@ -12,8 +12,10 @@ import pytest
 from fakes_bench import FakeArray
 
 from gemmlab.errors import InputError
-from gemmlab.kernels import registry
-from gemmlab.kernels.registry import FP8_LADDER, LaunchNeeds, all_rungs, get
+from gemmlab.kernels import families, registry
+from gemmlab.kernels.families import LaunchNeeds
+from gemmlab.kernels.ladders import FP8_LADDER
+from gemmlab.kernels.registry import all_rungs, get
 from gemmlab.kernels.source import read_source, translation_unit, wrapper
 from gemmlab.runtime import tma
 
@@ -41,10 +43,10 @@ def test_fp8_is_reachable_like_the_other_ladders():
     assert registry.ladder("fp8") == FP8_LADDER and all_rungs("fp8") == FP8_LADDER
     assert set(FP8_LADDER) <= set(all_rungs(None))
     assert not set(FP8_LADDER) & set(all_rungs("bf16")) and not set(FP8_LADDER) & set(all_rungs())
-    assert "fp8" in registry.DTYPES and "persistent_fp8" in registry.names()
+    assert "fp8" in families.DTYPES and "persistent_fp8" in registry.names()
     with pytest.raises(InputError, match="fp8 rungs: persistent_fp8"):
         get("persistent_fp9")
-    assert registry.b_shape("fp8", 64, 32) == (32, 64) and registry.b_shape("bf16", 64, 32) == (64, 32)
+    assert families.b_shape("fp8", 64, 32) == (32, 64) and families.b_shape("bf16", 64, 32) == (64, 32)
 
 
 def test_fp8_refuses_k_not_a_multiple_of_16_and_nothing_else():
@@ -59,10 +61,10 @@ def test_fp8_refuses_k_not_a_multiple_of_16_and_nothing_else():
 
 def test_bad_fp8_params_fail_at_construction():
     good = dict(FP8_LADDER[0].params)
-    registry._rung("ok", 1, "persistent_fp8", "x", **{**good, "CLUSTER": 1})
+    families.make_rung("ok", 1, "persistent_fp8", "x", **{**good, "CLUSTER": 1})
     for bad in ({"BK": 64}, {"BN": 192}, {"CLUSTER": 4}, {"STAGES": 1}, {"EPI_PIECE": 96}):
         with pytest.raises(ValueError, match="FP8 Hopper tiling"):
-            registry._rung("bad", 1, "persistent_fp8", "x", **{**good, **bad})
+            families.make_rung("bad", 1, "persistent_fp8", "x", **{**good, **bad})
 
 
 def test_persistent_grid_is_whole_clusters():

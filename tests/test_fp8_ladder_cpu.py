@@ -17,7 +17,8 @@ from test_fp8_numerics import fp8_mma
 
 from gemmlab.bench.check import Checker
 from gemmlab.errors import InputError
-from gemmlab.kernels.registry import FP8_LADDER, get
+from gemmlab.kernels.ladders import FP8_LADDER
+from gemmlab.kernels.registry import get
 from gemmlab.numerics import bf16, fp8
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -27,6 +28,14 @@ M, N, K = 37, 45, 160  # K: one full k-tile of 128 and a partial one
 @pytest.fixture(autouse=True)
 def wide(monkeypatch):
     monkeypatch.setenv("COLUMNS", "250")
+
+
+@pytest.fixture
+def h100_sms(monkeypatch):
+    """A device with the H100 SXM's 132 SMs: a persistent rung's grid depends on the SM count."""
+    from gemmlab.runtime import device
+
+    monkeypatch.setattr(device, "info", lambda index=None: types.SimpleNamespace(sm_count=132))
 
 
 def emulate(a, b, c, alpha, beta, bits=13):
@@ -111,7 +120,7 @@ def test_a_missing_k_tile_fails_at_large_k():
 
 
 # --- targets, peak, table -----------------------------------------------------------------------
-def test_fp8_targets_carry_their_dtypes():
+def test_fp8_targets_carry_their_dtypes(h100_sms):
     from gemmlab.bench.ladder import (
         _dtypes,
         cublas_fp8_target,
@@ -173,7 +182,7 @@ def test_fp8_table_caption_and_columns():
     assert "% of FP8 peak" in table.ladder_columns(result)
 
 
-def test_fp8_run_is_stored_and_shown_with_its_dtype(tmp_path, capsys):
+def test_fp8_run_is_stored_and_shown_with_its_dtype(tmp_path, capsys, h100_sms):
     from fakes_bench import FakeBench
 
     from gemmlab.bench.env import fp8_peak

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from gemmlab.errors import InputError
-from gemmlab.kernels.registry import TC_LADDER, f32_out_twin, get
+from gemmlab.kernels.ladders import TC_LADDER, f32_out_twin
+from gemmlab.kernels.registry import get
 from gemmlab.kernels.source import wrapper
 from gemmlab.runtime import tma
 
@@ -63,6 +64,18 @@ def test_persistent_grid_is_whole_clusters_capped_by_sms_and_tiles():
     assert r.launch_config(1, 1, 8, sms=132)[0] == (2, 1, 1)
     # non-persistent rungs keep the 2-D grid of tiles
     assert get("ws_bf16").launch_config(4096, 4096, 4096)[0] == (16, 32, 1)
+
+
+@pytest.mark.parametrize("name", ["persistent_bf16", "autotuned_bf16_128x128_s4_c1_g8_e128", "persistent_fp8"])
+def test_persistent_grid_needs_the_devices_sm_count(name):
+    """No GPU's SM count is assumed: a persistent rung without ``sms`` is refused, naming it."""
+    for sms in (None, 0):
+        with pytest.raises(ValueError, match=f"rung {name} is persistent .* SM count"):
+            get(name).launch_config(4096, 4096, 4096, sms=sms)
+    # the count given decides the grid (108: an A100-sized device)
+    assert get(name).launch_config(4096, 4096, 4096, sms=108)[0] == (108, 1, 1)
+    # non-persistent rungs ignore it
+    assert get("ws_bf16").launch_config(64, 64, 64, sms=7) == get("ws_bf16").launch_config(64, 64, 64)
 
 
 def test_wrappers_pass_tensor_maps_by_value_and_the_cluster_shape():

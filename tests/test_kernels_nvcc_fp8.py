@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import requires_nvcc
-from gemmlab.kernels.registry import FP8_LADDER, all_rungs, get
+from gemmlab.kernels.ladders import FP8_LADDER
+from gemmlab.kernels.registry import all_rungs, get
 from gemmlab.runtime import nvcc, toolchain
 
 pytestmark = requires_nvcc

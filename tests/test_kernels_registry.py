@@ -8,8 +8,9 @@ import re
 import pytest
 
 from gemmlab.errors import InputError
-from gemmlab.kernels import registry
-from gemmlab.kernels.registry import LADDER, all_rungs, get, scalar_twin, sweep_variants
+from gemmlab.kernels import families
+from gemmlab.kernels.ladders import LADDER, scalar_twin
+from gemmlab.kernels.registry import all_rungs, get, sweep_variants
 from gemmlab.kernels.source import read_source, translation_unit, wrapper
 
 ISSUE_ORDER = ["naive_uncoalesced", "coalesced", "smem_tiled", "blocktile_1d", "blocktile_2d",
@@ -147,5 +148,5 @@ def test_translation_unit_rejects_mixed_sources():
 
 def test_bad_warp_tiling_fails_at_construction():
     with pytest.raises(ValueError, match="warp tiling"):
-        registry._rung("x", 9, "warptiling", "s", BM=128, BN=128, BK=16, WM=64, WN=64,
+        families.make_rung("x", 9, "warptiling", "s", BM=128, BN=128, BK=16, WM=64, WN=64,
                        WNITER=4, TM=8, TN=4, NT=256, VEC=1)

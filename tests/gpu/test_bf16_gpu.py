@@ -11,13 +11,9 @@ import zlib
 import pytest
 
 from gemmlab.errors import InputError
-from gemmlab.kernels.registry import (
-    TC_LADDER,
-    all_rungs,
-    arch_refusal,
-    get,
-    scalar_twin,
-)
+from gemmlab.kernels.families import arch_refusal
+from gemmlab.kernels.ladders import TC_LADDER, scalar_twin
+from gemmlab.kernels.registry import all_rungs, get
 
 pytestmark = pytest.mark.gpu
 

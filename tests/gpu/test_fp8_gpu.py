@@ -11,7 +11,9 @@ import zlib
 import pytest
 
 from gemmlab.errors import InputError, UserError
-from gemmlab.kernels.registry import FP8_LADDER, arch_refusal, get
+from gemmlab.kernels.families import arch_refusal
+from gemmlab.kernels.ladders import FP8_LADDER
+from gemmlab.kernels.registry import get
 
 pytestmark = pytest.mark.gpu
 

@@ -8,7 +8,8 @@ import zlib
 import pytest
 
 from gemmlab.errors import InputError
-from gemmlab.kernels.registry import LADDER, all_rungs, autotune_candidates, get, scalar_twin
+from gemmlab.kernels.ladders import LADDER, scalar_twin
+from gemmlab.kernels.registry import all_rungs, autotune_candidates, get
 
 pytestmark = pytest.mark.gpu
 

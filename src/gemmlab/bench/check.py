@@ -245,7 +245,7 @@ class Checker:
         reference uses the same bf16 values and the bound from gemmlab.numerics.bf16.tolerance.
         ``in_dtype`` "fp8": A (M x K) and B (**N x K**) are uint8 e4m3 bit patterns, C bf16; the
         reference is A @ B^T and the bound gemmlab.numerics.fp8.tolerance."""
-        from gemmlab.kernels.registry import b_shape
+        from gemmlab.kernels.families import b_shape
 
         xp = self.xp
         a = self._operand((M, K), in_dtype)

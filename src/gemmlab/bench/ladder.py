@@ -233,7 +233,7 @@ class GpuBench:
         cp = self._cupy
         s = target.spec
         t_in, t_out = _dtypes(target)
-        from gemmlab.kernels.registry import b_shape
+        from gemmlab.kernels.families import b_shape
 
         a = self._operand((s.M, s.K), t_in)
         b = self._operand(b_shape(t_in, s.K, s.N), t_in)  # fp8: N x K ("TN")
@@ -270,7 +270,10 @@ def _dtypes(target: Target) -> tuple[str, str]:
 
 
 def _rung_info(rung: Any, M: int, N: int, K: int) -> dict:
-    grid, block, smem = rung.launch_config(M, N, K)
+    from gemmlab.runtime import device
+
+    sms = device.info().sm_count if rung.persistent else None  # persistent: one CTA per SM
+    grid, block, smem = rung.launch_config(M, N, K, sms=sms)
     return {
         "order": rung.order,
         "family": rung.family,
@@ -368,7 +371,7 @@ def cublas_fp8_target(M: int, N: int, K: int, alpha: float = 1.0, beta: float = 
 def split_runnable(rungs: Sequence[Any], cc: tuple[int, int], gpu: str) -> tuple[list, list]:
     """(rungs this GPU can run, [{"kernel", "reason"}] for the others) - a GPU without a rung's
     architecture skips that rung with one line; the rest still run."""
-    from gemmlab.kernels.registry import arch_refusal
+    from gemmlab.kernels.families import arch_refusal
 
     keep, skipped = [], []
     for r in rungs:

@@ -70,7 +70,7 @@ def build_target(args: Sequence[str], shape: tuple[int, int, int], warmup: int, 
             and shutil.which(args[0]) is None:
         from gemmlab.kernels import registry
 
-        raise InputError(f"{args[0]!r} is neither a ladder rung ({', '.join(r.name for r in registry.LADDER)}, ...) "
+        raise InputError(f"{args[0]!r} is neither a ladder rung ({', '.join(r.name for r in registry.ladder())}, ...) "
                          f"nor a program on PATH; to profile a command write it after --")
     if len(args) == 1 and _is_rung(args[0]):
         if kernel or range_ or launch_skip is not None:

@@ -15,7 +15,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Iterable
 
 if TYPE_CHECKING:
-    from gemmlab.kernels.registry import Rung
+    from gemmlab.kernels.families import Rung
 
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$')
 _PRAGMA_ONCE = re.compile(r"^\s*#\s*pragma\s+once\s*$")

@@ -50,6 +50,7 @@ def nvtx_range(name: str) -> Iterator[None]:
 def run(rung: str, shape: tuple[int, int, int], warmup: int, range_name: str = NVTX_RANGE) -> str:
     """Launch ``rung`` warmup + 1 times; the last one inside the NVTX range. Returns the kernel symbol."""
     from gemmlab.kernels import registry
+    from gemmlab.kernels.families import b_shape
     from gemmlab.runtime.device import require_gpu
     from gemmlab.runtime.launch import prepare
 
@@ -58,7 +59,7 @@ def run(rung: str, shape: tuple[int, int, int], warmup: int, range_name: str = N
     r = registry.get(rung)
     rng = cupy.random.default_rng()
     a = rng.standard_normal((M, K), dtype=cupy.float32)
-    b = rng.standard_normal(registry.b_shape(r.dtype, K, N), dtype=cupy.float32)  # fp8: N x K
+    b = rng.standard_normal(b_shape(r.dtype, K, N), dtype=cupy.float32)  # fp8: N x K
     c = cupy.full((M, N), cupy.nan, dtype=cupy.float32)  # poisoned: an unwritten tail stays NaN
     if r.dtype in ("bf16", "fp8"):  # tensor-core ladders: bit patterns (gemmlab.numerics.bf16/fp8)
         from gemmlab.numerics import bf16, fp8

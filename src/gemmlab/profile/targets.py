@@ -90,11 +90,12 @@ def launched_kernel(rung_name: str, M: int, N: int, K: int) -> Optional[str]:
     three launches) from the shape.
     """
     from gemmlab.kernels import registry
+    from gemmlab.kernels.ladders import scalar_twin
 
     rung = registry.get(rung_name)
     if rung.name in registry.AUTOTUNED + (registry.DISPATCH,):  # prepare() resolves these at run time
         return None
-    chosen = rung if rung.accepts(M, N, K) else registry.scalar_twin(rung)
+    chosen = rung if rung.accepts(M, N, K) else scalar_twin(rung)
     return chosen.kernel
 
 

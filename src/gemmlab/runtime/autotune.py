@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 
 from gemmlab.errors import InputError
 from gemmlab.kernels import registry
-from gemmlab.kernels.registry import Rung
+from gemmlab.kernels.families import Rung
 from gemmlab.problem import check_shape
 from gemmlab.runtime.toolchain import available_backends
 

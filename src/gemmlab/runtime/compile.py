@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 from gemmlab.errors import InputError
 from gemmlab.fileio import write_atomic
-from gemmlab.kernels.registry import Rung
+from gemmlab.kernels.families import Rung
 from gemmlab.kernels.source import translation_unit
 from gemmlab.runtime.toolchain import (BASE_OPTIONS, KernelCompileError, arch_flag, find_nvcc,
                                        format_compile_error)
@@ -180,7 +180,7 @@ def compile_rung(rung: Rung, arch: str | None = None, backend: str = "nvrtc") ->
     an ``sm_90a`` rung is compiled for ``sm_90a`` rather than the device's ``sm_90``.
     Rungs using more than 48 KB of dynamic shared memory get the opt-in attribute set here.
     """
-    from gemmlab.kernels.registry import arch_refusal, compile_arch
+    from gemmlab.kernels.families import arch_refusal, compile_arch
     from gemmlab.runtime import device
 
     cupy = device.require_gpu()

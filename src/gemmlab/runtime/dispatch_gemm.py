@@ -21,7 +21,7 @@ import numpy as np
 
 from gemmlab.errors import InputError
 from gemmlab.kernels.paths import PathKernel, translation_unit
-from gemmlab.kernels.registry import Rung
+from gemmlab.kernels.families import Rung
 from gemmlab.problem import check_shape
 from gemmlab.runtime import dispatch
 from gemmlab.runtime.dispatch import Operands, Plan, Policy

@@ -25,7 +25,7 @@ from typing import Any, Callable, Union
 
 
 from gemmlab.kernels import registry
-from gemmlab.kernels.registry import Rung
+from gemmlab.kernels.families import Rung
 from gemmlab.problem import check_shape
 from gemmlab.runtime.operands import operand_shape
 from gemmlab.runtime.prepared import PreparedGemm

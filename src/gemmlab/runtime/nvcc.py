@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from gemmlab.kernels.registry import Rung
+from gemmlab.kernels.families import Rung
 from gemmlab.kernels.source import translation_unit
 from gemmlab.runtime.toolchain import BASE_OPTIONS, KernelCompileError, arch_flag, find_nvcc, format_compile_error
 
@@ -85,7 +85,7 @@ def parse_ptxas_report(text: str) -> list[Resources]:
 def _target(rung: Rung, arch: str) -> str | None:
     """What ``rung`` compiles for when ``arch`` is asked: the rung's own architecture-specific
     target (sm_90a) on that GPU generation, nothing where the rung cannot run."""
-    from gemmlab.kernels.registry import arch_refusal, compile_arch
+    from gemmlab.kernels.families import arch_refusal, compile_arch
 
     digits = arch.removeprefix("sm_").rstrip("a")
     if arch_refusal(rung, int(digits[:-1]), int(digits[-1])):

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from gemmlab.errors import InputError
-from gemmlab.kernels import registry
+from gemmlab.kernels.families import B_LAYOUTS
 
 
 # NumPy/CuPy dtype holding each gemmlab dtype.
@@ -48,7 +48,7 @@ def operand_shape(a: Any, b: Any, c: Any, in_dtype: str = "fp32",
     out_dtype = out_dtype or in_dtype
     for label, x, dt in (("a", a, in_dtype), ("b", b, in_dtype), ("c", c, out_dtype)):
         _check_array(label, x, cupy, dt)
-    if registry.B_LAYOUTS[in_dtype] == "nk":
+    if B_LAYOUTS[in_dtype] == "nk":
         M, N, K = _tn_shape(a, b, c)
     else:
         (M, K), (K2, N), (Mc, Nc) = a.shape, b.shape, c.shape

@@ -15,7 +15,8 @@ import numpy as np
 
 from gemmlab.errors import InputError
 from gemmlab.kernels import registry
-from gemmlab.kernels.registry import Rung, scalar_twin
+from gemmlab.kernels.families import Rung, b_shape
+from gemmlab.kernels.ladders import scalar_twin
 from gemmlab.problem import check_shape
 from gemmlab.runtime.operands import ARRAY_DTYPES, aligned16
 
@@ -53,7 +54,7 @@ class PreparedGemm:
         self._scalar = (None if self._vec is not None
                         else _compile.compile_rung(self._scalar_rung, backend=backend))
         self._args = (np.int32(M), np.int32(N), np.int32(K))
-        self._b_shape = registry.b_shape(rung.dtype, K, N)
+        self._b_shape = b_shape(rung.dtype, K, N)
 
     @property
     def rung(self) -> Rung:

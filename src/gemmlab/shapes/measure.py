@@ -31,10 +31,12 @@ TargetsFor = Callable[[GridShape], tuple[Target, Optional[Target]]]
 def rung_target(rung_name: str, s: GridShape) -> Target:
     """The rung at this shape; the prepared launcher records what it will launch (and its compiler)."""
     from gemmlab.kernels import registry
+    from gemmlab.runtime import device
     from gemmlab.runtime.launch import prepare
 
     rung = registry.get(rung_name)
-    grid, block, smem = rung.launch_config(*s.dims)
+    sms = device.info().sm_count if rung.persistent else None  # persistent: one CTA per SM
+    grid, block, smem = rung.launch_config(*s.dims, sms=sms)
     info = {"order": rung.order, "family": rung.family, "summary": rung.summary, "source": rung.source,
             "function": rung.kernel, "params": dict(rung.params)}
 
