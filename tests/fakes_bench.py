@@ -7,7 +7,8 @@ import types
 import numpy as np
 
 from gemmlab.bench.check import CheckResult
-from gemmlab.bench.ladder import LadderResult, Target, run_targets
+from gemmlab.bench.ladder import Target, run_targets
+from gemmlab.bench.results import RunRecord
 from gemmlab.bench.spec import BenchSpec
 from gemmlab.bench.stats import Measurement
 
@@ -67,14 +68,22 @@ ARTICLE_MS = {
 }
 
 
-def article_result(checks: dict | None = None, peak_flops: float | None = 20e12) -> LadderResult:
+def article_result(checks: dict | None = None, peak_flops: float | None = 20e12) -> RunRecord:
     bench = FakeBench(ARTICLE_MS, checks)
     targets = [target(n) for n in ("bad", "coalesced", "tiled16", "tiled16_unroll")]
-    rows, ref = run_targets(targets, target("cublas"), bench, peak_flops)
+    rows, ref = run_targets(targets, target("cublas"), bench)
     env = {"gpu": "Fake GPU", "driver": "1.0", "cuda_runtime": "13.0", "gemmlab": "0.1.0"}
     peak = {"flops": peak_flops, "sm_count": 10, "fp32_lanes_per_sm": 128, "clock_mhz": 7812.5}
     opts = {"timing": {"flush_l2": True}, "seed": 0}
-    return LadderResult("ladder", (2048, 2048, 2048), rows, ref, env, peak, opts)
+    meta = {"shape": {"M": 2048, "N": 2048, "K": 2048}, "peak": peak, "options": opts, "dtype": "fp32", "skipped": []}
+    return RunRecord("ladder", tuple(rows) + (ref,), env, meta)
+
+
+def record_dict(record: RunRecord) -> dict:
+    """The record as ``--out`` writes it (rows with their derived numbers)."""
+    from gemmlab.workflows.kinds import as_dict
+
+    return as_dict(record)
 
 
 class FakeArray:

@@ -70,10 +70,25 @@ def fake_result(pcts: dict, shapes=None, checks=None, gpu="NVIDIA H100 80GB HBM3
         ms[("cublas", s.dims)] = cub
         ms[("autotuned", s.dims)] = cub * 100.0 / pcts.get(s.dims, 90.0)
     bench = ShapeBench(ms, checks)
-    rows = run_grid(shapes, _targets(), bench, 60e12)
+    rows = run_grid(shapes, _targets(), bench)
     opts = grids.ShapesOptions(shapes, grid_name=grid, rung="autotuned", timing=TimingOptions(warmup_ms=10, rep_ms=50),
                                goals=goals or grids.Goals())
     env = {"gpu": gpu, "gemmlab": "test", "cuda_runtime": "13.0"}
     ceiling = {"copy_bytes_per_s": copy, "source": "sample"} if copy else {}
     peak = {"flops": 66.9e12, "sm_count": 132, "fp32_lanes_per_sm": 128, "clock_mhz": 1980}
     return assemble(rows, env, peak, ceiling, opts)
+
+
+def as_dict(record) -> dict:
+    """The record as ``gemmlab shapes --out`` writes it."""
+    from gemmlab.workflows.kinds import as_dict as _as_dict
+
+    return _as_dict(record)
+
+
+def store(db, record) -> int:
+    """Append ``record`` to the database at ``db``, as ``gemmlab shapes`` does; its run id."""
+    from gemmlab.store import Store
+
+    with Store(db) as s:
+        return s.add_record(record, record.ladder_extras())

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from fakes_bench import ARTICLE_MS, FakeBench, article_result, bad_check, target
+from fakes_bench import ARTICLE_MS, FakeBench, article_result, bad_check, record_dict, target
 
-from gemmlab.bench import table
 from gemmlab.bench.ladder import run_targets
+from gemmlab.bench.results import RunRecord
+from gemmlab.report import tables as table
 
 
 def test_each_kernel_is_checked_before_it_is_timed_and_cublas_comes_last():
@@ -33,38 +34,39 @@ def test_article_numbers_are_reproduced():
     """The first article's table: speedups 4.09x, 0.91x, 1.48x and % of cuBLAS 2.5 / 10.2 / 13.8."""
     res = article_result()
     rows = {r.name: r for r in res.rows}
-    assert rows["bad"].speedup_vs_previous is None
-    assert rows["coalesced"].speedup_vs_previous == pytest.approx(55.8695 / 13.6520)
-    assert f"{rows['coalesced'].speedup_vs_previous:.2f}" == "4.09"
-    assert f"{rows['tiled16'].speedup_vs_previous:.2f}" == "0.91"
-    assert f"{rows['tiled16_unroll'].speedup_vs_previous:.2f}" == "1.48"
-    assert [f"{rows[n].pct_of_cublas:.1f}" for n in ("bad", "coalesced", "tiled16_unroll")] == ["2.5", "10.2", "13.8"]
+    step, pct, peak = res.speedup_vs_previous, res.pct_of_reference, res.pct_of_peak
+    assert step(rows["bad"]) is None
+    assert step(rows["coalesced"]) == pytest.approx(55.8695 / 13.6520)
+    assert f"{step(rows['coalesced']):.2f}" == "4.09"
+    assert f"{step(rows['tiled16']):.2f}" == "0.91"
+    assert f"{step(rows['tiled16_unroll']):.2f}" == "1.48"
+    assert [f"{pct(rows[n]):.1f}" for n in ("bad", "coalesced", "tiled16_unroll")] == ["2.5", "10.2", "13.8"]
     assert rows["tiled16_unroll"].measurement.gflops == pytest.approx(1692.962, abs=0.005)  # article: time rounded to 0.1 µs
-    assert res.reference.pct_of_cublas == 100.0 and res.reference.speedup_vs_previous is None
+    assert pct(rows["cublas"]) == 100.0 and step(rows["cublas"]) is None
     # % of peak: 1692.962 GFLOP/s of a 20 TFLOP/s peak
-    assert rows["tiled16_unroll"].pct_of_peak == pytest.approx(100 * rows["tiled16_unroll"].measurement.gflops * 1e9 / 20e12)
-    assert f"{rows['tiled16_unroll'].pct_of_peak:.2f}" == "8.46"
+    assert peak(rows["tiled16_unroll"]) == pytest.approx(100 * rows["tiled16_unroll"].measurement.gflops * 1e9 / 20e12)
+    assert f"{peak(rows['tiled16_unroll']):.2f}" == "8.46"
 
 
 def test_no_peak_means_no_pct_of_peak():
     res = article_result(peak_flops=None)
-    assert all(r.pct_of_peak is None for r in res.all_rows)
+    assert all(res.pct_of_peak(r) is None for r in res.rows)
 
 
 def test_failed_check_is_kept_and_reported():
     res = article_result(checks={"tiled16": bad_check()})
     assert [r.name for r in res.failures] == ["tiled16"]
-    d = res.to_dict()
+    d = record_dict(res)
     row = next(r for r in d["rows"] if r["kernel"] == "tiled16")
     assert row["correct"] is False and row["check"]["n_nonfinite"] == 3
-    cells = table.ladder_rows(d["rows"])
+    cells = table.ladder_rows(res)
     assert cells[2][-1] == "FAIL: 3 elements are NaN or inf, first at (0, 1)"
     assert cells[1][-1] == "ok"
 
 
 def test_ladder_table_cells():
-    d = article_result().to_dict()
-    cells = table.ladder_rows(d["rows"])
+    res = article_result()
+    cells = table.ladder_rows(res)
     assert [c[0] for c in cells] == ["bad", "coalesced", "tiled16", "tiled16_unroll", "cublas"]
     assert cells[0][1:5] == ["55.8695", "0.0%", "307.5", None]
     assert cells[1][4] == "4.09x"
@@ -72,7 +74,7 @@ def test_ladder_table_cells():
     assert cells[4][4] is None and cells[4][5] == "100.0"
     # tiled16_unroll's IQR: q1 10.1478, q3 10.1478 over median 10.1478 -> 0%; not noisy
     assert cells[3][2] == "0.0%"
-    cap = table.caption(d)
+    cap = table.caption(res)
     assert "M,N,K = 2048,2048,2048 FP32" in cap and "L2 flushed between runs" in cap
     assert "bad 1755→1980" in cap and "~ noisy: IQR/median > 5%" in cap
 
@@ -81,19 +83,19 @@ def test_noisy_rows_are_marked():
     bench = FakeBench({"n": [1.0, 1.0, 1.2, 1.4, 1.4]})
     rows, _ = run_targets([target("n")], None, bench)
     assert rows[0].measurement.noisy
-    assert table.ladder_rows([rows[0].to_dict()])[0][2] == "33.3% ~"  # IQR 0.4 ms over median 1.2 ms
+    assert table.ladder_rows(RunRecord("bench", rows))[0][2] == "33.3% ~"  # IQR 0.4 ms over median 1.2 ms
 
 
 def test_sweep_table_has_one_column_per_parameter():
     bench = FakeBench({"t8": [2.0], "t16u": [1.0]})
     rows, _ = run_targets([target("t8", TILE=8, UNROLL=0), target("t16u", TILE=16, UNROLL=1)], None, bench)
-    cols, cells = table.sweep_table([r.to_dict() for r in rows])
+    cols, cells = table.sweep_table(RunRecord("sweep", rows))
     assert cols[:3] == ["Variant", "TILE", "UNROLL"]
     assert cells[0][:3] == ["t8", "8", "0"] and cells[1][:3] == ["t16u", "16", "1"]
 
 
 def test_row_dict_keeps_raw_samples():
-    d = article_result().to_dict()
+    d = record_dict(article_result())
     row = d["rows"][3]
     assert row["samples_s"] == [v * 1e-3 for v in ARTICLE_MS["tiled16_unroll"]]
     assert row["clocks"] == {"source": "fake", "sm_mhz_before": 1755, "sm_mhz_after": 1980}

@@ -8,7 +8,7 @@ import pytest
 
 from gemmlab.bench.spec import BenchSpec
 from gemmlab.problem import parse_shape
-from gemmlab.bench.stats import NOISE_IQR_FRACTION, Measurement, distinguishable, gflops
+from gemmlab.bench.stats import NOISE_IQR_FRACTION, SAME, SLOWER, Measurement, effect, gflops
 from gemmlab.errors import InputError
 
 SPEC = BenchSpec("coalesced", 2048, 2048, 2048)
@@ -92,12 +92,12 @@ def test_measurement_rejects_impossible_samples(bad):
         Measurement(SPEC, bad)
 
 
-def test_distinguishable_needs_non_overlapping_quartiles():
+def test_a_change_needs_non_overlapping_quartiles():
     a = Measurement(SPEC, ms(1.00, 1.01, 1.02, 1.03, 1.04))
     b = Measurement(SPEC, ms(1.02, 1.03, 1.04, 1.05, 1.06))  # 2% slower median, overlapping spread
     c = Measurement(SPEC, ms(1.10, 1.11, 1.12, 1.13, 1.14))
-    assert not distinguishable(a, b)
-    assert distinguishable(a, c) and distinguishable(c, a)
+    assert effect(a, b).verdict == SAME
+    assert effect(a, c).verdict == SLOWER and effect(c, a).verdict != SAME
 
 
 # --- BenchSpec -------------------------------------------------------------------------------
@@ -121,7 +121,7 @@ def test_spec_is_frozen_and_hashable_with_params():
         ({"K": True}, "K must be a positive integer, got True"),
         ({"M": "64"}, "M must be a positive integer, got '64'"),
         ({"alpha": float("nan")}, "alpha must be a finite number, got nan"),
-        ({"dtype": "float16"}, "dtype must be one of float32, bf16, bf16_fp32out, fp8_e4m3, got 'float16'"),
+        ({"dtype": "float16"}, "dtype must be one of fp32, bf16, fp8, int32, got 'float16'"),
         ({"kernel": ""}, "kernel must be a non-empty name"),
         ({"params": {"TILE": 1.5}}, "params['TILE'] must be an integer, got 1.5"),
         ({"M": 65536, "K": 65536}, "at most 2147483647 are allowed"),

@@ -256,11 +256,11 @@ def test_bf16_targets_carry_their_dtypes():
     assert t.spec.dtype == "bf16" and _dtypes(t) == ("bf16", "bf16")
     assert t.info["arch"] == "sm_80"
     (t,) = rung_targets([get("wmma_bf16_f32out")], 64, 64, 64)
-    assert t.spec.dtype == "bf16_fp32out" and _dtypes(t) == ("bf16", "fp32")
+    assert (t.spec.dtype, t.spec.out_dtype) == ("bf16", "fp32") and _dtypes(t) == ("bf16", "fp32")
     ref = cublas_bf16_target(64, 64, 64, out_dtype="fp32")
     assert _dtypes(ref) == ("bf16", "fp32") and "CUBLAS_COMPUTE_32F" in ref.info["summary"]
     (t,) = rung_targets([get("coalesced")], 64, 64, 64)
-    assert t.spec.dtype == "float32" and _dtypes(t) == ("fp32", "fp32")
+    assert t.spec.dtype == "fp32" and _dtypes(t) == ("fp32", "fp32")
 
 
 def test_bf16_peak_from_the_clock():
@@ -276,23 +276,29 @@ def test_bf16_peak_from_the_clock():
 
 
 def test_observed_peak_uses_each_rows_clock():
-    from gemmlab.bench.ladder import observed_peak_pct
+    from gemmlab.bench.ladder import with_tensor_peaks
+    from gemmlab.bench.results import Row, pct_of_peak
+    from gemmlab.bench.spec import BenchSpec
+    from gemmlab.bench.stats import Measurement
 
     env = {"sm_count": 132, "compute_capability": "9.0", "sm_clock_max_mhz": 1980}
-    meas = types.SimpleNamespace(gflops=494.7e3)  # 494.7 TFLOP/s
-    row = types.SimpleNamespace(clocks={"sm_mhz_before": 1830, "sm_mhz_after": 1830},
-                                measurement=meas, pct_of_peak=None)
-    row2 = types.SimpleNamespace(clocks={}, measurement=meas, pct_of_peak=None)
-    observed_peak_pct([row, row2], env)
-    assert row.pct_of_peak == pytest.approx(50.0, rel=1e-3)
-    assert row2.pct_of_peak == pytest.approx(50.0 * 1830 / 1980, rel=1e-3)  # max clock fallback
+    spec = BenchSpec("r", 4096, 4096, 4096, dtype="bf16")
+    meas = Measurement(spec, (spec.flops / 494.7e12,))  # 494.7 TFLOP/s
+    row = Row(meas, clocks={"sm_mhz_before": 1830, "sm_mhz_after": 1830})
+    row2 = Row(meas)
+    row, row2 = with_tensor_peaks([row, row2], env)
+    assert pct_of_peak(row, {}) == pytest.approx(50.0, rel=1e-3)
+    assert pct_of_peak(row2, {}) == pytest.approx(50.0 * 1830 / 1980, rel=1e-3)  # max clock fallback
 
 
 def test_spec_accepts_the_bf16_dtypes():
-    from gemmlab.bench.spec import BenchSpec, spec_dtype
+    from gemmlab.bench.spec import BenchSpec
 
-    assert spec_dtype("bf16", "bf16") == "bf16" and spec_dtype("fp32", "fp32") == "float32"
-    assert BenchSpec("x", 2, 2, 2, dtype="bf16_fp32out").to_dict()["dtype"] == "bf16_fp32out"
+    assert (BenchSpec("x", 2, 2, 2, dtype="bf16").dtype, BenchSpec("x", 2, 2, 2, dtype="bf16").out_dtype) == ("bf16", "bf16")
+    assert BenchSpec("x", 2, 2, 2, dtype="bf16", out_dtype="fp32").to_dict()["out_dtype"] == "fp32"
+    # the name runs stored before one vocabulary use still loads: bf16 in, fp32 out
+    old = BenchSpec.from_dict({"kernel": "x", "M": 2, "N": 2, "K": 2, "dtype": "bf16_fp32out"})
+    assert (old.dtype, old.out_dtype) == ("bf16", "fp32")
     with pytest.raises(InputError):
         BenchSpec("x", 2, 2, 2, dtype="fp16")
 
@@ -330,33 +336,34 @@ def test_cli_ladder_bf16_profile_is_accepted(capsys, monkeypatch):
     def no_gpu():
         raise UserError("stand-in: the GPU step was reached", code=3)
 
-    monkeypatch.setattr(cmd, "_require_gpu", no_gpu)
+    monkeypatch.setattr(cmd, "require_gpu", no_gpu)
     code, _, err = run_cli(capsys, "ladder", "--dtype", "bf16", "--profile", "--no-store")
     assert code == 3 and "the GPU step was reached" in err and "not wired" not in err
 
 
 def test_bf16_table_caption_and_columns():
-    from gemmlab.bench import table
     from gemmlab.bench.env import bf16_peak
+    from gemmlab.bench.results import RunRecord
+    from gemmlab.report import tables as table
 
     env = {"sm_count": 132, "compute_capability": "9.0", "sm_clock_max_mhz": 1980, "gpu": "H100"}
-    result = {"dtype": "bf16", "shape": {"M": 4096, "N": 4096, "K": 4096}, "env": env,
-              "peak": bf16_peak(env), "options": {"out_dtype": "bf16", "timing": {}}, "rows": []}
+    result = RunRecord("ladder", (), env, {"dtype": "bf16", "shape": {"M": 4096, "N": 4096, "K": 4096},
+                                           "peak": bf16_peak(env), "options": {"out_dtype": "bf16", "timing": {}}})
     cap = table.caption(result)
     assert "A, B bf16, FP32 accumulate, C bf16" in cap and "FP32 peak" not in cap
     assert "dense BF16 peak 1070.5 TFLOP/s = 132 SMs x 4096 FLOP/clk x 1980 MHz" in cap
     assert "% of BF16 peak" in table.ladder_columns(result)
-    assert table.ladder_columns({}) == table.LADDER_COLUMNS
+    assert table.ladder_columns(RunRecord("ladder", ())) == table.LADDER_COLUMNS
 
 
 def test_bf16_run_is_stored_and_shown_with_its_dtype(tmp_path, capsys):
     """A bf16 ladder result (fake bench, real rung targets) goes through the store and `runs`
     with its dtypes: per result (spec dtype) and per run (dtype, skipped)."""
-    from fakes_bench import FakeBench
+    from fakes_bench import FakeBench, record_dict
 
     from gemmlab.bench.env import bf16_peak
-    from gemmlab.bench.ladder import (LadderResult, cublas_bf16_target, observed_peak_pct,
-                                      rung_targets, run_targets)
+    from gemmlab.bench.ladder import cublas_bf16_target, rung_targets, run_targets, with_tensor_peaks
+    from gemmlab.bench.results import RunRecord
     from gemmlab.store import Store
 
     M = N = K = 4096
@@ -370,13 +377,13 @@ def test_bf16_run_is_stored_and_shown_with_its_dtype(tmp_path, capsys):
     env = {"gpu": "Fake H100", "sm_count": 132, "compute_capability": "9.0",
            "sm_clock_max_mhz": 1980}
     peak = bf16_peak(env)
-    rows, ref_row = run_targets(targets, ref, bench, peak["flops"])
-    observed_peak_pct(rows + [ref_row], env)
+    rows, ref_row = run_targets(targets, ref, bench)
+    rows = with_tensor_peaks(rows + [ref_row], env)
     skipped = [{"kernel": "wgmma_bf16", "reason": "rung wgmma_bf16 needs sm_90a (...)"}]
-    res = LadderResult("ladder", (M, N, K), rows, ref_row, env, peak,
-                       {"timing": {"flush_l2": True}, "out_dtype": "bf16"}, dtype="bf16",
-                       skipped=skipped)
-    d = res.to_dict()
+    res = RunRecord("ladder", tuple(rows), env, {"shape": {"M": M, "N": N, "K": K}, "peak": peak,
+                                                "options": {"timing": {"flush_l2": True}, "out_dtype": "bf16"},
+                                                "dtype": "bf16", "skipped": skipped})
+    d = record_dict(res)
     assert d["dtype"] == "bf16" and d["skipped"] == skipped
     assert [r["spec"]["dtype"] for r in d["rows"]] == ["bf16"] * 3
     assert d["rows"][1]["pct_of_cublas"] == pytest.approx(50.0)
@@ -384,8 +391,7 @@ def test_bf16_run_is_stored_and_shown_with_its_dtype(tmp_path, capsys):
     assert d["rows"][2]["pct_of_peak"] == pytest.approx(100 * 549.76 / 989.36, rel=1e-3)
     db = tmp_path / "runs.sqlite"
     with Store(db) as store:
-        meta = {k: d[k] for k in ("shape", "peak", "options", "dtype", "skipped")}
-        run_id = store.add_run("ladder", env, d["rows"], meta)
+        run_id = store.add_record(res)
         back = store.load_run(run_id)
     assert back["dtype"] == "bf16" and back["skipped"] == skipped
     assert [r["spec"]["dtype"] for r in back["rows"]] == ["bf16"] * 3

@@ -158,8 +158,7 @@ def test_kernels_with_the_real_registry(capsys):
 def test_runs_lists_and_shows_stored_runs(capsys, tmp_path):
     db = tmp_path / "runs.sqlite"
     with Store(db) as s:
-        d = article_result().to_dict()
-        s.add_run("ladder", d["env"], d["rows"], {k: d[k] for k in ("shape", "peak", "options")})
+        s.add_record(article_result())
     code, out, _ = run_cli(capsys, "runs", "--db", str(db))
     assert code == 0 and "ladder" in out and "Fake GPU" in out and "tiled16_unroll" in out
     code, out, _ = run_cli(capsys, "runs", "--db", str(db), "--json")

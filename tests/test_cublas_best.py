@@ -327,13 +327,15 @@ def test_ladder_reference_row_carries_the_selection(monkeypatch):
 
 
 def test_bf16_caption_names_the_reference():
-    from gemmlab.bench import table
+    from gemmlab.bench.results import RunRecord
+    from gemmlab.report import tables
+    from report_samples import kernel_row
 
-    result = {"dtype": "bf16", "shape": {"M": 8, "N": 8, "K": 8}, "env": {}, "peak": {},
-              "options": {"out_dtype": "bf16", "timing": {}},
-              "rows": [{"kernel": "cublas", "is_reference": True,
-                        "info": {"summary": "cuBLAS BF16 at its best: X"}}]}
-    assert "cuBLAS row: cuBLAS BF16 at its best: X" in table.caption(result)
+    ref = kernel_row("cublas", 8, 8, 8, median_s=1e-3, reference=True, dtype="bf16", out_dtype="bf16",
+                     info={"summary": "cuBLAS BF16 at its best: X"})
+    meta = {"dtype": "bf16", "shape": {"M": 8, "N": 8, "K": 8}, "peak": {},
+            "options": {"out_dtype": "bf16", "timing": {}}}
+    assert "cuBLAS row: cuBLAS BF16 at its best: X" in tables.caption(RunRecord("ladder", (ref,), {}, meta))
 
 
 # --- the real library's host-only calls (no GPU needed) ----------------------------------------

@@ -78,9 +78,18 @@ def test_one_leftover_on_each_side_is_paired(raw):
 
 
 def test_stored_runs():
-    rows = diff_runs({"coalesced": 2.5e-3, "tiled16": 2.87e-3}, {"tiled16": 2.09e-3, "blocktile2d": 0.68e-3})
+    from report_samples import kernel_row
+
+    from gemmlab.bench.results import RunRecord
+
+    def run(**medians):
+        return RunRecord("ladder", tuple(kernel_row(k, 64, 64, 64, median_s=t) for k, t in medians.items()))
+
+    rows = diff_runs(run(coalesced=2.5e-3, tiled16=2.87e-3), run(tiled16=2.09e-3, blocktile2d=0.68e-3))
     assert [(r.kernel, r.speedup) for r in rows] == [
         ("coalesced", None), ("tiled16", pytest.approx(2.87 / 2.09)), ("blocktile2d", None)]
+    # one judgement of the change: medians alone here, so the size decides (2.87 -> 2.09 ms: faster)
+    assert [None if r.change is None else r.change.verdict for r in rows] == [None, "faster", None]
 
 
 # --------------------------------------------------------------------------- the command
@@ -154,11 +163,13 @@ def test_cli_diff_two_stored_runs(tmp_path, capsys):
     assert out["kernels"][1]["speedup"] == pytest.approx(2.9 / 2.05)
 
 
-def test_run_medians_keeps_shapes_apart():
-    from gemmlab.commands.profile import run_medians
+def test_run_diff_keeps_shapes_apart():
+    from gemmlab.analysis.diff import diff_runs
+    from gemmlab.bench.results import load_record
 
-    run = {"rows": [_row("coalesced", [1.0], M=1024), _row("coalesced", [8.0], M=2048), _row("x", [3.0, 5.0])]}
-    assert run_medians(run) == {"coalesced 1024x1024x1024": 1.0, "coalesced 2048x2048x2048": 8.0, "x": 4.0}
+    run = load_record({"rows": [_row("coalesced", [1.0], M=1024), _row("coalesced", [8.0], M=2048), _row("x", [3.0, 5.0])]})
+    assert {d.kernel: d.a_s for d in diff_runs(run, run)} == {"coalesced 1024x1024x1024": 1.0, "coalesced 2048x2048x2048": 8.0,
+                                                             "x": 4.0}
 
 
 def test_cli_diff_unknown_run(tmp_path, capsys):

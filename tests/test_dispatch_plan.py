@@ -308,12 +308,18 @@ def test_plan_reports_params_for_result_rows():
 
 
 def test_ladder_caption_and_profile_target_name_what_ran():
-    from gemmlab.bench import table
-    from gemmlab.profile import targets
+    import dataclasses
 
-    rows = [{"kernel": "dispatch", "launched": {"rung": "skinny-M split-K 16: skinny_m1_v1 + splitk_reduce_v1"}},
-            {"kernel": "coalesced", "launched": {"rung": "coalesced"}}]
-    cap = table.caption({"shape": {"M": 1, "N": 4096, "K": 4096}, "rows": rows})
+    from gemmlab.bench.results import RunRecord
+    from gemmlab.profile import targets
+    from gemmlab.report import tables
+    from report_samples import kernel_row
+
+    rows = (dataclasses.replace(kernel_row("dispatch", 1, 4096, 4096, median_s=1e-3),
+                                launched={"rung": "skinny-M split-K 16: skinny_m1_v1 + splitk_reduce_v1"}),
+            dataclasses.replace(kernel_row("coalesced", 1, 4096, 4096, median_s=2e-3),
+                                launched={"rung": "coalesced"}))
+    cap = tables.caption(RunRecord("ladder", rows, {}, {"shape": {"M": 1, "N": 4096, "K": 4096}}))
     assert "what ran: dispatch ran skinny-M split-K 16: skinny_m1_v1 + splitk_reduce_v1" in cap
     assert "coalesced ran" not in cap
     t = targets.rung_target("dispatch", (1, 4096, 4096), warmup=3)

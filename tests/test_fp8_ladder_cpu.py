@@ -127,16 +127,18 @@ def test_fp8_targets_carry_their_dtypes(h100_sms):
         run_dtypes,
         rung_targets,
     )
-    from gemmlab.bench.spec import BenchSpec, spec_dtype
+    from gemmlab.bench.spec import BenchSpec
 
     (t,) = rung_targets(FP8_LADDER, 4096, 4096, 4096)
-    assert t.spec.dtype == "fp8_e4m3" and _dtypes(t) == ("fp8", "bf16")
+    assert (t.spec.dtype, t.spec.out_dtype) == ("fp8", "bf16") and _dtypes(t) == ("fp8", "bf16")
     assert t.info["arch"] == "sm_90a" and t.info["grid"] == [132, 1, 1]
     ref = cublas_fp8_target(4096, 4096, 4096)
-    assert ref.spec.dtype == "fp8_e4m3" and _dtypes(ref) == ("fp8", "bf16")
+    assert (ref.spec.dtype, ref.spec.out_dtype) == ("fp8", "bf16") and _dtypes(ref) == ("fp8", "bf16")
     assert "CUDA_R_8F_E4M3 (TN" in ref.info["summary"] and "FAST_ACCUM 1 and 0" in ref.info["summary"]
-    assert spec_dtype("fp8", "bf16") == "fp8_e4m3"
-    assert BenchSpec("x", 2, 2, 2, dtype="fp8_e4m3").to_dict()["dtype"] == "fp8_e4m3"
+    assert BenchSpec("x", 2, 2, 2, dtype="fp8").to_dict()["out_dtype"] == "bf16"  # the FP8 ladder writes bf16
+    # the name runs stored before one vocabulary use still loads
+    old = BenchSpec.from_dict({"kernel": "x", "M": 2, "N": 2, "K": 2, "dtype": "fp8_e4m3"})
+    assert (old.dtype, old.out_dtype) == ("fp8", "bf16")
     assert run_dtypes(FP8_LADDER) == ("fp8", "bf16")
     with pytest.raises(InputError, match="different dtypes"):
         run_dtypes([get("persistent_fp8"), get("persistent_bf16")])
@@ -155,26 +157,31 @@ def test_fp8_peak_is_twice_bf16s():
 
 
 def test_observed_fp8_peak_uses_each_rows_clock():
-    from gemmlab.bench.ladder import observed_peak_pct
+    from gemmlab.bench.ladder import with_tensor_peaks
+    from gemmlab.bench.results import Row, pct_of_peak
+    from gemmlab.bench.spec import BenchSpec
+    from gemmlab.bench.stats import Measurement
 
     env = {"sm_count": 132, "compute_capability": "9.0", "sm_clock_max_mhz": 1980}
-    row = types.SimpleNamespace(clocks={"sm_mhz_before": 1830, "sm_mhz_after": 1830},
-                                measurement=types.SimpleNamespace(gflops=989.4e3),
-                                pct_of_peak=None)
-    observed_peak_pct([row], env, "fp8")
-    assert row.pct_of_peak == pytest.approx(50.0, rel=1e-3)
+    spec = BenchSpec("r", 4096, 4096, 4096, dtype="fp8")
+    row = Row(Measurement(spec, (spec.flops / 989.4e12,)), clocks={"sm_mhz_before": 1830, "sm_mhz_after": 1830})
+    (row,) = with_tensor_peaks([row], env, "fp8")
+    assert pct_of_peak(row, {}) == pytest.approx(50.0, rel=1e-3)
     assert row.clocks["fp8_peak_flops"] == pytest.approx(1978.9e12, rel=1e-3)
 
 
 def test_fp8_table_caption_and_columns():
-    from gemmlab.bench import table
     from gemmlab.bench.env import fp8_peak
+    from gemmlab.bench.results import Row, RunRecord
+    from gemmlab.bench.spec import BenchSpec
+    from gemmlab.bench.stats import Measurement
+    from gemmlab.report import tables as table
 
     env = {"sm_count": 132, "compute_capability": "9.0", "sm_clock_max_mhz": 1830, "gpu": "H100"}
-    result = {"dtype": "fp8", "shape": {"M": 4096, "N": 4096, "K": 4096}, "env": env,
-              "peak": fp8_peak(env), "options": {"out_dtype": "bf16", "timing": {}},
-              "rows": [{"kernel": "cublas", "is_reference": True,
-                        "info": {"summary": "cuBLASLt FP8 at its best: X"}}]}
+    cublas = Row(Measurement(BenchSpec("cublas", 4096, 4096, 4096, dtype="fp8"), (1e-3,)), reference=True,
+                 info={"summary": "cuBLASLt FP8 at its best: X"})
+    result = RunRecord("ladder", (cublas,), env, {"dtype": "fp8", "shape": {"M": 4096, "N": 4096, "K": 4096},
+                                                  "peak": fp8_peak(env), "options": {"out_dtype": "bf16", "timing": {}}})
     cap = table.caption(result)
     assert "A e4m3 (M x K), B e4m3 given N x K ('TN')" in cap and "C bf16" in cap
     assert "dense FP8 peak 1978.9 TFLOP/s = 132 SMs x 8192 FLOP/clk x 1830 MHz" in cap
@@ -183,16 +190,11 @@ def test_fp8_table_caption_and_columns():
 
 
 def test_fp8_run_is_stored_and_shown_with_its_dtype(tmp_path, capsys, h100_sms):
-    from fakes_bench import FakeBench
+    from fakes_bench import FakeBench, record_dict
 
     from gemmlab.bench.env import fp8_peak
-    from gemmlab.bench.ladder import (
-        LadderResult,
-        cublas_fp8_target,
-        observed_peak_pct,
-        run_targets,
-        rung_targets,
-    )
+    from gemmlab.bench.ladder import cublas_fp8_target, run_targets, rung_targets, with_tensor_peaks
+    from gemmlab.bench.results import RunRecord
     from gemmlab.store import Store
 
     S = 4096
@@ -205,20 +207,19 @@ def test_fp8_run_is_stored_and_shown_with_its_dtype(tmp_path, capsys, h100_sms):
     env = {"gpu": "Fake H100", "sm_count": 132, "compute_capability": "9.0",
            "sm_clock_max_mhz": 1980}
     peak = fp8_peak(env)
-    rows, ref_row = run_targets(targets, ref, bench, peak["flops"])
-    observed_peak_pct(rows + [ref_row], env, "fp8")
-    res = LadderResult("ladder", (S, S, S), rows, ref_row, env, peak,
-                       {"timing": {"flush_l2": True}, "out_dtype": "bf16", "dtype": "fp8"},
-                       dtype="fp8")
-    d = res.to_dict()
-    assert d["dtype"] == "fp8" and [r["spec"]["dtype"] for r in d["rows"]] == ["fp8_e4m3"] * 2
+    rows, ref_row = run_targets(targets, ref, bench)
+    rows = with_tensor_peaks(rows + [ref_row], env, "fp8")
+    res = RunRecord("ladder", tuple(rows), env, {"shape": {"M": S, "N": S, "K": S}, "peak": peak, "dtype": "fp8",
+                                                "options": {"timing": {"flush_l2": True}, "out_dtype": "bf16",
+                                                            "dtype": "fp8"}, "skipped": []})
+    d = record_dict(res)
+    assert d["dtype"] == "fp8" and [(r["spec"]["dtype"], r["spec"]["out_dtype"]) for r in d["rows"]] == [("fp8", "bf16")] * 2
     assert d["rows"][0]["pct_of_cublas"] == pytest.approx(125.0)
     # 2*4096^3 / 0.1 ms = 1374.4 TFLOP/s; at 1830 MHz the FP8 peak is 1978.9 TFLOP/s
     assert d["rows"][0]["pct_of_peak"] == pytest.approx(100 * 1374.39 / 1978.86, rel=1e-3)
     db = tmp_path / "runs.sqlite"
     with Store(db) as store:
-        meta = {k: d[k] for k in ("shape", "peak", "options", "dtype", "skipped")}
-        run_id = store.add_run("ladder", env, d["rows"], meta)
+        run_id = store.add_record(res)
     code, out, _ = run_cli(capsys, "runs", str(run_id), "--db", str(db))
     assert code == 0 and "FP8 (e4m3) tensor-core ladder" in out and "% of FP8 peak" in out
 

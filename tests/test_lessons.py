@@ -47,7 +47,7 @@ def test_article_figures_as_printed():
                                                 ("cuBLAS", (2.423, 0.206))]
     a = article.ARTICLE["atomics"]
     assert [(r.label, r.ms) for r in a.rows] == [("Naive atomicAdd()", (12.271, 1.000)), ("Opt (SMEM + Reduction)", (9.123, 0.990))]
-    assert article.speedup("tiling", "naive", "tiled") == pytest.approx((37.240 / 15.846, 1.861 / 2.077))
+    assert [s for _, s, _ in verdict.article_effects("tiling", "naive", "tiled")] == pytest.approx([37.240 / 15.846, 1.861 / 2.077])
     assert not article.ARTICLE["fusion"].measured
 
 
@@ -149,26 +149,37 @@ def test_atomics_inputs_match_the_fraction():
 # --- the verdict -------------------------------------------------------------------------------
 
 def T(ms, spread=0.005):
-    return verdict.Timing(ms * 1e-3, ms * 1e-3 * (1 - spread), ms * 1e-3 * (1 + spread))
+    """A measurement with median ``ms`` and quartiles ``ms`` x (1 -/+ spread)."""
+    from gemmlab.bench.spec import BenchSpec
+    from gemmlab.bench.stats import Measurement
+
+    m = ms * 1e-3
+    q1, q3 = m * (1 - spread), m * (1 + spread)
+    return Measurement(BenchSpec("v", 64, 64, 64), (q1, q1, m, q3, q3))
 
 
 def test_helped_hurt_and_within_noise():
+    from gemmlab.bench.stats import FASTER, SAME, SLOWER, effect
+
     helped = verdict.judge("tiling", "naive", "tiled", "tiling", "size=1024", T(2.0), T(1.0))
-    assert helped.effect == verdict.HELPED and helped.speedup == pytest.approx(2.0)
-    assert helped.low < 2.0 < helped.high
+    assert helped.effect == FASTER and helped.speedup == pytest.approx(2.0)
+    assert helped.change.low < 2.0 < helped.change.high
     hurt = verdict.judge("tiling", "naive", "tiled", "tiling", "size=1024", T(1.861), T(2.077))
-    assert hurt.effect == verdict.HURT
+    assert hurt.effect == SLOWER
     overlap = verdict.judge("atomics", "atomic_per_match", "block_reduce", "x", "p", T(1.0, 0.05), T(0.95, 0.05))
-    assert overlap.effect == verdict.SAME  # 5% faster but the IQRs overlap
+    assert overlap.effect == SAME  # 5% faster but the IQRs overlap
     tiny = verdict.judge("atomics", "atomic_per_match", "block_reduce", "x", "p", T(1.0, 0.001), T(0.99, 0.001))
-    assert tiny.effect == verdict.SAME  # under MIN_EFFECT even with tight IQRs: the article's A4000 case
-    assert verdict.classify(1.01) == verdict.SAME and verdict.classify(1.345) == verdict.HELPED
+    assert tiny.effect == SAME  # under MIN_EFFECT even with tight IQRs: the article's A4000 case
+    # medians alone (a published figure): the size of the change decides
+    assert effect(1.01, 1.0).verdict == SAME and effect(1.345, 1.0).verdict == FASTER
 
 
 def test_the_articles_own_figures_are_classified_like_the_article_reads_them():
+    from gemmlab.bench.stats import FASTER, SAME, SLOWER
+
     assert verdict.article_effects("tiling", "naive", "tiled") == (
-        (article.MX330, pytest.approx(2.35, abs=0.01), verdict.HELPED), (article.A4000, pytest.approx(0.896, abs=0.001), verdict.HURT))
-    assert [e for _, _, e in verdict.article_effects("atomics", "atomic_per_match", "block_reduce")] == [verdict.HELPED, verdict.SAME]
+        (article.MX330, pytest.approx(2.35, abs=0.01), FASTER), (article.A4000, pytest.approx(0.896, abs=0.001), SLOWER))
+    assert [e for _, _, e in verdict.article_effects("atomics", "atomic_per_match", "block_reduce")] == [FASTER, SAME]
     assert verdict.article_effects("fusion", "two_kernels", "fused") is None
 
 
@@ -176,15 +187,15 @@ def test_transfer_sentences():
     v = verdict.judge("tiling", "naive", "tiled", "16x16 shared-memory tiling", "size=1024", T(1.0), T(1.2))
     s = verdict.transfer_sentence(v, "NVIDIA H100 80GB HBM3")
     assert s.startswith("On NVIDIA H100 80GB HBM3, 16x16 shared-memory tiling hurt (0.83x at size=1024)")
-    assert "as on the article's RTX A4000 (0.90x), unlike its GeForce MX330 (2.35x, helped)" in s
+    assert "as on the article's RTX A4000 (0.90x), unlike its GeForce MX330 (2.35x, faster)" in s
     v = verdict.judge("atomics", "atomic_per_match", "block_reduce", "one atomic per block", "fraction=0.1", T(1.0), T(0.5))
-    assert "as on the article's GeForce MX330 (1.35x), unlike its RTX A4000 (1.01x, no measurable difference)" in \
+    assert "as on the article's GeForce MX330 (1.35x), unlike its RTX A4000 (1.01x, same)" in \
         verdict.transfer_sentence(v, "H200")
     v = verdict.judge("fusion", "two_kernels", "fused", "fusing", "size=16777216", T(1.0), T(0.6))
     assert verdict.transfer_sentence(v, "H200").endswith("the article's claim transfers.")
     w = verdict.judge("fusion", "two_kernels", "fused", "fusing", "size=4096", T(1.0), T(1.0))
     s = verdict.transfer_sentence(w, "H200", [v, w])
-    assert "is not visible here" in s and "Across the sweep: helped at size=16777216; no measurable difference at size=4096." in s
+    assert "is not visible here" in s and "Across the sweep: helped at size=16777216; made no measurable difference at size=4096." in s
     h = verdict.judge("fusion", "two_kernels", "fused", "fusing", "size=4096", T(1.0), T(1.5))
     assert "the opposite of the article's claim" in verdict.transfer_sentence(h, "H200")
 
@@ -194,8 +205,8 @@ def test_lesson_verdicts_skip_wrong_variants():
 
     run = lesson_samples.fake_run("tiling", "GPU X", {("naive", 1024): 2e-3, ("tiled", 1024): 1e-3, ("cublas", 1024): 2e-4},
                                   wrong=("tiled",))
-    assert [(v["baseline"], v["optimised"]) for v in run["verdicts"]] == [("naive", "cublas")]
-    assert run["headline"] is None or "naive" in run["headline"]["verdict"]["baseline"]
+    assert [(v["baseline"], v["optimised"]) for v in run.meta["verdicts"]] == [("naive", "cublas")]
+    assert run.meta["headline"] is None or "naive" in run.meta["headline"]["verdict"]["baseline"]
 
 
 def test_kernels_compile_with_nvcc():

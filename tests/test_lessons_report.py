@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 from conftest import run_cli
-from lesson_samples import fake_run
+from lesson_samples import as_dict, fake_run
 from test_report_html import Page
 
 from gemmlab.report import lesson_html
@@ -22,18 +22,17 @@ ATOMICS = {("atomic_per_match", 0.1): 0.30e-3, ("block_reduce", 0.1): 0.10e-3,
 
 
 def _store(db, *runs):
-    ids = []
+    from gemmlab.lessons.record import extras
+
     with Store(db) as s:
-        for r in runs:
-            meta = {k: v for k, v in r.items() if k not in ("rows", "env", "command")}
-            ids.append(s.add_run("lesson", r["env"], r["rows"], meta))
-    return ids
+        return [s.add_record(r, extras(r)) for r in runs]
 
 
 def test_store_round_trip_keeps_the_lesson_run(tmp_path):
-    run = fake_run("tiling", "NVIDIA H100 80GB HBM3", TILING_H100)
+    record = fake_run("tiling", "NVIDIA H100 80GB HBM3", TILING_H100)
+    run = as_dict(record)
     db = tmp_path / "runs.sqlite"
-    (rid,) = _store(db, run)
+    (rid,) = _store(db, record)
     back = Store(db, create=False).load_run(rid)
     assert back["command"] == "lesson" and back["lesson"] == "tiling"
     assert [r["kernel"] for r in back["rows"]] == [r["kernel"] for r in run["rows"]]
@@ -71,8 +70,8 @@ def test_compare_two_gpus_side_by_side_with_the_article(tmp_path, capsys):
     res = json.loads(out)
     assert [c["lesson"] for c in res] == ["tiling", "atomics"]
     steps = res[0]["steps"]
-    assert steps[0]["change"] == "naive -> tiled" and steps[0]["a"].startswith("hurt")
-    assert steps[0]["article"] == "GeForce MX330 2.35x (helped), RTX A4000 0.90x (hurt)"
+    assert steps[0]["change"] == "naive -> tiled" and steps[0]["a"].startswith("slower")
+    assert steps[0]["article"] == "GeForce MX330 2.35x (faster), RTX A4000 0.90x (slower)"
     assert set(res[0]["sentences"]) == {"NVIDIA H100 80GB HBM3", "NVIDIA H200"}
     code, out, err = run_cli(capsys, "compare", str(a), str(b), "--lesson", "atomics")
     assert code == 0, err
@@ -84,8 +83,8 @@ def test_compare_two_gpus_side_by_side_with_the_article(tmp_path, capsys):
 
 def test_compare_refuses_different_lessons_and_mixed_runs(tmp_path, capsys):
     a, b = tmp_path / "a.json", tmp_path / "b.json"
-    a.write_text(json.dumps(fake_run("tiling", "GPU A", TILING_H100)))
-    b.write_text(json.dumps(fake_run("atomics", "GPU B", ATOMICS)))
+    a.write_text(json.dumps(as_dict(fake_run("tiling", "GPU A", TILING_H100))))
+    b.write_text(json.dumps(as_dict(fake_run("atomics", "GPU B", ATOMICS))))
     code, out, err = run_cli(capsys, "compare", str(a), str(b))
     assert code == 2 and "share no lesson" in err and len(err.strip().splitlines()) == 1
     code, out, err = run_cli(capsys, "compare", str(a), str(b), "--lesson", "fusoin")
@@ -95,7 +94,7 @@ def test_compare_refuses_different_lessons_and_mixed_runs(tmp_path, capsys):
 def test_html_report_one_and_two_gpus(tmp_path, capsys):
     a, b = tmp_path / "a.sqlite", tmp_path / "b.json"
     _store(a, fake_run("tiling", "NVIDIA H100 80GB HBM3", TILING_H100), fake_run("atomics", "NVIDIA H100 80GB HBM3", ATOMICS))
-    b.write_text(json.dumps({"runs": [fake_run("tiling", "NVIDIA H200", TILING_H200, seed=3)]}))
+    b.write_text(json.dumps({"runs": [as_dict(fake_run("tiling", "NVIDIA H200", TILING_H200, seed=3))]}))
     out = tmp_path / "lessons.html"
     code, _, err = run_cli(capsys, "report", str(a), "--lesson", "all", "--vs", str(b), "--out", str(out),
                            "--note", "SAMPLE DATA")

@@ -10,6 +10,7 @@ import types
 
 import numpy as np
 import pytest
+from lesson_samples import as_dict
 from conftest import run_cli
 
 from gemmlab.bench.timer import TimingOptions
@@ -131,7 +132,7 @@ def test_every_variant_checked_timed_and_rated(fake_gpu, name):
     les = registry.get(name)
     small = {"tiling": "17,64", "bank_conflicts": "33,64", "fusion": "1000,4096"}
     pts = les.points(None, small[name]) if name in small else les.points(1000, ",".join(map(str, les.param.sweep[:2])))
-    res = lesson_run.measure(les, pts, OPTS, seed=3)
+    res = as_dict(lesson_run.measure(les, pts, OPTS, seed=3))
     assert len(res["rows"]) == len(pts) * len(les.variants)
     assert all(r["correct"] for r in res["rows"]), [r["check"]["reason"] for r in res["rows"]]
     assert all(r["n"] == 11 and r["median_s"] == pytest.approx(1e-3) for r in res["rows"])
@@ -141,14 +142,14 @@ def test_every_variant_checked_timed_and_rated(fake_gpu, name):
     else:
         r = res["rows"][0]
         assert r["bandwidth_bytes_per_s"] == pytest.approx(r["bytes"] / 1e-3) and r["pct_of_copy"] is not None
-    assert res["headline"]["verdict"]["effect"] == "no measurable difference"
+    assert res["headline"]["verdict"]["effect"] == "same"
     json.dumps(res, allow_nan=False)
 
 
 def test_a_wrong_kernel_is_caught_and_kept_out_of_the_verdict(fake_gpu):
     fake_gpu["broken"] = "count_equal_optimized"
     les = registry.get("atomics")
-    res = lesson_run.measure(les, les.points(1000, "0.5"), OPTS)
+    res = as_dict(lesson_run.measure(les, les.points(1000, "0.5"), OPTS))
     bad = [r for r in res["rows"] if not r["correct"]]
     assert [r["kernel"] for r in bad] == ["block_reduce"] and "differ" in bad[0]["check"]["reason"]
     assert res["verdicts"] == [] and res["headline"] is None

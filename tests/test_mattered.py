@@ -6,14 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from gemmlab.analysis.mattered import RungRow, ladder_table, profiler_signal, what_mattered
+from gemmlab.bench.spec import BenchSpec
+from gemmlab.bench.stats import Measurement
 from gemmlab.profile.load import load
-from gemmlab.report.mattered import (
-    RungRow,
-    ladder_table,
-    profiler_signal,
-    render_markdown,
-    what_mattered,
-)
+from gemmlab.report.mattered import render_markdown
 
 H100 = Path(__file__).parent / "fixtures" / "ncu" / "h100"
 FLOP = 2 * 2048**3
@@ -22,8 +19,19 @@ FLOP = 2 * 2048**3
 SEED01 = [("bad", 55.8695e-3), ("coalesced", 13.6520e-3), ("tiled16", 15.0255e-3), ("tiled16_unroll", 10.1478e-3)]
 
 
+def meas(name, t, q1_s=None, q3_s=None):
+    """A measurement with median ``t`` and, when given, quartiles q1, q3 (five samples); else one sample."""
+    samples = (t,) if q1_s is None else (q1_s, q1_s, t, q3_s, q3_s)
+    return Measurement(BenchSpec(name, 2048, 2048, 2048), samples)
+
+
 def rows(**extra):
-    return [RungRow(n, t, FLOP / t / 1e9, **extra.get(n, {})) for n, t in SEED01]
+    out = []
+    for n, t in SEED01:
+        e = dict(extra.get(n, {}))
+        q1, q3 = e.pop("q1_s", None), e.pop("q3_s", None)
+        out.append(RungRow(n, meas(n, t, q1, q3), **e))
+    return out
 
 
 def test_table_speedups_match_the_article():
@@ -70,8 +78,8 @@ def test_markdown_has_both_tables():
 
 
 def test_bad_time_rejected():
-    with pytest.raises(ValueError, match="rung 'x': median time 0.0 s; expected a positive time"):
-        RungRow("x", 0.0, 1.0)
+    with pytest.raises(ValueError, match="samples must be finite positive seconds; x has"):
+        RungRow("x", meas("x", 0.0))
 
 
 def test_profiler_signal_on_the_h100_captures():
@@ -102,13 +110,13 @@ def test_ladder_report_from_harness_rows_and_profiles(tmp_path):
                                     1.0, [], [launches[kernel]], [diag])
         return ladder_profile.RungProfile(rung, res)
 
-    rows = [{"kernel": "coalesced", "median_s": 2.5062e-3, "gflops": FLOP / 2.5062e-3 / 1e9, "q1_s": 2.50e-3,
-             "q3_s": 2.51e-3},
-            {"kernel": "smem_tiled", "median_s": 2.8698e-3, "gflops": FLOP / 2.8698e-3 / 1e9},
-            {"kernel": "cublas", "median_s": 0.2e-3, "gflops": FLOP / 0.2e-3 / 1e9, "is_reference": True}]
+    from gemmlab.bench.results import Row, RunRecord
+
+    record = RunRecord("ladder", (Row(meas("coalesced", 2.5062e-3, 2.50e-3, 2.51e-3)), Row(meas("smem_tiled", 2.8698e-3)),
+                                  Row(meas("cublas", 0.2e-3), reference=True)))
     profiles = [prof("coalesced", "gemm_coalesced", "l1_lsu_bound"),
                 ladder_profile.RungProfile("smem_tiled", error="ncu failed: boom")]
-    rep = ladder_profile.build_report(rows, profiles)
+    rep = ladder_profile.build_report(record, profiles)
     assert [r.version for r in rep["table"]] == ["coalesced", "smem_tiled"]  # the reference is not a rung
     assert rep["table"][0].signal == "82.1% L1/TEX" and rep["table"][0].bottleneck == "l1 lsu bound"
     assert rep["table"][1].bottleneck is None and round(rep["table"][1].speedup_vs_previous, 2) == 0.87
@@ -131,7 +139,8 @@ def test_profile_ladder_result_with_a_fake_profiler(monkeypatch, tmp_path, capsy
     import json
     from types import SimpleNamespace
 
-    from gemmlab.commands import profile as cmd
+    from gemmlab.bench.results import Row, RunRecord
+    from gemmlab.commands import profiled as cmd
     from gemmlab.profile import collect
     from gemmlab.profile.targets import Target
     from gemmlab.workflows import ladder_profile, profile_run
@@ -152,12 +161,10 @@ def test_profile_ladder_result_with_a_fake_profiler(monkeypatch, tmp_path, capsy
         return out
 
     monkeypatch.setattr(ladder_profile, "profile_rungs", fake_profile_rungs)
-    monkeypatch.setattr(cmd, "find_ncu", lambda explicit: "/opt/ncu")
-    result = {"shape": {"M": 2048, "N": 2048, "K": 2048},
-              "rows": [{"kernel": "naive_uncoalesced", "median_s": 34.3e-3, "gflops": FLOP / 34.3e-3 / 1e9},
-                       {"kernel": "coalesced", "median_s": 2.51e-3, "gflops": FLOP / 2.51e-3 / 1e9},
-                       {"kernel": "cublas", "median_s": 0.2e-3, "gflops": 1.0, "is_reference": True}]}
-    rep = cmd.profile_ladder_result(result)
+    result = RunRecord("ladder", (Row(meas("naive_uncoalesced", 34.3e-3)), Row(meas("coalesced", 2.51e-3)),
+                                  Row(meas("cublas", 0.2e-3), reference=True)),
+                       meta={"shape": {"M": 2048, "N": 2048, "K": 2048}})
+    rep = cmd.profile_ladder_record(result, "/opt/ncu")
     assert seen == [("naive_uncoalesced", (2048, 2048, 2048), "/opt/ncu", False),
                     ("coalesced", (2048, 2048, 2048), "/opt/ncu", False)]
     cmd.show_ladder_profile(rep, as_json=True)

@@ -12,10 +12,14 @@ from html import unescape
 from pathlib import Path
 
 import pytest
+import report_samples as samples
 from conftest import run_cli
 
+from gemmlab.bench.results import load_record
 from gemmlab.errors import InputError
-from gemmlab.report import content, html, markdown, sources
+from gemmlab.report import content, html, markdown
+from gemmlab.report.model import RunView
+from gemmlab.workflows import report_inputs, runs
 
 REPO = Path(__file__).resolve().parents[1]
 BF16 = REPO / "docs" / "results" / "bf16-hopper-h100-2026-11-23"
@@ -65,17 +69,17 @@ def store_with(tmp_path: Path, *runs: Path, gpu: str | None = None) -> Path:
 
 # --- the run as the report reads it ------------------------------------------------------------
 def test_a_bf16_run_reads_as_the_tensor_core_ladder():
-    view = sources.from_json(BF16_4096)
+    view = samples.view_of_file(BF16_4096)
     assert (view.dtype, view.out_dtype) == ("bf16", "bf16")
     assert view.ladder_kind.title == "BF16 tensor-core ladder"
     assert view.peak["flops"] == pytest.approx(1070.53056e12)
     assert "fp32_peak_tflops" not in view.env  # the BF16 peak is not shown as an FP32 one
     persistent = next(r for r in view.results if r.name == "persistent_bf16")
-    assert persistent.pct_of_peak == pytest.approx(76.30093896152484)
+    assert view.pct_of_peak(persistent) == pytest.approx(76.30093896152484)
     ref = view.reference(persistent.shape)
-    assert ref.config["launched"]["winner"] == "cublasGemmEx CUBLAS_GEMM_DEFAULT"
-    assert len(ref.config["launched"]["candidates"]) == 10
-    assert sources.from_json(FP32_4096).dtype == "fp32"
+    assert ref.launched["winner"] == "cublasGemmEx CUBLAS_GEMM_DEFAULT"
+    assert len(ref.launched["candidates"]) == 10
+    assert samples.view_of_file(FP32_4096).dtype == "fp32"
 
 
 def test_rows_of_two_dtypes_in_one_run_are_refused(tmp_path):
@@ -83,14 +87,14 @@ def test_rows_of_two_dtypes_in_one_run_are_refused(tmp_path):
     d["rows"][0]["spec"]["dtype"] = "float32"
     p = tmp_path / "mixed.json"
     p.write_text(json.dumps(d))
-    with pytest.raises(InputError, match=r"mixed.json: its rows mix dtypes bf16, float32; a run measures one ladder"):
-        sources.from_json(p)
+    with pytest.raises(InputError, match=r"mixed.json: its rows mix types bf16->bf16, fp32->fp32; a run measures one ladder"):
+        samples.view_of_file(p)
 
 
 # --- the report ---------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def bf16_report():
-    view = sources.attach(sources.from_json(BF16_4096), ceilings=sources.ceilings_for("NVIDIA H100 80GB HBM3"))
+    view = report_inputs.attach(samples.view_of_file(BF16_4096), ceilings=report_inputs.ceilings_for("NVIDIA H100 80GB HBM3"))
     return content.build(view)
 
 
@@ -131,7 +135,7 @@ def test_the_bf16_figures_draw_tflops_and_the_bf16_roof():
     from gemmlab.analysis.roofline import gemm_counts, place, point_from_gemm
     from gemmlab.report import plots
 
-    view = sources.attach(sources.from_json(BF16_4096), ceilings=sources.ceilings_for("NVIDIA H100 80GB HBM3"))
+    view = report_inputs.attach(samples.view_of_file(BF16_4096), ceilings=report_inputs.ceilings_for("NVIDIA H100 80GB HBM3"))
     shape = view.shapes[0]
     kernels, ref = view.ladder(shape), view.reference(shape)
     fig = plots.ladder_figure(kernels, ref, [view.pct_of_reference(r) for r in kernels], "t", unit="TFLOP/s",
@@ -153,7 +157,7 @@ def test_the_bf16_figures_draw_tflops_and_the_bf16_roof():
 
 
 def test_the_markdown_report_carries_the_same_bf16_section():
-    view = sources.from_json(BF16_8192)
+    view = samples.view_of_file(BF16_8192)
     text, files = markdown.render(content.build(view, with_plots=False), None)
     assert files == {}
     assert "## BF16 tensor-core ladder\n" in text and "### BF16 tensor-core ladder at M,N,K = 8192,8192,8192" in text
@@ -196,8 +200,8 @@ def test_a_store_with_both_ladders_reports_two_sections(capsys, tmp_path):
 
 def test_both_ladders_plot_apart(tmp_path):
     db = store_with(tmp_path, FP32_4096, BF16_4096)
-    views, _ = sources.store_runs(db)
-    views = [sources.attach(v, ceilings=sources.ceilings_for(v.gpu)) for v in views]
+    views = [RunView(r) for r in runs.load_for_report(db)[0]]
+    views = [report_inputs.attach(v, ceilings=report_inputs.ceilings_for(v.gpu)) for v in views]
     rep = content.build(views)
     assert [s.key for s in rep.sections] == ["", "bf16"]
     assert [p.key for p in rep.plots] == [
@@ -246,11 +250,11 @@ def test_runs_lists_each_runs_dtype(capsys, tmp_path):
 
 def test_a_stored_bf16_run_reads_like_its_json(tmp_path):
     db = store_with(tmp_path, BF16_4096)
-    stored, direct = sources.from_store(db), sources.from_json(BF16_4096)
+    stored, direct = samples.view_of_file(db), samples.view_of_file(BF16_4096)
     assert (stored.dtype, stored.out_dtype, stored.peak) == (direct.dtype, direct.out_dtype, direct.peak)
-    assert [(r.name, r.median_s, r.pct_of_peak, r.pct_of_cublas) for r in stored.results] == [
-        (r.name, r.median_s, r.pct_of_peak, r.pct_of_cublas) for r in direct.results]
-    assert stored.reference(stored.shapes[0]).config["launched"] == direct.reference(direct.shapes[0]).config["launched"]
+    assert [(r.name, r.median_s, stored.pct_of_peak(r), stored.pct_of_reference(r)) for r in stored.results] == [
+        (r.name, r.median_s, direct.pct_of_peak(r), direct.pct_of_reference(r)) for r in direct.results]
+    assert stored.reference(stored.shapes[0]).launched == direct.reference(direct.shapes[0]).launched
 
 
 # --- compare ------------------------------------------------------------------------------------
@@ -278,7 +282,7 @@ def test_compare_two_bf16_runs_like_two_sgemm_runs(capsys):
     assert (d["ladder"], d["dtype"]) == ("BF16 tensor-core ladder", "bf16")
     sc, = d["shapes"]
     assert [k["kernel"] for k in sc["kernels"]] == ["wmma_bf16", "mma_sync_bf16", "cublas"]
-    assert sc["steps"][0]["kernel"] == "mma_sync_bf16" and sc["steps"][0]["effect_a"] == "helped"
+    assert sc["steps"][0]["kernel"] == "mma_sync_bf16" and sc["steps"][0]["effect_a"] == "faster"
     assert sc["reference_a"] == "" and sc["reference_b"] == "cublasGemmEx CUBLAS_GEMM_DEFAULT"
     assert d["only_in_b"][0].startswith("cp_async_bf16 at 4096,4096,4096")
     code, out, err = run_cli(capsys, "compare", str(BF16_EARLIER), str(BF16_4096))
@@ -291,7 +295,7 @@ def test_compare_two_bf16_runs_like_two_sgemm_runs(capsys):
 def _fake_profiles(monkeypatch, tmp_path):
     from types import SimpleNamespace
 
-    from gemmlab.commands import profile as cmd
+    from gemmlab.commands import profiled as cmd
     from gemmlab.profile import collect
     from gemmlab.profile.targets import Target
     from gemmlab.workflows import ladder_profile, profile_run
@@ -314,7 +318,6 @@ def _fake_profiles(monkeypatch, tmp_path):
         return out
 
     monkeypatch.setattr(ladder_profile, "profile_rungs", fake_profile_rungs)
-    monkeypatch.setattr(cmd, "find_ncu", lambda explicit: "/opt/ncu")
     return cmd, seen
 
 
@@ -323,7 +326,7 @@ def test_ladder_profile_ranks_the_bf16_rungs_and_the_report_shows_it(monkeypatch
 
     cmd, seen = _fake_profiles(monkeypatch, tmp_path)
     result = json.loads(BF16_4096.read_text())
-    rep = cmd.profile_ladder_result(result)
+    rep = cmd.profile_ladder_record(load_record(result, "bf16.json"), "/opt/ncu")
     rungs = ["wmma_bf16", "mma_sync_bf16", "cp_async_bf16", "wgmma_bf16", "tma_bf16", "ws_bf16", "persistent_bf16"]
     assert seen == [(r, (4096, 4096, 4096)) for r in rungs]  # cuBLAS is not a rung
     assert [r.version for r in rep["table"]] == rungs and rep["dtype"] == "bf16"
@@ -331,7 +334,7 @@ def test_ladder_profile_ranks_the_bf16_rungs_and_the_report_shows_it(monkeypatch
     assert (first.optimization, round(first.speedup, 2)) == ("wmma_bf16 -> mma_sync_bf16", 4.38)
     assert first.why == "shared memory throughput -> latency"
     tma = next(c for c in rep["mattered"] if c.after == "tma_bf16")
-    assert tma.slower and tma.within_noise and tma.rank == 6  # 0.996x, IQRs overlap: last, flagged
+    assert not tma.slower and tma.within_noise and tma.rank == 6  # 0.996x, IQRs overlap: last, the same within noise
     cmd.show_ladder_profile(rep, as_json=False)
     out = capsys.readouterr().out
     assert "BF16 tensor-core ladder, profiled" in out and "What actually mattered" in out
@@ -340,13 +343,13 @@ def test_ladder_profile_ranks_the_bf16_rungs_and_the_report_shows_it(monkeypatch
     assert doc["dtype"] == "bf16" and len(doc["mattered"]) == 6
 
     result["profile"] = report_dict(rep)
-    view = sources.from_result(result, "profiled.json")
+    view = samples.view_of(result, "profiled.json")
     page = html.render(content.build(view, with_plots=False))
     assert "<h3>What actually mattered</h3>" in page
     mattered = cells(page[page.index("<h3>What actually mattered</h3>"):])
     assert mattered[0] == ["Rank", "Optimization", "Impact", "Why it mattered"]
     assert mattered[1] == ["1", "wmma_bf16 -> mma_sync_bf16", "4.38x", "shared memory throughput -> latency"]
-    assert any(r[1] == "wgmma_bf16 -> tma_bf16" and r[2] == "1.00x (slower) (within noise)" for r in mattered)
+    assert any(r[1] == "wgmma_bf16 -> tma_bf16" and r[2] == "1.00x (within noise)" for r in mattered)
     head = next(r for r in cells(page) if r and r[0] == "Version")
     assert head[-2:] == ["Profiler signal", "Main bottleneck"]
     text, _ = markdown.render(content.build(view, with_plots=False), None)

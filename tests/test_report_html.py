@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import re
-from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -12,8 +11,10 @@ import numpy as np
 import pytest
 import report_samples as samples
 
-from gemmlab.report import content, html, plots, sources
-from gemmlab.report.model import KernelResult, RunView, SweepPoint
+from gemmlab.bench.results import RunRecord
+from gemmlab.report import content, html, plots
+from gemmlab.report.model import RunView, SweepPoint
+from gemmlab.workflows import report_inputs
 
 REPO = Path(__file__).resolve().parents[1]
 H100_RUN = REPO / "docs" / "results" / "harness-h100-2026-11-21" / "ladder2048.json"
@@ -60,7 +61,7 @@ class Page(HTMLParser):
 
 @pytest.fixture(scope="module")
 def h100_page() -> tuple[str, Page]:
-    view = sources.attach(sources.from_json(H100_RUN), ceilings=sources.ceilings_for("NVIDIA H100 80GB HBM3"))
+    view = report_inputs.attach(samples.view_of_file(H100_RUN), ceilings=report_inputs.ceilings_for("NVIDIA H100 80GB HBM3"))
     text = html.render(content.build(view), generated_utc="2026-11-22 00:00:00 UTC")
     return text, Page(text)
 
@@ -141,13 +142,14 @@ def test_diagnosis_cards_carry_evidence_missing_evidence_and_the_ncu_command(sam
 
 def test_every_piece_of_text_is_escaped():
     evil = '<script>alert("x")</script>&'
-    r = KernelResult(evil, 64, 64, 64, samples_s=(1e-3, 1.1e-3), config={"function": "f"})
+    r = samples.kernel_row(evil, 64, 64, 64, samples_s=(1e-3, 1.1e-3), info={"function": "f"})
     diag = {"source": evil, "kernels": [{"name": evil, "primary": {"category": evil, "confidence": "high",
                                                                    "summary": evil, "evidence": [
                                                                        {"metric": evil, "value": 1, "unit": evil}]},
                                          "findings": [], "missing_evidence": [{"metric": evil, "why": evil}],
                                          "collect_command": evil, "recommendations": [evil]}]}
-    view = RunView(evil, (r,), command=evil, env={evil: evil}, diagnoses=diag, source=evil, data_note=evil)
+    record = RunRecord("ladder", (r,), {evil: evil}, {"gpu": evil, "shape": {"M": evil, "N": 1, "K": 1}}, source=evil)
+    view = RunView(record, diagnoses=diag, data_note=evil)
     text = html.render(content.build(view))
     assert "<script" not in text
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;" in text
@@ -164,7 +166,7 @@ def test_sample_data_carries_its_banner_and_real_data_does_not(h100_page, sample
 def test_a_wrong_kernel_is_marked_in_the_table_and_in_red_on_the_chart():
     d = samples.ladder_result()
     d["rows"][2]["correct"] = False
-    view = sources.from_result(d, "run.json")
+    view = samples.view_of(d, "run.json")
     page = Page(html.render(content.build(view, with_plots=False)))
     row = next(r for r in page.tables[0] if r and r[0] == "gemm_tiled16")
     assert row[6].startswith("WRONG")
@@ -177,11 +179,14 @@ def test_a_wrong_kernel_is_marked_in_the_table_and_in_red_on_the_chart():
 
 
 def test_what_is_left_out_is_said():
-    view = sources.from_result(samples.ladder_result(), "run.json")
-    view = replace(view, results=tuple(replace(r, samples_s=()) for r in view.results), gpu="Mystery GPU 9000")
+    d = samples.ladder_result()
+    d["env"]["gpu"] = "Mystery GPU 9000"
+    for r in d["rows"]:  # one timed run per kernel: no distribution to draw
+        r["samples_s"] = [r["median_s"]]
+    view = samples.view_of(d, "run.json")
     rep = content.build(view)
     assert [p.key for p in rep.plots] == ["ladder-2048x2048x2048"]
-    assert any("omitted: the run kept no raw samples" in n for n in rep.notes)
+    assert any("omitted: the run kept one sample per kernel" in n for n in rep.notes)
     assert any("Roofline omitted: no ceilings for Mystery GPU 9000" in n for n in rep.notes)
     assert content.build(view, with_plots=False).notes == ("Plots omitted (--no-plots).",)
 
@@ -190,7 +195,7 @@ def test_a_profiled_ladder_adds_the_articles_two_columns():
     d = samples.ladder_result()
     d["profile"] = {"profiles": [{"rung": "gemm_coalesced", "bottleneck": "l1 lsu bound", "signal": "82.1% L1/TEX",
                                   "error": None, "report": None}]}
-    page = Page(html.render(content.build(sources.from_result(d, "run.json"), with_plots=False)))
+    page = Page(html.render(content.build(samples.view_of(d, "run.json"), with_plots=False)))
     head = page.tables[0][0]
     assert head[-2:] == ["Profiler signal", "Main bottleneck"]
     row = next(r for r in page.tables[0] if r[0] == "gemm_coalesced")
@@ -199,7 +204,7 @@ def test_a_profiled_ladder_adds_the_articles_two_columns():
 
 # --- the figures ------------------------------------------------------------------------------
 def test_ladder_bars_are_the_gflops_and_the_reference_is_a_line():
-    view = sources.from_json(H100_RUN)
+    view = samples.view_of_file(H100_RUN)
     shape = view.shapes[0]
     ladder, ref = view.ladder(shape), view.reference(shape)
     fig = plots.ladder_figure(ladder, ref, [view.pct_of_reference(r) for r in ladder], "t")
@@ -212,8 +217,9 @@ def test_ladder_bars_are_the_gflops_and_the_reference_is_a_line():
 
 
 def test_timing_plot_uses_a_log_axis_only_when_medians_span_more_than_10x():
-    wide = [KernelResult("a", 8, 8, 8, samples_s=(1e-3, 1.1e-3)), KernelResult("b", 8, 8, 8, samples_s=(11e-3, 12e-3))]
-    narrow = [KernelResult("a", 8, 8, 8, samples_s=(1e-3, 1.1e-3)), KernelResult("b", 8, 8, 8, samples_s=(9e-3, 9.5e-3))]
+    k = samples.kernel_row
+    wide = [k("a", 8, 8, 8, samples_s=(1e-3, 1.1e-3)), k("b", 8, 8, 8, samples_s=(11e-3, 12e-3))]
+    narrow = [k("a", 8, 8, 8, samples_s=(1e-3, 1.1e-3)), k("b", 8, 8, 8, samples_s=(9e-3, 9.5e-3))]
     f1, f2 = plots.timing_figure(wide, "t"), plots.timing_figure(narrow, "t")
     assert f1.axes[0].get_xscale() == "log" and f2.axes[0].get_xscale() == "linear"
     # the right panel: % from each kernel's own median
@@ -224,7 +230,7 @@ def test_timing_plot_uses_a_log_axis_only_when_medians_span_more_than_10x():
 
 
 def test_a_tile_by_unroll_sweep_is_one_grid_with_tile_on_the_rows():
-    view = sources.from_result(samples.sweep_result(), "sweep.json")
+    view = samples.view_of(samples.sweep_result(), "sweep.json")
     (grid,) = plots.sweep_grids(view.sweep)
     # BX, BY, BK move together (one value per tile size): they share the rows
     assert grid.y_params == ("BX", "BY", "BK") and grid.x_params == ("UNROLL",)
@@ -238,7 +244,7 @@ def test_a_tile_by_unroll_sweep_is_one_grid_with_tile_on_the_rows():
 def test_the_registry_sweep_fills_a_5_by_4_grid():
     from gemmlab.kernels.registry import sweep_variants
 
-    pts = [SweepPoint("smem_tiled", dict(v.params), 64, 64, 64, median_s=1e-3 * (1 + i / 100))
+    pts = [SweepPoint("smem_tiled", dict(v.params), samples.kernel_row(v.name, 64, 64, 64, median_s=1e-3 * (1 + i / 100)))
            for i, v in enumerate(sweep_variants())]
     (grid,) = plots.sweep_grids(pts)
     assert grid.y_params == ("BX", "BY", "BK") and grid.x_params == ("EXTRA_SYNC", "UNROLL")
@@ -250,7 +256,8 @@ def test_the_registry_sweep_fills_a_5_by_4_grid():
 
 
 def test_a_missing_combination_is_a_blank_cell():
-    pts = [SweepPoint("k", {"tile": t, "unroll": u}, 8, 8, 8, median_s=1e-3) for t, u in ((8, 0), (8, 1), (16, 0))]
+    pts = [SweepPoint("k", {"tile": t, "unroll": u}, samples.kernel_row(f"k{t}{u}", 8, 8, 8, median_s=1e-3))
+           for t, u in ((8, 0), (8, 1), (16, 0))]
     (grid,) = plots.sweep_grids(pts)
     arr = np.asarray(grid.gflops)
     assert np.isnan(arr[1, 1]) and np.isfinite(arr).sum() == 3
@@ -281,9 +288,9 @@ def test_a_diagnosed_program_leads_with_where_its_gpu_time_goes():
     from gemmlab.profile.load import load
 
     capture = REPO / "tests" / "fixtures" / "corpus" / "h100" / "corpus_targeted_raw.csv"
-    diag = sources.load_diagnoses([capture])
+    diag = report_inputs.load_diagnoses([capture])
     assert len(diag["overviews"]) == 1 and diag["overviews"][0]["source"] == str(capture)
-    view = sources.attach(sources.from_json(H100_RUN), diagnoses=diag)
+    view = report_inputs.attach(samples.view_of_file(H100_RUN), diagnoses=diag)
     rep = content.build(view)
     (ov,) = rep.overviews
     launches = load(capture)

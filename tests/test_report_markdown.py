@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 import report_samples as samples
 
-from gemmlab.report import content, markdown, sources
-from gemmlab.report.model import KernelResult, RunView
+from gemmlab.bench.results import RunRecord
+from gemmlab.report import content, markdown
+from gemmlab.report.model import RunView
 
 REPO = Path(__file__).resolve().parents[1]
 H100_RUN = REPO / "docs" / "results" / "harness-h100-2026-11-21" / "ladder2048.json"
@@ -29,7 +30,7 @@ def table_rows(text: str, header_start: str) -> list[list[str]]:
 
 @pytest.fixture(scope="module")
 def h100_md() -> tuple[str, dict]:
-    view = sources.from_json(H100_RUN)
+    view = samples.view_of_file(H100_RUN)
     return markdown.render(content.build(view, with_plots=False), None, generated_utc="2026-11-22 00:00:00 UTC")
 
 
@@ -85,8 +86,9 @@ def test_cards_carry_the_diagnosis_and_its_command():
 
 
 def test_markdown_special_characters_do_not_break_tables_or_formatting():
-    r = KernelResult("a|b*c_d", 8, 8, 8, samples_s=(1e-3, 2e-3))
-    view = RunView("GPU | *bold*", (r,), command="run `x` | y", env={"k|ey": "<b>v</b>"})
+    r = samples.kernel_row("a|b*c_d", 8, 8, 8, samples_s=(1e-3, 2e-3))
+    view = RunView(RunRecord("ladder", (r,), {"k|ey": "<b>v</b>"},
+                             {"gpu": "GPU | *bold*", "shape": {"M": "run `x` | y", "N": 8, "K": 8}}))
     text, _ = markdown.render(content.build(view, with_plots=False), None)
     assert "`a\\|b*c_d`" in text  # in a code span: only the pipe needs escaping
     assert "# gemmlab report: GPU \\| \\*bold\\*" in text

@@ -86,10 +86,15 @@ def test_shape_classes(dims, cls):
 
 
 def test_percent_of_cublas_is_a_ratio_of_medians():
-    assert S.pct_of_cublas(2e-3, 1e-3) == pytest.approx(50.0)
-    assert S.pct_of_cublas(0.5e-3, 1e-3) == pytest.approx(200.0)
+    from report_samples import kernel_row
+
+    from gemmlab.bench.results import pct_of
+
+    cublas = kernel_row("cublas", 64, 64, 64, median_s=1e-3)
+    assert pct_of(cublas, kernel_row("r", 64, 64, 64, median_s=2e-3)) == pytest.approx(50.0)
+    assert pct_of(cublas, kernel_row("r", 64, 64, 64, median_s=0.5e-3)) == pytest.approx(200.0)
     with pytest.raises(ValueError):
-        S.pct_of_cublas(0.0, 1e-3)
+        kernel_row("r", 64, 64, 64, median_s=0.0)
     assert S.min_bytes(1, 4096, 4096) == 4 * (4096 + 4096 * 4096 + 4096)
 
 
@@ -99,19 +104,19 @@ def test_every_shape_is_checked_then_timed_rung_first_cublas_second():
     ms = {(k, s.dims): 1.0 for s in shapes for k in ("autotuned", "cublas")}
     bench = ShapeBench(ms)
     progress = []
-    rows = run_grid(shapes, _targets(), bench, None, lambda *e: progress.append(e))
+    rows = run_grid(shapes, _targets(), bench, lambda *e: progress.append(e))
     assert [(c[0], c[1]) for c in bench.calls] == [("check", "autotuned"), ("time", "autotuned"),
                                                    ("check", "cublas"), ("time", "cublas")] * 2
     assert [c[2] for c in bench.calls] == [shapes[0].dims] * 4 + [shapes[1].dims] * 4
-    assert [r["kernel"] for r in rows] == ["autotuned", "cublas"] * 2
-    assert rows[0]["grid_shape"]["M"] == 256 and rows[0]["shape_class"] == "small"
+    assert [r.name for r in rows] == ["autotuned", "cublas"] * 2
+    assert rows[0].extra["grid_shape"]["M"] == 256 and S.shape_class(*rows[0].shape) == "small"
     assert {p[2] for p in progress} == {4} and max(p[1] for p in progress) == 3
     assert progress[0][0].startswith("256x256x256 autotuned")
 
 
 def test_what_ran_is_recorded_per_shape():
     res = fake_result({})
-    smap = S.from_result(res)
+    smap = S.from_record(res)
     by = {p.shape.dims: p for p in smap.points}
     aligned, odd = by[(256, 256, 256)], by[(255, 257, 129)]
     assert aligned.ran == "autotuned_128x128x16_w64x64n4_s3" and aligned.backend == "nvcc"
@@ -124,7 +129,7 @@ def test_map_percentages_worst_and_misses():
     pcts = {(256, 256, 256): 100.0, (127, 127, 127): 40.0, (255, 257, 129): 70.0, (300, 200, 7): 86.0,
             (64, 64, 8192): 20.0, (1, 512, 512): 55.0, (512, 1, 512): 62.0}
     res = fake_result(pcts, copy=None)
-    smap = S.from_result(res)
+    smap = S.from_record(res)
     got = {p.shape.dims: p.pct for p in smap.points}
     for d, pct in pcts.items():
         assert got[d] == pytest.approx(pct)
@@ -138,7 +143,7 @@ def test_map_percentages_worst_and_misses():
     assert verdict[(512, 1, 512)] == "meets"  # skinny: 62% >= 60%
     d = smap.to_dict()
     assert d["below_floor"] == ["64x64x8192", "127x127x127"] and d["min_pct"] == pytest.approx(20.0)
-    assert res["map"]["below_floor"] == d["below_floor"]
+    assert res.meta["map"]["below_floor"] == d["below_floor"]
     summary = {c["class"]: c for c in d["classes"]}
     assert summary["small"]["n"] == 2 and summary["small"]["min_pct"] == pytest.approx(40.0)
     lines = S.summary_lines(smap)
@@ -149,45 +154,45 @@ def test_map_percentages_worst_and_misses():
 def test_skinny_shapes_are_judged_against_the_copy_ceiling_too():
     # 1x512x512 at 55% of cuBLAS, but the copy ceiling is tiny: its bandwidth is far above 80% of it
     res = fake_result({(1, 512, 512): 55.0}, copy=1e6)
-    p = next(p for p in S.from_result(res).points if p.shape.dims == (1, 512, 512))
+    p = next(p for p in S.from_record(res).points if p.shape.dims == (1, 512, 512))
     assert p.pct_of_copy > 80 and p.verdict == "meets"
     assert p.bandwidth == pytest.approx(p.bytes / p.rung_median_s)
     assert "GB/s" not in S.bw_text(p) and "%" in S.bw_text(p) and "cuBLAS" in S.bw_text(p)
-    square = next(p for p in S.from_result(res).points if p.shape.dims == (256, 256, 256))
+    square = next(p for p in S.from_record(res).points if p.shape.dims == (256, 256, 256))
     assert S.bw_text(square) == "" and square.to_dict()["pct_of_copy"] is None
 
 
 def test_a_wrong_result_is_wrong_whatever_its_speed():
     res = fake_result({(127, 127, 127): 300.0}, checks={("autotuned", (127, 127, 127)): bad_check()})
-    smap = S.from_result(res)
+    smap = S.from_record(res)
     p = next(p for p in smap.points if p.shape.dims == (127, 127, 127))
     assert p.verdict == "WRONG" and [q.shape.name for q in smap.wrong()] == ["127x127x127"]
     assert any("WRONG" in line for line in S.summary_lines(smap))
     # a wrong cuBLAS leaves nothing to compare with
     res = fake_result({}, checks={("cublas", (256, 256, 256)): bad_check()})
-    p = next(p for p in S.from_result(res).points if p.shape.dims == (256, 256, 256))
+    p = next(p for p in S.from_record(res).points if p.shape.dims == (256, 256, 256))
     assert p.pct is None and p.verdict == "no reference"
 
 
 def test_custom_goals_are_kept_with_the_run():
     res = fake_result({(256, 256, 256): 90.0}, goals=grids.Goals(target_pct=95, floor_pct=60))
-    smap = S.from_result(res)
+    smap = S.from_record(res)
     assert smap.goals.target_pct == 95
     assert next(p for p in smap.points if p.shape.dims == (256, 256, 256)).verdict == "below target"
 
 
 def test_table_rows_have_every_column():
     res = fake_result({})
-    rows = S.table_rows(S.from_result(res))
+    rows = S.table_rows(S.from_record(res))
     assert len(rows) == len(grids.QUICK) and all(len(r) == len(S.COLUMNS) for r in rows)
     assert rows[0][0] == "256x256x256" and rows[0][6] == "90.0%"
 
 
 # --- the store and the command ---------------------------------------------------------------
 def _store(db, res):
-    with Store(db) as s:
-        meta = {k: v for k, v in res.items() if k not in ("rows", "env", "command")}
-        return s.add_run("shapes", res["env"], res["rows"], meta)
+    from shape_samples import store
+
+    return store(db, res)
 
 
 def test_a_stored_run_maps_exactly_as_it_was_measured(tmp_path):
@@ -195,12 +200,11 @@ def test_a_stored_run_maps_exactly_as_it_was_measured(tmp_path):
     db = tmp_path / "runs.sqlite"
     rid = _store(db, res)
     with Store(db, create=False) as s:
-        back = s.load_run(rid)
+        back = s.load_record(rid)
         summary = s.list_runs()[0]
-    assert back["command"] == "shapes" and back["dtype"] == "fp32" and summary.command == "shapes"
-    assert S.is_shapes_run(back)
-    assert S.from_result(back).to_dict() == S.from_result(res).to_dict()
-    with Store(db, create=False) as s:  # append-only, as every run
+    assert back.kind == "shapes" and back.meta["dtype"] == "fp32" and summary.command == "shapes"
+    assert S.from_record(back).to_dict() == S.from_record(res).to_dict()
+    with Store(db) as s:  # append-only, as every run
         with pytest.raises(Exception, match="append-only"):
             s._db.execute("DELETE FROM runs")
 
@@ -245,7 +249,7 @@ def test_without_a_gpu_the_command_says_so(capsys, tmp_path):
 
 
 def test_show_prints_the_map_and_the_misses(capsys):
-    from gemmlab.commands.shapes import show
+    from gemmlab.commands.show import show
 
     show(fake_result({(127, 127, 127): 40.0}))
     out = capsys.readouterr().out
@@ -285,9 +289,9 @@ def test_the_real_checker_catches_an_edge_bug_at_odd_shapes_only():
         return (Target(BenchSpec("edgy", *s.dims), lambda: kernel),
                 Target(BenchSpec("cublas", *s.dims), lambda: cublas))
 
-    rows = run_grid(shapes, targets_for, NumpyBench(ms), None)
+    rows = run_grid(shapes, targets_for, NumpyBench(ms))
     smap = S.build(rows)
     verdicts = {p.shape.dims: p.verdict for p in smap.points}
     assert verdicts == {(256, 256, 256): "meets", (255, 257, 129): "WRONG"}
-    bad = next(r for r in rows if r["kernel"] == "edgy" and not r["correct"])
-    assert "poison" in bad["check"]["reason"] and tuple(bad["check"]["first_unwritten"]) == (0, 256)
+    bad = next(r for r in rows if r.name == "edgy" and not r.correct)
+    assert "poison" in bad.check.reason and tuple(bad.check.details["first_unwritten"]) == (0, 256)

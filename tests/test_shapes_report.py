@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from conftest import run_cli
 from fakes_bench import bad_check
-from shape_samples import fake_result
+from shape_samples import as_dict, fake_result
 from test_report_html import Page
 
 from gemmlab.report import shape_html
@@ -23,14 +23,14 @@ from gemmlab.store import Store
 PCTS = {(127, 127, 127): 47.0, (1, 512, 512): 12.0, (255, 257, 129): 56.0}
 
 
-def _store(db, res, command="shapes"):
-    with Store(db) as s:
-        meta = {k: v for k, v in res.items() if k not in ("rows", "env", "command")}
-        return s.add_run(command, res["env"], res["rows"], meta)
+def _store(db, res):
+    from shape_samples import store
+
+    return store(db, res)
 
 
 def test_heat_map_has_one_row_per_class_and_a_cell_per_shape():
-    smap = S.from_result(fake_result(PCTS, checks={("autotuned", (256, 256, 256)): bad_check()}))
+    smap = S.from_record(fake_result(PCTS, checks={("autotuned", (256, 256, 256)): bad_check()}))
     fig = shape_map_figure(smap)
     ax = fig.axes[0]
     labels = [t.get_text() for t in ax.get_yticklabels()]
@@ -49,7 +49,7 @@ def test_heat_map_has_one_row_per_class_and_a_cell_per_shape():
 
 
 def test_colours_run_from_red_through_yellow_to_green():
-    smap = S.from_result(fake_result({}))
+    smap = S.from_record(fake_result({}))
 
     def rgb(pct):
         h = color_of(smap, pct)
@@ -62,13 +62,15 @@ def test_colours_run_from_red_through_yellow_to_green():
     assert "of copy" in cell_text(p)
     q = next(q for q in smap.points if q.pct is not None and not S.is_skinny(q.cls))
     # 84.7%, under the 85% target: printed as the table prints it, not rounded up to "85%"
-    q = dataclasses.replace(q, rung_median_s=q.cublas_median_s / 0.847)
+    from gemmlab.bench.stats import Measurement
+
+    slower = Measurement(q.rung_row.spec, (q.cublas_median_s / 0.847,))
+    q = dataclasses.replace(q, rung_row=dataclasses.replace(q.rung_row, measurement=slower))
     assert "\n84.7%" in cell_text(q) and "\n85%" not in cell_text(q)
 
 
 def test_page_shows_the_map_the_classes_and_the_misses():
-    res = fake_result(PCTS)
-    res["created_utc"] = "2026-11-23 16:00:00"
+    res = dataclasses.replace(fake_result(PCTS), created_utc="2026-11-23 16:00:00")
     text = shape_html.render(res, note="SAMPLE DATA", generated_utc="2026-11-23 16:00:00 UTC")
     page = Page(text)
     assert "<script" not in text and "SAMPLE DATA" in text
@@ -79,7 +81,7 @@ def test_page_shows_the_map_the_classes_and_the_misses():
     row = next(r for r in table if r[0] == "127x127x127")
     assert row[6] == "47.0%" and row[8] == "below floor"
     classes = page.tables[1]
-    assert [r[0] for r in classes[1:]] == [c for c in S.CLASSES if any(p.cls == c for p in S.from_result(res).points)]
+    assert [r[0] for r in classes[1:]] == [c for c in S.CLASSES if any(p.cls == c for p in S.from_record(res).points)]
     assert "2 of 7 shapes below the 50% floor: 1x512x512, 127x127x127" in text
     assert shape_html.render(res, with_plots=False).count("<img") == 0
 
@@ -95,9 +97,8 @@ def test_report_command_takes_a_shapes_run_from_a_database(capsys, tmp_path):
     # --run picks it by id; a later ladder run does not hide it from --shape-map
     from fakes_bench import article_result
 
-    lad = article_result().to_dict()
     with Store(db) as s:
-        s.add_run("ladder", lad["env"], lad["rows"], {"shape": lad["shape"]})
+        s.add_record(article_result())
     code, stdout, err = run_cli(capsys, "report", str(db), "--out", str(out), "--force", "--shape-map")
     assert code == 0, err and "shape map" in stdout
     code, stdout, err = run_cli(capsys, "report", str(db), "--out", str(out), "--force", "--run", str(rid))
@@ -110,7 +111,7 @@ def test_report_command_takes_a_shapes_run_from_a_database(capsys, tmp_path):
 
 def test_report_command_takes_a_shapes_json_file(capsys, tmp_path):
     f = tmp_path / "shapes.json"
-    f.write_text(json.dumps(fake_result(PCTS)))
+    f.write_text(json.dumps(as_dict(fake_result(PCTS))))
     out = tmp_path / "map.html"
     code, stdout, err = run_cli(capsys, "report", str(f), "--out", str(out), "--no-plots")
     assert code == 0, err
@@ -123,9 +124,8 @@ def test_shape_map_flag_without_a_shapes_run_is_one_line(capsys, tmp_path):
     from fakes_bench import article_result
 
     db = tmp_path / "runs.sqlite"
-    lad = article_result().to_dict()
     with Store(db) as s:
-        s.add_run("ladder", lad["env"], lad["rows"], {"shape": lad["shape"]})
+        s.add_record(article_result())
     code, stdout, err = run_cli(capsys, "report", str(db), "--out", str(tmp_path / "x.html"), "--shape-map")
     assert code == 2 and "no shape-map run" in err and err.count("\n") == 1
 

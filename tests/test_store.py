@@ -6,15 +6,16 @@ import json
 import sqlite3
 
 import pytest
-from fakes_bench import article_result, bad_check
+from fakes_bench import article_result, bad_check, record_dict
 
 from gemmlab.errors import InputError
 from gemmlab.store import SCHEMA_VERSION, Store, default_path
 
 
 def add(store: Store, result) -> int:
-    d = result.to_dict()
-    return store.add_run(d["command"], d["env"], d["rows"], {k: d[k] for k in ("shape", "peak", "options")})
+    from gemmlab.workflows.kinds import ROW_EXTRAS
+
+    return store.add_record(result, ROW_EXTRAS[result.kind](result))
 
 
 def test_two_runs_are_both_kept_and_survive_reopening(tmp_path):
@@ -36,7 +37,7 @@ def test_two_runs_are_both_kept_and_survive_reopening(tmp_path):
 
 def test_loaded_run_keeps_raw_samples_and_config_exactly(tmp_path):
     res = article_result()
-    want = res.to_dict()
+    want = record_dict(res)
     with Store(tmp_path / "r.sqlite") as s:
         rid = add(s, res)
         got = s.load_run(rid)

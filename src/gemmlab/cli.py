@@ -19,7 +19,8 @@ COMMAND_MODULES = (
     "ladder",  # gemmlab ladder / bench / sweep / kernels
     "profile",  # gemmlab profile / timeline / diff
     "calc",  # gemmlab occupancy / waves / banks / roofline / ceilings
-    "report",  # gemmlab report / compare / runs
+    "report",  # gemmlab report / compare
+    "runs",  # gemmlab runs: the stored runs
     "lesson",  # gemmlab lesson: the fourth seed article's experiments
     "shapes",  # gemmlab shapes: the shape map (% of cuBLAS over a grid of shapes)
 )

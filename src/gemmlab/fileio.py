@@ -8,16 +8,20 @@ permissions a new file ordinarily gets (0666 less the umask), not the 0600 of a 
 reports and plots are meant to be shared.
 
 ``write_new`` is the same for files a user keeps: it never replaces an existing file unless told to.
+``to_json`` is the one JSON writer: strict (NaN and infinities become null, which JSON can hold),
+objects with a ``to_dict`` written as their dict.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import json
+import math
 import os
 import tempfile
 from pathlib import Path
-from typing import Iterator, Union
+from typing import Any, Iterator, Optional, Union
 
 Data = Union[bytes, str]
 
@@ -94,3 +98,23 @@ def atomic_output(path: Path | str, suffix: str = "") -> Iterator[Path]:
     with temp_beside(path, suffix=suffix or ".tmp") as tmp:
         yield tmp
         os.replace(tmp, path)
+
+
+def jsonable(obj: Any) -> Any:
+    """``obj`` with NaN/inf as None, tuples as lists, keys as strings and ``to_dict`` objects as dicts."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None  # JSON has no NaN/inf; null says "no value"
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if hasattr(obj, "to_dict"):
+        return jsonable(obj.to_dict())
+    if hasattr(obj, "items"):  # other mappings
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    return obj
+
+
+def to_json(obj: Any, indent: Optional[int] = 2) -> str:
+    """Stable, strict JSON."""
+    return json.dumps(jsonable(obj), indent=indent, sort_keys=False, allow_nan=False)

@@ -5,14 +5,14 @@ Library code does not print; commands call these.
 
 from __future__ import annotations
 
-import json
-import math
 import os
 import sys
 from typing import Any, Iterable, Sequence
 
 from rich.console import Console
 from rich.table import Table
+
+from gemmlab.fileio import to_json
 
 # Piped or redirected output has no terminal to fit: rich would fall back to 80 columns and fold headers
 # ("Versio n") and units ("fract…"). There, tables and cards get PIPE_WIDTH columns — room for every
@@ -34,21 +34,9 @@ console = Console(width=_width(sys.stdout))
 err_console = Console(stderr=True, width=_width(sys.stderr))
 
 
-def _jsonable(obj: Any) -> Any:
-    if isinstance(obj, float) and (math.isnan(obj) or math.isinf(obj)):
-        return None  # JSON has no NaN/inf; null says "no value"
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if hasattr(obj, "to_dict"):
-        return _jsonable(obj.to_dict())
-    return obj
-
-
 def dumps(obj: Any) -> str:
     """Stable, strict JSON (NaN → null)."""
-    return json.dumps(_jsonable(obj), indent=2, sort_keys=False, allow_nan=False)
+    return to_json(obj)
 
 
 def print_json(obj: Any) -> None:

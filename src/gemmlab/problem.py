@@ -10,6 +10,15 @@ from typing import Any
 
 from gemmlab.errors import InputError
 
+# Element types, one vocabulary everywhere (the kernel registry, BenchSpec, the store, run JSON and
+# the CLI's --dtype): "fp32"; "bf16" (bfloat16, held as uint16 bit patterns); "fp8" (OCP e4m3, held
+# as uint8 bit patterns); "int32" (the atomics lesson's counters).
+DTYPES = ("fp32", "bf16", "fp8", "int32")
+# C's type when only A's and B's is named: the FP8 ladder writes bf16; the others keep the type.
+DEFAULT_OUT = {"fp32": "fp32", "bf16": "bf16", "fp8": "bf16", "int32": "int32"}
+# The names BenchSpec used before there was one vocabulary (runs stored by gemmlab 0.1): (A/B, C).
+LEGACY_DTYPES = {"float32": ("fp32", "fp32"), "bf16_fp32out": ("bf16", "fp32"), "fp8_e4m3": ("fp8", "bf16")}
+
 # The kernels index with 32-bit ``int`` (``row * K + k``); an operand of 2**31 or more elements
 # would overflow that index and write somewhere else.
 MAX_ELEMENTS = 2**31 - 1
@@ -53,3 +62,16 @@ def parse_shape(text: str, what: str = "--shape") -> tuple[int, int, int]:
         if v < 1:
             raise InputError(f"{what} {text}: {name} must be >= 1, got {v}")
     return M, N, K
+
+
+def gemm_types(dtype: Any, out_dtype: Any = None) -> tuple[str, str]:
+    """(A/B dtype, C dtype) in the one vocabulary; a legacy name (``float32``, ``bf16_fp32out``,
+    ``fp8_e4m3``) maps to its pair. ``out_dtype`` None: the default for ``dtype``."""
+    if dtype in LEGACY_DTYPES and not out_dtype:
+        return LEGACY_DTYPES[dtype]
+    if dtype not in DTYPES:
+        raise InputError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
+    out = out_dtype or DEFAULT_OUT[dtype]
+    if out not in DTYPES:
+        raise InputError(f"out_dtype must be one of {', '.join(DTYPES)}, got {out!r}")
+    return dtype, out

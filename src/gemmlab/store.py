@@ -15,14 +15,18 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Optional
+from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from gemmlab.bench.env import utc_now
+from gemmlab.bench.results import RunRecord, load_record
 from gemmlab.errors import InputError
+from gemmlab.fileio import to_json
 
 SCHEMA_VERSION = 1
+SQLITE_MAGIC = b"SQLite format 3\x00"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
@@ -76,6 +80,58 @@ CREATE TRIGGER IF NOT EXISTS results_no_delete BEFORE DELETE ON results
 _COLUMNS_FROM_ROW = {"kernel", "samples_s", "check", "spec", "correct"}
 
 
+def _tables(path: Path) -> set[str]:
+    """The table names of an SQLite file, read without writing to it."""
+    with closing(sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)) as db:
+        return {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def is_sqlite(path: Path) -> bool:
+    with open(path, "rb") as f:
+        return f.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+
+
+def check_readable(path: Path) -> None:
+    """InputError unless ``path`` is a gemmlab results database (checked without writing to it)."""
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory; expected a gemmlab results database")
+    if not path.exists():
+        raise InputError(f"{path}: no such results database (run `gemmlab ladder` first)")
+    _check_ours(path, allow_empty=False)
+
+
+def check_writable(path: Path) -> None:
+    """InputError unless a run can be stored at ``path``: a gemmlab results database, or a new (or
+    empty) file in a folder that exists or can be made. Checked before any GPU work, without
+    writing to the file."""
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory; expected a SQLite file path")
+    if path.exists():
+        _check_ours(path, allow_empty=True)
+        if not os.access(path, os.W_OK):
+            raise InputError(f"{path}: the results database is not writable")
+        return
+    parent = next((p for p in path.parents if p.exists()), None)
+    if parent is not None and (not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK)):
+        raise InputError(f"{path}: cannot create it ({parent} is not a writable folder)")
+
+
+def _check_ours(path: Path, allow_empty: bool) -> None:
+    if path.stat().st_size == 0:
+        if allow_empty:
+            return
+        raise InputError(f"{path}: an empty file, not a gemmlab results database")
+    if not is_sqlite(path):
+        raise InputError(f"{path}: not a gemmlab results database (not an SQLite file)")
+    try:
+        tables = _tables(path)
+    except sqlite3.DatabaseError as e:
+        raise InputError(f"{path}: not a gemmlab results database ({e})") from None
+    if tables and not {"runs", "results"} <= tables:
+        raise InputError(f"{path}: an SQLite file without gemmlab's runs/results tables (it has "
+                         f"{', '.join(sorted(tables)[:5])}); expected a gemmlab results database")
+
+
 def default_path() -> Path:
     env = os.environ.get("GEMMLAB_DB")
     if env:
@@ -103,22 +159,29 @@ class Store:
     """An open results database. Use as a context manager or call ``close()``."""
 
     def __init__(self, path: Path | str | None = None, *, create: bool = True) -> None:
+        """Open (``create``: or create) the database at ``path``. Without ``create`` it is opened
+        read-only: a command that only reads never writes to the file, not even to add tables, and
+        a file that is not a gemmlab database is refused untouched."""
         self.path = Path(path).expanduser() if path is not None else default_path()
-        if self.path.is_dir():
-            raise InputError(f"--db {self.path}: is a directory; expected a SQLite file path")
-        if not self.path.exists():
-            if not create:
-                raise InputError(f"--db {self.path}: no such results database (run `gemmlab ladder` first)")
+        self.writable = create
+        if create:
+            check_writable(self.path)
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as e:
-                raise InputError(f"--db {self.path}: cannot create its folder ({e.strerror})") from None
+                raise InputError(f"{self.path}: cannot create its folder ({e.strerror})") from None
+        else:
+            check_readable(self.path)
         try:
-            self._db = sqlite3.connect(str(self.path))
-            self._db.execute("PRAGMA foreign_keys = ON")
-            self._init_schema()
+            if create:
+                self._db = sqlite3.connect(str(self.path))
+                self._db.execute("PRAGMA foreign_keys = ON")
+                self._init_schema()
+            else:
+                self._db = sqlite3.connect(f"file:{self.path.resolve()}?mode=ro", uri=True)
+                self._check_version()
         except sqlite3.DatabaseError as e:
-            raise InputError(f"--db {self.path}: not a gemmlab results database ({e})") from None
+            raise InputError(f"{self.path}: not a gemmlab results database ({e})") from None
 
     def _init_schema(self) -> None:
         with self._db:
@@ -126,11 +189,15 @@ class Store:
             row = self._db.execute("SELECT max(version) FROM schema_version").fetchone()
             if row[0] is None:
                 self._db.execute("INSERT INTO schema_version(version) VALUES (?)", (SCHEMA_VERSION,))
-            elif row[0] > SCHEMA_VERSION:
-                raise InputError(
-                    f"--db {self.path}: schema version {row[0]} is newer than this gemmlab understands "
-                    f"({SCHEMA_VERSION}); upgrade gemmlab or choose another --db"
-                )
+        self._check_version()
+
+    def _check_version(self) -> None:
+        row = self._db.execute("SELECT max(version) FROM schema_version").fetchone()
+        if row[0] is not None and row[0] > SCHEMA_VERSION:
+            raise InputError(
+                f"{self.path}: schema version {row[0]} is newer than this gemmlab understands "
+                f"({SCHEMA_VERSION}); upgrade gemmlab or choose another database"
+            )
 
     def close(self) -> None:
         self._db.close()
@@ -194,6 +261,13 @@ class Store:
                 )
         return run_id
 
+    def add_record(self, record: RunRecord, row_extras: Optional[Sequence[Mapping[str, Any]]] = None) -> int:
+        """Append a run record (its rows with ``row_extras``, the kind's derived numbers, as queryable
+        copies); its id."""
+        d = record.to_dict(row_extras)
+        meta = {k: v for k, v in d.items() if k not in ("command", "env", "rows", "run_id", "created_utc")}
+        return self.add_run(record.kind, d["env"], d["rows"], meta)
+
     # --- reading ----------------------------------------------------------------------------
     def list_runs(self, limit: Optional[int] = None) -> list[RunSummary]:
         """Newest first."""
@@ -236,6 +310,14 @@ class Store:
             "rows": results,
         }
 
+    def load_record(self, run_id: int) -> RunRecord:
+        """A stored run as a ``RunRecord``, whichever gemmlab version stored it."""
+        return load_record(self.load_run(run_id), f"{self.path} run {run_id}")
+
+    def newest(self, kind: Optional[str] = None) -> Optional[RunSummary]:
+        """The newest run (of ``kind``), or None."""
+        return next((r for r in self.list_runs() if kind is None or r.command == kind), None)
+
     def export_json(self, run_id: int) -> str:
         return _dumps(self.load_run(run_id), indent=2)
 
@@ -248,15 +330,5 @@ def _num(v: Any) -> Optional[float]:
 
 
 def _dumps(obj: Any, indent: Optional[int] = None) -> str:
-    """Strict JSON: NaN/inf become null (the same rule as gemmlab.output)."""
-    return json.dumps(_strict(obj), allow_nan=False, indent=indent)
-
-
-def _strict(obj: Any) -> Any:
-    if isinstance(obj, float):
-        return obj if obj == obj and obj not in (float("inf"), float("-inf")) else None
-    if isinstance(obj, Mapping):
-        return {str(k): _strict(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_strict(v) for v in obj]
-    return obj
+    """Strict JSON: NaN/inf become null (``fileio.to_json``)."""
+    return to_json(obj, indent=indent)

@@ -1,4 +1,4 @@
-"""What changed between two profiles (or two stored benchmark runs), kernel by kernel.
+"""What changed between two profiles (or two stored runs), kernel by kernel.
 
 Pure functions over parsed records. Kernels are paired by name, and by order of appearance when a
 name repeats; when exactly one kernel is left unpaired on each side (a renamed kernel, or two
@@ -15,8 +15,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Mapping, Optional, Sequence
+from typing import Callable, Optional, Sequence
 
+from gemmlab.bench.results import Row, RunRecord
+from gemmlab.bench.stats import Effect, Measurement, effect
 from gemmlab.profile.metrics import STALL_REASONS, value
 from gemmlab.profile.records import KernelLaunch
 
@@ -198,21 +200,65 @@ def diff_launches(a: Sequence[KernelLaunch], b: Sequence[KernelLaunch],
 
 @dataclass(frozen=True)
 class RunKernelDiff:
-    kernel: str
-    a_s: Optional[float]
-    b_s: Optional[float]
+    """One kernel in two stored runs: its measurement on each side and the change between them."""
+
+    kernel: str  # its name, with the shape (and the lesson's sweep point) when the name repeats in a run
+    a: Optional[Measurement]
+    b: Optional[Measurement]
+
+    @property
+    def a_s(self) -> Optional[float]:
+        return None if self.a is None else self.a.median
+
+    @property
+    def b_s(self) -> Optional[float]:
+        return None if self.b is None else self.b.median
+
+    @property
+    def change(self) -> Optional[Effect]:
+        """``bench.stats.effect`` from A to B (None when the kernel is in one run only)."""
+        return None if self.a is None or self.b is None else effect(self.a, self.b)
 
     @property
     def speedup(self) -> Optional[float]:
-        if not self.a_s or not self.b_s:
-            return None
-        return self.a_s / self.b_s
+        """A's median / B's median: > 1 means B is faster."""
+        c = self.change
+        return None if c is None else c.speedup
 
     def to_dict(self) -> dict:
-        return {**asdict(self), "speedup": self.speedup}
+        c = self.change
+        return {"kernel": self.kernel, "a_s": self.a_s, "b_s": self.b_s, "speedup": self.speedup,
+                "effect": None if c is None else c.verdict, "change": None if c is None else c.to_dict()}
 
 
-def diff_runs(a: Mapping[str, float], b: Mapping[str, float]) -> list[RunKernelDiff]:
-    """Two stored runs as {kernel: median seconds}: per kernel A/B, kernels of A first, then B's new ones."""
-    names = list(a) + [k for k in b if k not in a]
-    return [RunKernelDiff(k, a.get(k), b.get(k)) for k in names]
+def _keyed(record: RunRecord) -> dict[str, Measurement]:
+    """{kernel label: measurement} of a run; a name that repeats gets its shape, then its sweep
+    point, added."""
+    def label(r: Row, depth: int) -> str:
+        out = r.name
+        if depth >= 1:
+            out += f" {r.spec.M}x{r.spec.N}x{r.spec.K}"
+        if depth >= 2 and r.extra.get("point"):
+            pt = r.extra["point"]
+            out += f" {pt.get('param')}={pt.get('value')}"
+        return out
+
+    counts: dict[str, int] = defaultdict(int)
+    for r in record.rows:
+        counts[r.name] += 1
+    out: dict[str, Measurement] = {}
+    for r in record.rows:
+        depth = 0 if counts[r.name] == 1 else 1
+        same_shape = sum(1 for x in record.rows if x.name == r.name and x.shape == r.shape)
+        if same_shape > 1:
+            depth = 2
+        out[label(r, depth)] = r.measurement
+    return out
+
+
+def diff_runs(a: RunRecord, b: RunRecord) -> list[RunKernelDiff]:
+    """Per kernel of two runs, A's and B's measurement and the change between them: kernels of A
+    first, then B's new ones."""
+    ka, kb = _keyed(a), _keyed(b)
+    names = list(ka) + [k for k in kb if k not in ka]
+    return [RunKernelDiff(k, ka.get(k), kb.get(k)) for k in names]

@@ -10,13 +10,14 @@ SGEMM (true FP32) is checked and timed the same way, in the same process, last. 
 
 The orchestration (``run_targets``) takes a ``Bench`` with ``check`` and ``time`` methods, so it is
 tested on a CPU with a fake; ``GpuBench`` is the real one and ``rung_targets`` builds the targets
-from the kernel registry.
+from the kernel registry. The result is a ``bench.results.RunRecord``; the speed-ups and
+percentages are derived from its rows when shown (``bench.results.ladder_extras``).
 
 ``dtype="bf16"`` runs the tensor-core ladder the same way: bf16 inputs (uint16 bits), the BF16
 bound (gemmlab.numerics.bf16), cuBLAS at its best with the rungs' input/output types and FP32
 compute (the fastest of cublasGemmEx's default and cuBLASLt's heuristic algorithms at the run's
 shape, gemmlab.bench.cublas_best), % of the dense BF16 tensor peak at the SM clock each row's run saw. Rungs the GPU lacks
-the architecture for are skipped with their one-line reason (``LadderResult.skipped``).
+the architecture for are skipped with their one-line reason (the record's ``skipped``).
 
 ``dtype="fp8"`` runs the FP8 ladder: e4m3 inputs (uint8 bits) with B given N x K ("TN"), bf16 C,
 the FP8 bound (gemmlab.numerics.fp8), cuBLASLt FP8 at its best with the same types as the reference
@@ -26,11 +27,13 @@ clock.
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Protocol, Sequence
 
 from gemmlab.bench.check import Checker, CheckResult
+from gemmlab.bench.results import Check, Row, RunRecord
 from gemmlab.bench.spec import BenchSpec
 from gemmlab.bench.stats import Measurement
 from gemmlab.bench.timer import TimingOptions, time_fn
@@ -66,93 +69,6 @@ class Bench(Protocol):
         ...
 
 
-@dataclass
-class Row:
-    """One measured kernel and the numbers derived from it."""
-
-    target: Target
-    measurement: Measurement
-    check: CheckResult
-    clocks: dict
-    speedup_vs_previous: Optional[float] = None
-    pct_of_cublas: Optional[float] = None
-    pct_of_peak: Optional[float] = None
-    is_reference: bool = False
-    # What was actually launched, when the prepared callable says (the autotuned rung resolves to
-    # one of its candidates; a vectorized rung falls back to its scalar twin on unaligned shapes).
-    launched: dict = field(default_factory=dict)
-
-    @property
-    def name(self) -> str:
-        return self.target.name
-
-    def to_dict(self) -> dict:
-        m = self.measurement.to_dict()
-        return {
-            "kernel": self.name,
-            "is_reference": self.is_reference,
-            "info": dict(self.target.info),
-            **m,
-            "correct": self.check.ok,
-            "check": self.check.to_dict(),
-            "clocks": dict(self.clocks),
-            "speedup_vs_previous": self.speedup_vs_previous,
-            "pct_of_cublas": self.pct_of_cublas,
-            "pct_of_peak": self.pct_of_peak,
-            "launched": dict(self.launched),
-        }
-
-
-@dataclass
-class LadderResult:
-    """Everything one command measured, ready for a table, a JSON file or the store."""
-
-    command: str
-    shape: tuple[int, int, int]
-    rows: list[Row]
-    reference: Optional[Row]
-    env: dict
-    peak: dict
-    options: dict
-    dtype: str = "fp32"  # registry dtype of the inputs: "fp32", "bf16" or "fp8"
-    skipped: list = field(default_factory=list)  # [{"kernel", "reason"}]: rungs this GPU cannot run
-
-    @property
-    def all_rows(self) -> list[Row]:
-        return self.rows + ([self.reference] if self.reference is not None else [])
-
-    @property
-    def failures(self) -> list[Row]:
-        return [r for r in self.all_rows if not r.check.ok]
-
-    def to_dict(self) -> dict:
-        M, N, K = self.shape
-        return {
-            "command": self.command,
-            "shape": {"M": M, "N": N, "K": K},
-            "env": self.env,
-            "peak": self.peak,
-            "options": self.options,
-            "dtype": self.dtype,
-            "skipped": list(self.skipped),
-            "rows": [r.to_dict() for r in self.all_rows],
-        }
-
-
-def derive(rows: Sequence[Row], reference: Optional[Row], peak_flops: Optional[float]) -> None:
-    """Fill in speedup vs previous, % of cuBLAS and % of peak (in place). All from medians."""
-    prev: Optional[Row] = None
-    for row in rows:
-        t = row.measurement.median
-        row.speedup_vs_previous = prev.measurement.median / t if prev is not None else None
-        row.pct_of_cublas = 100.0 * reference.measurement.median / t if reference is not None else None
-        row.pct_of_peak = 100.0 * row.measurement.gflops * 1e9 / peak_flops if peak_flops else None
-        prev = row
-    if reference is not None:
-        reference.pct_of_cublas = 100.0
-        reference.pct_of_peak = 100.0 * reference.measurement.gflops * 1e9 / peak_flops if peak_flops else None
-
-
 def launched_by(run: Any) -> dict:
     """The rung and geometry a prepared launcher reports (``gemmlab.runtime.prepared.PreparedGemm``),
     or the record a launcher keeps itself as ``launched`` (the BF16 cuBLAS reference's selection,
@@ -175,10 +91,9 @@ def run_targets(
     targets: Sequence[Target],
     reference: Optional[Target],
     bench: Bench,
-    peak_flops: Optional[float] = None,
     progress: Optional[Progress] = None,
 ) -> tuple[list[Row], Optional[Row]]:
-    """Check then time each target, then the reference; derive the comparisons."""
+    """Check then time each target, then the reference (timed last, in the same process)."""
     everything = list(targets) + ([reference] if reference is not None else [])
     total = len(everything)
     measured: list[Row] = []
@@ -195,11 +110,10 @@ def run_targets(
         if not verdict.ok:
             log.warning("%s failed the correctness check: %s", target.name, verdict.reason)
         measurement, clocks = bench.time(target, run, say)
-        row = Row(target, measurement, verdict, clocks, is_reference=target is reference, launched=launched_by(run))
-        measured.append(row)
+        measured.append(Row(measurement, Check.of(verdict), target is reference, dict(target.info),
+                            launched_by(run), clocks))
         say("done")
     ref_row = measured.pop() if reference is not None else None
-    derive(measured, ref_row, peak_flops)
     return measured, ref_row
 
 
@@ -245,7 +159,7 @@ class GpuBench:
                 clocks["sm_mhz_before"] = self.clock_reader.sm_mhz()
             on_phase(name)
 
-        result = time_fn(lambda: run(a, b, c, s.alpha, s.beta), self.backend, self.options, on_phase=phase)
+        result = time_fn(functools.partial(run, a, b, c, s.alpha, s.beta), self.backend, self.options, on_phase=phase)
         clocks["sm_mhz_after"] = self.clock_reader.sm_mhz()
         del a, b, c
         cp.get_default_memory_pool().free_all_blocks()
@@ -265,8 +179,8 @@ class GpuBench:
 
 
 def _dtypes(target: Target) -> tuple[str, str]:
-    """(input dtype, output dtype) of a target, "fp32" unless its info says otherwise."""
-    return target.info.get("dtype", "fp32"), target.info.get("out_dtype", "fp32")
+    """(A/B dtype, C dtype) of a target: its spec's."""
+    return target.spec.dtype, target.spec.out_dtype
 
 
 def _rung_info(rung: Any, M: int, N: int, K: int) -> dict:
@@ -292,13 +206,12 @@ def _rung_info(rung: Any, M: int, N: int, K: int) -> dict:
 
 def rung_targets(rungs: Sequence[Any], M: int, N: int, K: int, alpha: float = 1.0, beta: float = 0.0) -> list[Target]:
     """Targets for registry rungs; compilation happens when the target is prepared."""
-    from gemmlab.bench.spec import spec_dtype
     from gemmlab.runtime.launch import prepare
 
     out = []
     for rung in rungs:
-        spec = BenchSpec(rung.name, M, N, K, alpha, beta, spec_dtype(rung.dtype, rung.out_dtype),
-                         params=dict(rung.params))
+        spec = BenchSpec(rung.name, M, N, K, alpha, beta, rung.dtype, params=dict(rung.params),
+                         out_dtype=rung.out_dtype)
         out.append(Target(spec, (lambda r=rung: prepare(r, M, N, K)), _rung_info(rung, M, N, K)))
     return out
 
@@ -321,7 +234,6 @@ def cublas_bf16_target(M: int, N: int, K: int, alpha: float = 1.0, beta: float =
     cublasGemmEx's default and cuBLASLt's heuristic algorithms briefly (``bench.cublas_best``)
     and launches the fastest; the target's summary then names the winner and the row's
     ``launched`` record holds every candidate's time. ``best=False``: cublasGemmEx's default."""
-    from gemmlab.bench.spec import spec_dtype
     from gemmlab.runtime import cublas
 
     info = {"order": None, "family": "library", "summary": cublas.bf16_label(out_dtype),
@@ -341,7 +253,7 @@ def cublas_bf16_target(M: int, N: int, K: int, alpha: float = 1.0, beta: float =
         info["summary"] = ("cuBLAS BF16 at its best: the fastest of cublasGemmEx's default and "
                            "cuBLASLt's heuristic algorithms, chosen when prepared; A,B "
                            f"CUDA_R_16BF, C {c_type}, CUBLAS_COMPUTE_32F")
-    spec = BenchSpec(CUBLAS, M, N, K, alpha, beta, spec_dtype("bf16", out_dtype))
+    spec = BenchSpec(CUBLAS, M, N, K, alpha, beta, "bf16", out_dtype=out_dtype)
     return Target(spec, prepare, info)
 
 
@@ -350,8 +262,6 @@ def cublas_fp8_target(M: int, N: int, K: int, alpha: float = 1.0, beta: float = 
     and B given N x K ("TN"), bf16 C, CUBLAS_COMPUTE_32F; chosen among cuBLASLt's heuristic
     algorithms with FAST_ACCUM on and off (and torch._scaled_mm) when the target is prepared.
     The row's summary then names the winner, its ``launched`` record every candidate."""
-    from gemmlab.bench.spec import spec_dtype
-
     info = {"order": None, "family": "library", "dtype": "fp8", "out_dtype": "bf16",
             "summary": ("cuBLASLt FP8 at its best: the fastest of cuBLASLt's heuristic algorithms "
                         "(FAST_ACCUM 1 and 0), chosen when prepared; A,B CUDA_R_8F_E4M3 (TN: B "
@@ -364,7 +274,7 @@ def cublas_fp8_target(M: int, N: int, K: int, alpha: float = 1.0, beta: float = 
         info["summary"] = run.summary
         return run
 
-    spec = BenchSpec(CUBLAS, M, N, K, alpha, beta, spec_dtype("fp8", "bf16"))
+    spec = BenchSpec(CUBLAS, M, N, K, alpha, beta, "fp8", out_dtype="bf16")
     return Target(spec, prepare, info)
 
 
@@ -396,19 +306,22 @@ def run_dtypes(rungs: Sequence[Any]) -> tuple[str, str]:
     return pairs.pop() if pairs else ("fp32", "fp32")
 
 
-def observed_peak_pct(rows: Sequence[Row], env: dict, dtype: str = "bf16") -> None:
-    """% of the dense BF16 (``dtype="fp8"``: FP8) peak for each row at the SM clock its timed
-    runs saw (the mean of the clock read before and after; the maximum clock when none was read).
-    In place."""
+def with_tensor_peaks(rows: Sequence[Row], env: dict, dtype: str = "bf16") -> list[Row]:
+    """The rows with the dense BF16 (``dtype="fp8"``: FP8) peak at the SM clock each row's timed runs
+    saw (the mean of the clock read before and after; the maximum clock when none was read) added to
+    their clocks, as ``<dtype>_peak_flops``: their % of peak is measured against it
+    (``bench.results.pct_of_peak``)."""
+    from dataclasses import replace
+
     from gemmlab.bench import env as envmod
 
+    out = []
     for row in rows:
         seen = [row.clocks.get(k) for k in ("sm_mhz_before", "sm_mhz_after")]
         seen = [float(v) for v in seen if v]
         peak = envmod.tensor_peak(dtype, env, sum(seen) / len(seen) if seen else None)
-        row.clocks[f"{dtype}_peak_flops"] = peak["flops"]
-        row.pct_of_peak = (100.0 * row.measurement.gflops * 1e9 / peak["flops"]
-                           if peak["flops"] else None)
+        out.append(replace(row, clocks={**row.clocks, f"{dtype}_peak_flops": peak["flops"]}))
+    return out
 
 
 def measure(
@@ -424,8 +337,8 @@ def measure(
     seed: int = 0,
     with_cublas: bool = True,
     progress: Optional[Progress] = None,
-) -> LadderResult:
-    """The whole GPU job behind ``gemmlab ladder / bench / sweep``."""
+) -> RunRecord:
+    """The whole GPU job behind ``gemmlab ladder / bench / sweep``: a run record of kind ``command``."""
     from gemmlab.bench import env as envmod
     from gemmlab.runtime import cublas, device
 
@@ -448,9 +361,10 @@ def measure(
             ref = cublas_bf16_target(M, N, K, alpha, beta, out_dtype)
         else:
             ref = cublas_target(M, N, K, alpha, beta)
-    rows, ref_row = run_targets(targets, ref, bench, peak["flops"], progress)
+    rows, ref_row = run_targets(targets, ref, bench, progress)
+    rows = rows + ([ref_row] if ref_row is not None else [])
     if tensor:
-        observed_peak_pct(rows + ([ref_row] if ref_row is not None else []), env, in_dtype)
+        rows = with_tensor_peaks(rows, env, in_dtype)
     opts = {
         "timing": options.to_dict(),
         "seed": seed,
@@ -460,5 +374,6 @@ def measure(
         "dtype": in_dtype,
         "out_dtype": out_dtype,
     }
-    return LadderResult(command, (M, N, K), rows, ref_row, env, peak, opts, dtype=in_dtype,
-                        skipped=skipped)
+    meta = {"shape": {"M": M, "N": N, "K": K}, "peak": peak, "options": opts, "dtype": in_dtype,
+            "skipped": list(skipped)}
+    return RunRecord(command, tuple(rows), env, meta)

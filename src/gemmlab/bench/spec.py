@@ -13,23 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from gemmlab.errors import InputError
-from gemmlab.problem import check_shape, gemm_flops
+from gemmlab.problem import check_shape, gemm_flops, gemm_types
 
-# "float32": the SGEMM ladder (cuBLAS in true FP32, TF32 off; FP32 bound in bench.check).
-# "bf16": A, B bfloat16, FP32 accumulation, C bfloat16; "bf16_fp32out": the same with C float32
-# (the tensor-core ladder; cublasGemmEx with the same types; bound in numerics.bf16).
-# "fp8_e4m3": A e4m3 (M x K), B e4m3 given N x K ("TN"), tensor-core accumulation, C bfloat16 (the
-# FP8 ladder; cuBLASLt FP8 with the same types; bound in numerics.fp8).
-DTYPES = ("float32", "bf16", "bf16_fp32out", "fp8_e4m3")
-
-
-def spec_dtype(in_dtype: str, out_dtype: str) -> str:
-    """The BenchSpec dtype of a rung with these registry dtypes ("fp32"/"bf16"/"fp8")."""
-    if in_dtype == "fp32":
-        return "float32"
-    if in_dtype == "fp8":
-        return "fp8_e4m3"
-    return "bf16" if out_dtype == "bf16" else "bf16_fp32out"
 
 def _finite(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -67,8 +52,9 @@ class BenchSpec:
     K: int
     alpha: float = 1.0
     beta: float = 0.0
-    dtype: str = "float32"
+    dtype: str = "fp32"  # A and B (gemmlab.problem.DTYPES)
     params: tuple[tuple[str, int], ...] = field(default=())
+    out_dtype: str = ""  # C; "" = the default for dtype (fp8 writes bf16, the others keep the type)
 
     def __post_init__(self) -> None:
         if not isinstance(self.kernel, str) or not self.kernel.strip():
@@ -76,8 +62,9 @@ class BenchSpec:
         check_shape(self.M, self.N, self.K)
         object.__setattr__(self, "alpha", _finite("alpha", self.alpha))
         object.__setattr__(self, "beta", _finite("beta", self.beta))
-        if self.dtype not in DTYPES:
-            raise InputError(f"dtype must be one of {', '.join(DTYPES)}, got {self.dtype!r}")
+        dtype, out_dtype = gemm_types(self.dtype, self.out_dtype or None)
+        object.__setattr__(self, "dtype", dtype)
+        object.__setattr__(self, "out_dtype", out_dtype)
         object.__setattr__(self, "params", freeze_params(self.params))
 
     @property
@@ -91,7 +78,8 @@ class BenchSpec:
 
     def with_kernel(self, kernel: str, params: Mapping[str, int] | None = None) -> "BenchSpec":
         """The same problem for another kernel."""
-        return BenchSpec(kernel, self.M, self.N, self.K, self.alpha, self.beta, self.dtype, freeze_params(params))
+        return BenchSpec(kernel, self.M, self.N, self.K, self.alpha, self.beta, self.dtype, freeze_params(params),
+                         self.out_dtype)
 
     def to_dict(self) -> dict:
         return {
@@ -102,6 +90,7 @@ class BenchSpec:
             "alpha": self.alpha,
             "beta": self.beta,
             "dtype": self.dtype,
+            "out_dtype": self.out_dtype,
             "params": dict(self.params),
         }
 
@@ -114,6 +103,7 @@ class BenchSpec:
             K=d["K"],
             alpha=d.get("alpha", 1.0),
             beta=d.get("beta", 0.0),
-            dtype=d.get("dtype", "float32"),
+            dtype=d.get("dtype", "fp32"),  # a legacy name maps to its (A/B, C) pair
             params=freeze_params(d.get("params") or {}),
+            out_dtype=d.get("out_dtype") or "",
         )

@@ -1,16 +1,25 @@
-"""A measurement is an object, not a float.
+"""A measurement is an object, not a float; and "did this change help?" has one answer.
 
 ``Measurement`` keeps every raw sample in seconds, unrounded, with the ``BenchSpec`` it belongs to;
 the median, quartiles, IQR, min and mean are computed when asked for. The headline time is the
 median: it ignores the occasional run that a clock change or another process slowed down, which the
 mean does not.
+
+``effect(a, b)`` is the one judgement of a change from ``a`` to ``b`` that every part of gemmlab uses
+(the ladder's steps, "what actually mattered", ``compare``, ``diff``, the lessons' verdicts):
+faster, slower, or the same within noise, with the speed-up, the range the two runs' spreads allow,
+and the basis of the verdict. Like nvbench's robust compare (``nvbench_compare_robust.py``), it
+reads an interval of each side's samples rather than the medians alone, and it declares a change
+only when the intervals are apart by more than a minimum relative gap; unlike nvbench, whose gap is
+0.5% between builds of one kernel under one clock, the minimum here is ``MIN_EFFECT`` (3%), because
+the runs it compares are different kernels timed one after the other.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -136,9 +145,81 @@ class Measurement:
         return cls(BenchSpec.from_dict(d["spec"]), tuple(d["samples_s"]), d.get("timing") or {})
 
 
-def distinguishable(a: Measurement, b: Measurement) -> bool:
-    """Whether two medians differ by more than the runs' spread: their IQR ranges do not overlap.
+FASTER, SLOWER, SAME = "faster", "slower", "same"
 
-    A speedup smaller than the spread of the two runs is noise, whatever the ratio of medians says.
-    """
-    return a.q3 < b.q1 or b.q3 < a.q1
+# A change smaller than 3% is "the same" even when the two runs' interquartile ranges are apart: two
+# kernels timed one after the other see 1-2% of clock and thermal drift between them (warm-clock
+# runs of >= 0.1 ms repeat to within about 1%, NOISE_IQR_FRACTION's note; at the 700 W cap the H100's
+# SM clock moves between 1350 and 1500 MHz), and the fourth seed article calls its 1% change
+# "essentially no difference".
+MIN_EFFECT = 0.03
+
+
+@dataclass(frozen=True)
+class Effect:
+    """The change from a "before" to an "after" measurement."""
+
+    verdict: str  # FASTER, SLOWER or SAME: what "after" is compared with "before"
+    speedup: float  # before median / after median (> 1: after is faster)
+    low: Optional[float]  # the speed-up the two interquartile ranges allow, lowest and highest
+    high: Optional[float]  # (None when a side has no spread, e.g. a published median)
+    basis: str  # "samples" (interquartile ranges of raw samples) or "medians" (no spread known)
+    noisy: bool  # either side flagged noisy (IQR/median > NOISE_IQR_FRACTION)
+    why: str  # the reason for the verdict, in a few words
+
+    @property
+    def text(self) -> str:
+        """One phrase: "faster: 2.10x (2.05-2.15x)"."""
+        spread = f" ({self.low:.2f}-{self.high:.2f}x)" if self.low is not None else ""
+        noisy = ", noisy timing" if self.noisy else ""
+        return f"{self.verdict}: {self.speedup:.2f}x{spread}{noisy}"
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "text": self.text}
+
+
+def speedup(before: Any, after: Any) -> float:
+    """Before's median time / after's median time (> 1: after is faster). Takes ``Measurement``s,
+    anything with a ``median`` in seconds, or plain seconds."""
+    return _median(before) / _median(after)
+
+
+def _median(x: Any) -> float:
+    m = x if isinstance(x, (int, float)) else getattr(x, "median")
+    if isinstance(m, bool) or not isinstance(m, (int, float)) or not m > 0 or not math.isfinite(m):
+        raise ValueError(f"a median time must be a finite positive number of seconds, got {m!r}")
+    return float(m)
+
+
+def _by_size(s: float, min_effect: float) -> str:
+    if abs(s - 1.0) < min_effect:
+        return SAME
+    return FASTER if s > 1.0 else SLOWER
+
+
+def effect(before: Any, after: Any, min_effect: float = MIN_EFFECT) -> Effect:
+    """Faster, slower or the same within noise, from ``before`` to ``after``.
+
+    With raw samples on both sides (``Measurement``s): "same" when the interquartile ranges overlap
+    (the order of the medians is not established) or the speed-up is within ``min_effect`` of 1;
+    otherwise faster or slower. With a median alone on either side (plain seconds, e.g. an article's
+    published figure) only the size of the change decides, and ``basis`` says so."""
+    s = speedup(before, after)
+    noisy = bool(getattr(before, "noisy", False) or getattr(after, "noisy", False))
+    if not (_has_spread(before) and _has_spread(after)):
+        v = _by_size(s, min_effect)
+        why = ("the medians differ by less than the minimum effect" if v == SAME else
+               "by the medians alone: no spread is known")
+        return Effect(v, s, None, None, "medians", noisy, why)
+    low, high = before.q1 / after.q3, before.q3 / after.q1
+    if before.q1 <= after.q3 and after.q1 <= before.q3:
+        return Effect(SAME, s, low, high, "samples", noisy, "the interquartile ranges overlap")
+    if abs(s - 1.0) < min_effect:
+        return Effect(SAME, s, low, high, "samples", noisy,
+                      f"a {abs(s - 1.0):.1%} change, under the {min_effect:.0%} drift between two timed kernels")
+    v = FASTER if s > 1.0 else SLOWER
+    return Effect(v, s, low, high, "samples", noisy, "the interquartile ranges are apart")
+
+
+def _has_spread(x: Any) -> bool:
+    return isinstance(x, Measurement) and x.n >= 2

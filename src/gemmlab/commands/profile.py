@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 import shlex
 import shutil
-import statistics
 import sys
 from pathlib import Path
 from typing import List, Optional, Sequence
@@ -26,7 +25,6 @@ from gemmlab.errors import InputError, ToolMissing
 from gemmlab.output import console, err_console, print_json, print_table, warn
 from gemmlab.profile import collect, targets
 from gemmlab.profile.runner import find_ncu
-from gemmlab.report.mattered import MATTERED_COLUMNS, mattered_rows
 from gemmlab.workflows import profile_run
 
 
@@ -210,30 +208,11 @@ def _is_run_id(text: str) -> bool:
     return text.isdigit() and not Path(text).exists()
 
 
-def run_medians(run: dict) -> dict[str, float]:
-    """{kernel: median seconds} of a stored run (shape appended when one kernel ran at several shapes)."""
-    rows = run.get("rows", [])
-    out: dict[str, float] = {}
-    counts: dict[str, int] = {}
-    for r in rows:
-        counts[r["kernel"]] = counts.get(r["kernel"], 0) + 1
-    for r in rows:
-        samples = r.get("samples_s") or []
-        if not samples:
-            continue
-        key = r["kernel"]
-        spec = r.get("spec") or r
-        if counts[key] > 1 and all(k in spec for k in ("M", "N", "K")):
-            key = f"{key} {spec['M']}x{spec['N']}x{spec['K']}"
-        out[key] = statistics.median(samples)
-    return out
-
-
-def _load_run(text: str, db: Optional[str]) -> dict[str, float]:
+def _load_run(text: str, db: Optional[str]):
     from gemmlab.store import Store
 
     with Store(db, create=False) as store:
-        return run_medians(store.load_run(int(text)))
+        return store.load_record(int(text))
 
 
 def diff_cmd(
@@ -256,11 +235,14 @@ def diff_cmd(
         if json_out:
             print_json({"a": a, "b": b, "kernels": rows})
             return
-        print_table(["Kernel", f"run {a} median (ms)", f"run {b} median (ms)", "Speedup (A/B)"],
+        print_table(["Kernel", f"run {a} median (ms)", f"run {b} median (ms)", "Speedup (A/B)", "Effect"],
                     [[r.kernel, None if r.a_s is None else f"{r.a_s * 1e3:.4f}",
                       None if r.b_s is None else f"{r.b_s * 1e3:.4f}",
-                      None if r.speedup is None else f"{r.speedup:.2f}x"] for r in rows],
-                    title="Stored runs")
+                      None if r.speedup is None else f"{r.speedup:.2f}x",
+                      None if r.change is None else r.change.verdict] for r in rows],
+                    title="Stored runs",
+                    caption="speedup: A's median / B's median; effect: faster, slower, or same (the interquartile "
+                            "ranges overlap, or the change is under 3%)")
         return
     from gemmlab.profile.load import load
 
@@ -288,45 +270,3 @@ def _change(a: float, b: float) -> str:
     if a == 0:
         return "from 0"
     return f"{(b - a) / abs(a) * 100:+.0f}%"
-
-
-# ----------------------------------------------------------------------------- ladder --profile
-
-def profile_ladder_result(result: dict, ncu: Optional[str] = None, full: bool = False) -> dict:
-    """Profile every rung of a ``gemmlab ladder`` result (its ``to_dict()``), with a progress bar on
-    stderr, and build the two tables. The ladder command calls this for ``--profile``."""
-    from rich.progress import Progress
-
-    from gemmlab.workflows import ladder_profile
-
-    rows = [r for r in result["rows"] if not r.get("is_reference")]
-    shape = result["shape"]
-    ncu_path = find_ncu(ncu)
-    with Progress(console=err_console, transient=True) as bar:
-        task = bar.add_task("ncu", total=len(rows))
-
-        def on_rung(i: int, rung: str) -> None:
-            bar.update(task, completed=i, description=f"ncu: {rung}")
-
-        profiles = ladder_profile.profile_rungs([r["kernel"] for r in rows], (shape["M"], shape["N"], shape["K"]),
-                                                ncu=ncu_path, full=full, on_rung=on_rung)
-        bar.update(task, completed=len(rows))
-    return ladder_profile.build_report(result["rows"], profiles, dtype=result.get("dtype") or "fp32")
-
-
-def show_ladder_profile(report: dict, as_json: bool) -> None:
-    """Print what ``ladder_profile.build_report`` made: the ladder table, then what mattered."""
-    if as_json:
-        from gemmlab.workflows.ladder_profile import report_dict
-
-        print_json(report_dict(report))
-        return
-    print_table(["Version", "Time (ms)", "GFLOP/s", "Speedup vs previous", "Profiler signal", "Main bottleneck"],
-                [[r.version, f"{r.time_s * 1e3:.4f}", f"{r.gflops:.1f}",
-                  None if r.speedup_vs_previous is None else f"{r.speedup_vs_previous:.2f}x", r.signal, r.bottleneck]
-                 for r in report["table"]],
-                title=("BF16 tensor-core ladder" if report.get("dtype") == "bf16" else "SGEMM ladder") + ", profiled")
-    print_table(MATTERED_COLUMNS, mattered_rows(report["mattered"]), title="What actually mattered")
-    for p in report["profiles"]:
-        if p.error:
-            warn(f"{p.rung}: not profiled: {p.error}")

@@ -13,10 +13,12 @@ from typing import Annotated, Optional
 
 import typer
 
-from gemmlab.commands.ladder import (DbOpt, ForceOpt, JsonOpt, NoFlushOpt, NoStoreOpt, OutOpt, RepeatsOpt, SeedOpt,
-                                     _options, _progress_run, _require_gpu, check_db, check_out, keep)
+from gemmlab.commands import show
+from gemmlab.commands.common import (DbOpt, ForceOpt, JsonOpt, NoFlushOpt, NoStoreOpt, OutOpt, RepeatsOpt, SeedOpt,
+                                     progress_run, require_gpu, timing_options)
 from gemmlab.errors import UserError
-from gemmlab.output import console, print_json, print_table
+from gemmlab.output import print_json, print_table
+from gemmlab.workflows.keep import check_destinations, keep
 
 
 def shapes(
@@ -43,29 +45,21 @@ def shapes(
     name, chosen = grids.resolve(grid, shape_list)
     goals = grids.Goals(target_pct=target, floor_pct=floor)
     options = grids.ShapesOptions(chosen, grid_name=name, rung=rung,
-                                  timing=_options(warmup_ms, rep_ms, repeats, no_l2_flush), seed=seed, goals=goals)
+                                  timing=timing_options(warmup_ms, rep_ms, repeats, no_l2_flush), seed=seed, goals=goals)
     if list_grids:
         _list(options, json_out)
         return
-    check_out(out, force)
-    check_db(db, no_store)
-    _require_gpu()
+    check_destinations(out, force, db, no_store)
+    require_gpu()
     from gemmlab.shapes.measure import measure
 
-    try:
-        result = _progress_run(lambda p: measure(options, progress=p))
-    except Exception as e:
-        if type(e).__name__ == "OutOfMemoryError":
-            raise UserError(f"the GPU ran out of memory ({e}); map fewer or smaller shapes (--shapes)") from None
-        raise
-    meta = {k: v for k, v in result.items() if k not in ("rows", "env", "command")}
-    keep(result, "shapes", meta, db=db, no_store=no_store, out=out, force=force)
+    record = progress_run(lambda p: measure(options, progress=p))
+    kept = keep(record, db=db, no_store=no_store, out=out, force=force)
     if json_out:
-        print_json(result)
+        print_json(kept.document)
     else:
-        show(result)
-    smap = shapemap.from_result(result)
-    wrong = smap.wrong()
+        show.show(kept.record)
+    wrong = shapemap.from_record(kept.record).wrong()
     if wrong:
         raise UserError(f"{len(wrong)} shape(s) gave a wrong result: {', '.join(p.shape.name for p in wrong)}", code=1)
 
@@ -82,23 +76,6 @@ def _list(options, json_out: bool) -> None:
                 [(f"{i['M']}×{i['N']}×{i['K']}", i["class"], i["label"], i["source"]) for i in items],
                 title=f"Grid {options.grid_name!r}: {len(items)} shapes",
                 caption=f"{about}. Grids: {', '.join(grids.GRIDS)} (--grid NAME); your own: --shapes \"M,N,K;M,N,K\"")
-
-
-def show(result: dict) -> None:
-    """A shapes run as the map table, then the worst shapes and the misses."""
-    from gemmlab.shapes import shapemap
-
-    smap = shapemap.from_result(result)
-    ceiling = result.get("ceiling") or {}
-    cap = ("% of cuBLAS = cuBLAS median / rung median (same process, TF32 off); GB/s: the minimum traffic "
-           "(A, B read once, C written once) / median")
-    if ceiling.get("copy_bytes_per_s"):
-        cap += f"; copy ceiling {ceiling['copy_bytes_per_s'] / 1e9:,.0f} GB/s ({ceiling.get('source')})"
-    print_table(shapemap.TERMINAL_COLUMNS, shapemap.table_rows(smap, terminal=True),
-                title=f"Shape map: {result.get('rung')} vs cuBLAS FP32 on {result.get('gpu')} (grid {result.get('grid')})",
-                caption=cap)
-    for line in shapemap.summary_lines(smap):
-        console.print(line, highlight=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

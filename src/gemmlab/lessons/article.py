@@ -94,11 +94,3 @@ ARTICLE: dict[str, ArticleLesson] = {
         "memory traffic (the biggest win).\"",
     ),
 }
-
-
-def speedup(lesson: str, baseline: str, optimised: str) -> tuple[float, float] | None:
-    """(MX330, A4000) speed-ups of ``optimised`` over ``baseline`` from the article's medians."""
-    a, b = ARTICLE[lesson].ms(baseline), ARTICLE[lesson].ms(optimised)
-    if a is None or b is None:
-        return None
-    return (a[0] / b[0], a[1] / b[1])

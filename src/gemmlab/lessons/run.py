@@ -11,13 +11,14 @@ its own. Rates: bytes/s of the variant's own loads and stores against the copy c
 
 from __future__ import annotations
 
+import functools
 import logging
-from typing import Any, Callable, Optional, Sequence
+from typing import Callable, Optional, Sequence
 
-from gemmlab.bench.spec import BenchSpec
+from gemmlab.bench.results import Row, RunRecord
 from gemmlab.bench.stats import Measurement
 from gemmlab.bench.timer import TimingOptions
-from gemmlab.lessons import verdict
+from gemmlab.lessons import record
 from gemmlab.lessons.base import LaunchContext, Lesson, Point
 
 log = logging.getLogger(__name__)
@@ -37,42 +38,9 @@ def context(lesson: Lesson) -> LaunchContext:
                          {"max_threads_per_sm": dev.max_threads_per_sm})
 
 
-def spec_dict(lesson: Lesson, variant: str, pt: Point) -> dict:
-    """The store's spec columns: M,N,K are the problem's dimensions (n,1,1 for a vector)."""
-    n = pt.size
-    M, N, K = (n, n, n) if lesson.name == "tiling" else ((n, n, 1) if lesson.name == "bank_conflicts" else (n, 1, 1))
-    return {"kernel": variant, "M": M, "N": N, "K": K, "dtype": "int32" if lesson.name == "atomics" else "float32",
-            "alpha": 1.0, "beta": 0.0, "params": {pt.name: pt.value}}
-
-
-def row(lesson: Lesson, variant: str, pt: Point, m: Measurement, check: Any, clocks: dict, info: dict,
-        ceiling: Optional[float], peak: Optional[float]) -> dict:
-    d = m.to_dict()
-    d.update(kernel=variant, lesson=lesson.name, point=pt.to_dict(), info=info, spec=spec_dict(lesson, variant, pt),
-             correct=check.ok, check=check.to_dict(), clocks=clocks)
-    nbytes, flops = lesson.nbytes(variant, pt), lesson.flops(pt)
-    bw = nbytes / m.median if nbytes else None
-    d["bytes"], d["bandwidth_bytes_per_s"] = nbytes, bw
-    d["pct_of_copy"] = 100.0 * bw / ceiling if bw and ceiling else None
-    d["flops"] = flops
-    d["gflops"] = flops / m.median / 1e9 if flops else None
-    d["pct_of_peak"] = 100.0 * flops / m.median / peak if flops and peak else None
-    return d
-
-
-def add_speedups(lesson: Lesson, rows: list[dict]) -> None:
-    """speedup_vs_baseline: the headline baseline's median at the same point / this median."""
-    base = lesson.comparisons[0].baseline
-    medians = {(r["kernel"], str(r["point"])): r["median_s"] for r in rows}
-    for r in rows:
-        b = medians.get((base, str(r["point"])))
-        r["speedup_vs_baseline"] = b / r["median_s"] if b else None
-        r["is_baseline"] = r["kernel"] == base
-
-
 def measure(lesson: Lesson, points: Sequence[Point], options: TimingOptions, *, seed: int = 0,
-            progress: Optional[Progress] = None) -> dict:
-    """The whole GPU job behind ``gemmlab lesson NAME``: a result dict (``verdicts`` included)."""
+            progress: Optional[Progress] = None) -> RunRecord:
+    """The whole GPU job behind ``gemmlab lesson NAME``: its run record (``verdicts`` included)."""
     from gemmlab.bench import ceilings
     from gemmlab.bench import env as envmod
     from gemmlab.bench.timer import CupyBackend, time_fn
@@ -94,7 +62,7 @@ def measure(lesson: Lesson, points: Sequence[Point], options: TimingOptions, *, 
     time_rng = cp.random.default_rng(seed + 1_000_003)  # timing inputs: their own stream (never zeros)
     sync = cp.cuda.get_current_stream().synchronize
     total = len(points) * len(lesson.variants)
-    rows: list[dict] = []
+    rows: list[Row] = []
     for pt in points:
         timing_ins = None
         for v in lesson.variants:
@@ -117,44 +85,12 @@ def measure(lesson: Lesson, points: Sequence[Point], options: TimingOptions, *, 
                     _clocks["sm_mhz_before"] = reader.sm_mhz()
                 _say(name)
 
-            res = time_fn(lambda: lesson.launch(v.name, ctx, timing_ins, outs, pt), backend, options, on_phase=phase)
+            res = time_fn(functools.partial(lesson.launch, v.name, ctx, timing_ins, outs, pt), backend, options, on_phase=phase)
             clocks["sm_mhz_after"] = reader.sm_mhz()
-            spec = BenchSpec(v.name, *(spec_dict(lesson, v.name, pt)[k] for k in ("M", "N", "K")))
-            m = Measurement(spec, res.samples_s, res.to_dict())
-            rows.append(row(lesson, v.name, pt, m, chk, clocks, lesson.info(v.name, ctx, pt),
-                            ceiling.get("copy_bytes_per_s"), peak.get("flops")))
+            m = Measurement(record.spec(lesson, v.name, pt), res.samples_s, res.to_dict())
+            rows.append(record.row(lesson, v.name, pt, m, chk, clocks, lesson.info(v.name, ctx, pt)))
             del outs
             say("done")
         del timing_ins
         cp.get_default_memory_pool().free_all_blocks()
-    return assemble(lesson, rows, env, peak, ceiling, options, seed)
-
-
-def assemble(lesson: Lesson, rows: list[dict], env: dict, peak: dict, ceiling: dict, options: TimingOptions,
-             seed: int) -> dict:
-    """The result dict from measured rows (pure: the CPU tests build runs with it)."""
-    add_speedups(lesson, rows)
-    verdicts = verdict.lesson_verdicts(lesson, rows)
-    gpu = str(env.get("gpu") or "this GPU")
-    return {
-        "command": "lesson",
-        "lesson": lesson.name,
-        "title": lesson.title,
-        "gpu": gpu,
-        "env": env,
-        "peak": peak,
-        "ceiling": ceiling,
-        "options": {"timing": options.to_dict(), "seed": seed},
-        "sweep": {"param": lesson.param.name, "points": [p for p in _unique(r["point"] for r in rows)]},
-        "verdicts": [v.to_dict() for v in verdicts],
-        "headline": verdict.headline(lesson, verdicts, gpu),
-        "rows": rows,
-    }
-
-
-def _unique(items) -> list:
-    out: list = []
-    for x in items:
-        if x not in out:
-            out.append(x)
-    return out
+    return record.assemble(lesson, rows, env, peak, ceiling, options, seed)

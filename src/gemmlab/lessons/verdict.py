@@ -1,51 +1,20 @@
 """Did the textbook optimisation help on this GPU, and does the article's conclusion transfer?
 
-Pure functions on medians and quartiles; no GPU. A comparison is between a lesson's baseline and
-its optimised variant at one point of the sweep:
-
-* speed-up = baseline median / optimised median, with its spread: from (baseline Q1 / optimised
-  Q3) to (baseline Q3 / optimised Q1), the range the two interquartile ranges allow;
-* effect: "helped", "hurt" or "no measurable difference".
-
-The article's own figures (medians only) are judged by the same thresholds, so "transfers" means
-the same effect here as there.
+Pure functions; no GPU. A comparison is between a lesson's baseline and its optimised variant at one
+point of the sweep, judged by ``bench.stats.effect`` - the one judgement every part of gemmlab uses:
+faster, slower or the same within noise, with the speed-up (baseline median / optimised median) and
+the range the two interquartile ranges allow. The article's own figures (medians only) go through the
+same ``effect``, so "transfers" means the same verdict here as there.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence
 
-from gemmlab.lessons.article import ARTICLE, GPUS, speedup as article_speedup
-
-HELPED, HURT, SAME = "helped", "hurt", "no measurable difference"
-
-# A speed-up within 3% of 1 is "no measurable difference" even when the two interquartile ranges
-# do not overlap: two kernels timed one after the other see 1-2% of clock and thermal drift between
-# them (the harness notes that warm-clock runs of >= 0.1 ms repeat to within about 1%), and the
-# article itself calls its 1% change "essentially no difference".
-MIN_EFFECT = 0.03
-
-
-@dataclass(frozen=True)
-class Timing:
-    """A variant's median and quartiles (seconds); quartiles None when only a median is known."""
-
-    median_s: float
-    q1_s: Optional[float] = None
-    q3_s: Optional[float] = None
-    noisy: bool = False
-
-    @classmethod
-    def from_row(cls, row: Mapping[str, Any]) -> "Timing":
-        return cls(float(row["median_s"]), row.get("q1_s"), row.get("q3_s"), bool(row.get("noisy")))
-
-
-def classify(speedup: float, overlap: bool = False) -> str:
-    """The effect of a speed-up; ``overlap``: the two interquartile ranges overlap."""
-    if overlap or abs(speedup - 1.0) < MIN_EFFECT:
-        return SAME
-    return HELPED if speedup > 1.0 else HURT
+from gemmlab.bench.results import Row
+from gemmlab.bench.stats import FASTER, SAME, SLOWER, Effect, effect
+from gemmlab.lessons.article import ARTICLE, GPUS
 
 
 @dataclass(frozen=True)
@@ -55,42 +24,49 @@ class Verdict:
     optimised: str
     what: str
     point: str  # "fraction=0.1"
-    speedup: float
-    low: Optional[float]  # the spread of the speed-up (None without quartiles)
-    high: Optional[float]
-    effect: str
-    noisy: bool  # either timing flagged noisy by the harness
+    change: Effect  # from the baseline's measurement to the optimised variant's
+
+    @property
+    def effect(self) -> str:
+        """FASTER, SLOWER or SAME."""
+        return self.change.verdict
+
+    @property
+    def speedup(self) -> float:
+        return self.change.speedup
 
     @property
     def text(self) -> str:
-        """One phrase: "helped: 2.10x (2.05-2.15x)"."""
-        spread = f" ({self.low:.2f}-{self.high:.2f}x)" if self.low is not None else ""
-        noisy = ", noisy timing" if self.noisy else ""
-        return f"{self.effect}: {self.speedup:.2f}x{spread}{noisy}"
+        """One phrase: "faster: 2.10x (2.05-2.15x)"."""
+        return self.change.text
 
     def to_dict(self) -> dict:
-        return {**asdict(self), "text": self.text}
+        c = self.change
+        return {"lesson": self.lesson, "baseline": self.baseline, "optimised": self.optimised, "what": self.what,
+                "point": self.point, "speedup": c.speedup, "low": c.low, "high": c.high, "effect": c.verdict,
+                "noisy": c.noisy, "basis": c.basis, "why": c.why, "text": c.text}
 
 
-def judge(lesson: str, baseline: str, optimised: str, what: str, point: str, base: Timing, opt: Timing) -> Verdict:
-    s = base.median_s / opt.median_s
-    low = high = None
-    overlap = False
-    if None not in (base.q1_s, base.q3_s, opt.q1_s, opt.q3_s):
-        low, high = base.q1_s / opt.q3_s, base.q3_s / opt.q1_s
-        overlap = base.q1_s <= opt.q3_s and opt.q1_s <= base.q3_s
-    return Verdict(lesson, baseline, optimised, what, point, s, low, high, classify(s, overlap), base.noisy or opt.noisy)
+def judge(lesson: str, baseline: str, optimised: str, what: str, point: str, base: Any, opt: Any) -> Verdict:
+    """``base`` and ``opt``: the two variants' ``Measurement``s (or median seconds, for published
+    figures)."""
+    return Verdict(lesson, baseline, optimised, what, point, effect(base, opt))
 
 
 def article_effects(lesson: str, baseline: str, optimised: str) -> Optional[tuple[tuple[str, float, str], ...]]:
-    """((GPU, speed-up, effect), ...) from the article's table, or None when it measured nothing."""
-    s = article_speedup(lesson, baseline, optimised)
-    if s is None:
+    """((GPU, speed-up, effect), ...) from the article's published medians, or None when it
+    measured nothing."""
+    a, b = ARTICLE[lesson].ms(baseline), ARTICLE[lesson].ms(optimised)
+    if a is None or b is None:
         return None
-    return tuple((gpu, v, classify(v)) for gpu, v in zip(GPUS, s))
+    out = []
+    for gpu, ta, tb in zip(GPUS, a, b):
+        e = effect(ta * 1e-3, tb * 1e-3)
+        out.append((gpu, e.speedup, e.verdict))
+    return tuple(out)
 
 
-_PAST = {HELPED: "helped", HURT: "hurt", SAME: "made no measurable difference"}
+_PAST = {FASTER: "helped", SLOWER: "hurt", SAME: "made no measurable difference"}
 
 
 def transfer_sentence(v: Verdict, gpu: str, sweep: Sequence[Verdict] = ()) -> str:
@@ -107,37 +83,35 @@ def transfer_sentence(v: Verdict, gpu: str, sweep: Sequence[Verdict] = ()) -> st
         else:
             tail = f"unlike both of the article's GPUs ({', '.join(other)}): the conclusion does not transfer"
     else:
-        tail = {HELPED: "the article's claim transfers",
+        tail = {FASTER: "the article's claim transfers",
                 SAME: "the article's claim is not visible here",
-                HURT: "the opposite of the article's claim"}[v.effect]
+                SLOWER: "the opposite of the article's claim"}[v.effect]
     sentence = f"{here}: {tail}."
     others = [s for s in sweep if s.point != v.point]
     if others:
-        counts = {e: [s.point for s in sweep if s.effect == e] for e in (HELPED, SAME, HURT)}
-        parts = [f"{e} at {', '.join(p)}" for e, p in counts.items() if p]
+        counts = {e: [s.point for s in sweep if s.effect == e] for e in (FASTER, SAME, SLOWER)}
+        parts = [f"{_PAST[e]} at {', '.join(p)}" for e, p in counts.items() if p]
         sentence += f" Across the sweep: {'; '.join(parts)}."
     return sentence
 
 
-def lesson_verdicts(lesson: Any, rows: Sequence[Mapping[str, Any]]) -> list[Verdict]:
-    """Every comparison of ``lesson`` at every point that has both variants, from result rows
-    (``kernel`` = variant, ``point`` = {"size", "param", "value"}, median/quartiles)."""
+def lesson_verdicts(lesson: Any, rows: Sequence[Row]) -> list[Verdict]:
+    """Every comparison of ``lesson`` at every point that has both variants (correct ones: a wrong
+    kernel's speed does not count), from the run's rows (``extra["point"]``: size, param, value)."""
     by = {}
-    for r in rows:
-        pt = r.get("point") or {}
-        by[(r["kernel"], point_label(pt))] = r
     points = []
     for r in rows:
-        lbl = point_label(r.get("point") or {})
+        lbl = point_label(r.extra.get("point") or {})
+        by[(r.name, lbl)] = r
         if lbl not in points:
             points.append(lbl)
     out = []
     for c in lesson.comparisons:
         for p in points:
             b, o = by.get((c.baseline, p)), by.get((c.optimised, p))
-            if b is None or o is None or not b.get("correct", True) or not o.get("correct", True):
-                continue  # a wrong kernel's speed does not count
-            out.append(judge(lesson.name, c.baseline, c.optimised, c.what, p, Timing.from_row(b), Timing.from_row(o)))
+            if b is None or o is None or b.correct is False or o.correct is False:
+                continue
+            out.append(judge(lesson.name, c.baseline, c.optimised, c.what, p, b.measurement, o.measurement))
     return out
 
 

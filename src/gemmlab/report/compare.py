@@ -5,9 +5,9 @@ shared-memory tiling gave 2.35x on one and 0.90x on the other. ``compare(a, b)``
 for any two runs: per kernel the time on each GPU, the speedup over the previous rung on each,
 and for every step of the ladder whether it helped, hurt, or stayed within the noise on each GPU.
 
-"Within noise" is decided from the raw samples: a step helped when the new kernel's 75th
-percentile is below the old kernel's 25th (their interquartile ranges do not overlap), hurt when
-the reverse holds. Without samples only the medians are compared and the effect says so.
+Whether a step made the kernel faster, slower or stayed the same within noise on each GPU is
+``bench.stats.effect``'s verdict on the two rungs' raw samples - the one judgement every part of
+gemmlab uses.
 
 Both runs must have measured the same ladder (``gemmlab.report.ladders``): an SGEMM run and a BF16
 tensor-core run share no rung and their cuBLAS rows are different GEMMs, so ``compare`` refuses the
@@ -20,26 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from gemmlab.bench.results import Row
+from gemmlab.bench.stats import FASTER, SLOWER, Effect, effect
 from gemmlab.errors import InputError
 from gemmlab.report.ladders import Ladder, ladder_of
-from gemmlab.report.model import KernelResult, RunView
-
-HELPED, HURT, NOISE, SAME = "helped", "hurt", "within noise", "no change"
-
-
-def effect(prev: KernelResult, cur: KernelResult) -> tuple[str, bool]:
-    """(effect of going from ``prev`` to ``cur``, whether the samples allowed a noise check)."""
-    if prev.samples_s and cur.samples_s:
-        if cur.quantile(0.75) < prev.quantile(0.25):
-            return HELPED, True
-        if cur.quantile(0.25) > prev.quantile(0.75):
-            return HURT, True
-        return NOISE, True
-    if cur.median_s < prev.median_s:
-        return HELPED, False
-    if cur.median_s > prev.median_s:
-        return HURT, False
-    return SAME, False
+from gemmlab.report.model import RunView
 
 
 @dataclass(frozen=True)
@@ -78,21 +63,39 @@ class Step:
 
     previous: str
     kernel: str
-    speedup_a: float
-    speedup_b: float
-    effect_a: str
-    effect_b: str
-    noise_checked: bool  # both GPUs had samples for both kernels
+    change_a: Effect
+    change_b: Effect
+
+    @property
+    def speedup_a(self) -> float:
+        return self.change_a.speedup
+
+    @property
+    def speedup_b(self) -> float:
+        return self.change_b.speedup
+
+    @property
+    def effect_a(self) -> str:
+        return self.change_a.verdict
+
+    @property
+    def effect_b(self) -> str:
+        return self.change_b.verdict
+
+    @property
+    def noise_checked(self) -> bool:
+        """Both GPUs had raw samples for both kernels."""
+        return self.change_a.basis == "samples" and self.change_b.basis == "samples"
 
     @property
     def verdict(self) -> str:
         """One phrase: where the change helped."""
         a, b = self.effect_a, self.effect_b
         if a == b:
-            return {HELPED: "helped on both", HURT: "hurt on both"}.get(a, f"{a} on both")
-        if a == HELPED and b != HELPED:
+            return {FASTER: "helped on both", SLOWER: "hurt on both"}.get(a, "same on both")
+        if a == FASTER:
             return "helped on A only"
-        if b == HELPED and a != HELPED:
+        if b == FASTER:
             return "helped on B only"
         return f"A: {a}, B: {b}"
 
@@ -106,6 +109,8 @@ class Step:
             "effect_b": self.effect_b,
             "noise_checked": self.noise_checked,
             "verdict": self.verdict,
+            "change_a": self.change_a.to_dict(),
+            "change_b": self.change_b.to_dict(),
         }
 
 
@@ -170,11 +175,11 @@ def _at(name: str, shape: tuple[int, int, int]) -> str:
     return f"{name} at {shape[0]},{shape[1]},{shape[2]}"
 
 
-def _winner(ref: KernelResult | None) -> str:
+def _winner(ref: Row | None) -> str:
     """The candidate a best-of cuBLAS row ran ("" for the SGEMM reference, which has one)."""
     if ref is None:
         return ""
-    return str((ref.config.get("launched") or {}).get("winner") or "")
+    return str(ref.launched.get("winner") or "")
 
 
 def same_ladder(a: RunView, b: RunView) -> None:
@@ -202,7 +207,7 @@ def compare(a: RunView, b: RunView) -> Comparison:
         if shape not in b.shapes:
             continue
         by_b = {r.name: r for r in b.results if r.shape == shape}
-        ladder_a = [r for r in a.ladder(shape) if r.name in by_b and not by_b[r.name].is_reference]
+        ladder_a = [r for r in a.ladder(shape) if r.name in by_b and not by_b[r.name].reference]
         ladder_b = [by_b[r.name] for r in ladder_a]
         rows = []
         steps = []
@@ -210,10 +215,10 @@ def compare(a: RunView, b: RunView) -> Comparison:
             sa = sb = None
             if i > 0:
                 pa, pb = ladder_a[i - 1], ladder_b[i - 1]
-                sa, sb = pa.median_s / ra.median_s, pb.median_s / rb.median_s
-                ea, ca = effect(pa, ra)
-                eb, cb = effect(pb, rb)
-                steps.append(Step(pa.name, ra.name, sa, sb, ea, eb, ca and cb))
+                step = Step(pa.name, ra.name, effect(pa.measurement, ra.measurement),
+                            effect(pb.measurement, rb.measurement))
+                sa, sb = step.speedup_a, step.speedup_b
+                steps.append(step)
             rows.append(KernelRow(ra.name, ra.median_s * 1e3, rb.median_s * 1e3, sa, sb, a.pct_of_reference(ra), b.pct_of_reference(rb)))
         ref_a, ref_b = a.reference(shape), b.reference(shape)
         if ref_a is not None and ref_b is not None:

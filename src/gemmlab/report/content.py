@@ -262,7 +262,7 @@ def _cards(views: Sequence[RunView], sections: Sequence[Section]) -> list[Card]:
                 r = next(x for x in view.results if x.name == row.name and x.shape == t.shape)
                 title = row.name if counts[row.name] == 1 else f"{row.name} ({where})"  # "cublas" in two sections
                 cards.append(_card(title, row, view.diagnosis_for(r), anchor=row.anchor, stats=card_stats(row, ladder),
-                                   candidates=candidate_rows(r) if r.is_reference else ()))
+                                   candidates=candidate_rows(r) if r.reference else ()))
     used = {id(v.diagnosis_for(r)) for v in views for r in v.results}
     seen = set()
     for view in views:

@@ -6,9 +6,10 @@ Same CSS and escaping as the ladder report (``report.html``); no scripts, no net
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any, Mapping, Optional, Sequence
+from typing import Optional, Sequence
 
 from gemmlab import __version__
+from gemmlab.bench.results import RunRecord
 from gemmlab.lessons import registry
 from gemmlab.lessons.article import CITATION, GPUS
 from gemmlab.report import lessons as L
@@ -23,7 +24,7 @@ def _table(columns: Sequence[str], rows: Sequence[Sequence[str]], cls: str) -> l
     return out
 
 
-def _section(name: str, a: Optional[Mapping[str, Any]], b: Optional[Mapping[str, Any]]) -> list[str]:
+def _section(name: str, a: Optional[RunRecord], b: Optional[RunRecord]) -> list[str]:
     lesson = registry.get(name)
     out = [f'<section class="lesson" id="lesson-{e(name)}"><h2>{e(lesson.title)}</h2>', f"<p>{e(lesson.idea)}</p>",
            f'<p class="source">The article: {e(lesson.article.claim)}</p>']
@@ -45,7 +46,7 @@ def _section(name: str, a: Optional[Mapping[str, Any]], b: Optional[Mapping[str,
     else:
         run = a if a is not None else b
         assert run is not None
-        out.append(f'<p class="source">Measured on {e(run.get("gpu"))}</p>')
+        out.append(f'<p class="source">Measured on {e(run.gpu)}</p>')
         for title, rows in L.run_tables(run):
             out.append(f"<h3>{e(title)}</h3>")
             out += _table(L.RUN_COLUMNS, rows, "lesson-run")
@@ -56,13 +57,13 @@ def _section(name: str, a: Optional[Mapping[str, Any]], b: Optional[Mapping[str,
     return out
 
 
-def render(runs_a: Sequence[Mapping[str, Any]], runs_b: Sequence[Mapping[str, Any]] = (), note: str = "",
+def render(runs_a: Sequence[RunRecord], runs_b: Sequence[RunRecord] = (), note: str = "",
            generated_utc: Optional[str] = None) -> str:
     """The page for the lesson runs of one GPU (``runs_a``) or of two (``runs_b`` too)."""
     a = L.latest_by_lesson(runs_a)
     b = L.latest_by_lesson(runs_b)
     names = [n for n in registry.NAMES if n in a or n in b]
-    gpus = sorted({str(r.get("gpu")) for r in list(a.values()) + list(b.values())})
+    gpus = sorted({r.gpu for r in list(a.values()) + list(b.values())})
     title = "gemmlab lessons: " + " vs ".join(gpus)
     when = generated_utc or datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -70,7 +71,7 @@ def render(runs_a: Sequence[Mapping[str, Any]], runs_b: Sequence[Mapping[str, An
            f"<style>{CSS}</style></head><body><main>", f"<header><h1>{e(title)}</h1>",
            f'<p class="source">The experiments of {e(CITATION)}, measured with gemmlab\'s harness (CUDA events, L2 flushed, '
            "median and interquartile range). Speed-ups: baseline median / variant median; the verdict says "
-           "“no measurable difference” when the interquartile ranges overlap or the change is under 3%.</p>"]
+           "“same” when the interquartile ranges overlap or the change is under 3%.</p>"]
     if note:
         out.append(f'<div class="banner" id="data-note"><strong>Data:</strong> {e(note)}</div>')
     out.append("</header>")

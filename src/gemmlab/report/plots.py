@@ -22,7 +22,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from gemmlab.report.model import KernelResult, SweepPoint  # noqa: E402
+from gemmlab.bench.results import Row  # noqa: E402
+from gemmlab.report.model import SweepPoint  # noqa: E402
 from gemmlab.report.roofline_plot import roofline_figure  # noqa: E402,F401  (the one roofline drawing)
 
 # One palette for all figures: a neutral blue for kernels, red for kernels that failed the
@@ -56,8 +57,8 @@ def _short(name: str, width: int = 28) -> str:
 
 
 def ladder_figure(
-    ladder: Sequence[KernelResult],
-    reference: KernelResult | None,
+    ladder: Sequence[Row],
+    reference: Row | None,
     pct: Sequence[float | None],
     title: str,
     unit: str = "GFLOP/s",
@@ -119,14 +120,14 @@ def ladder_figure(
     return fig
 
 
-def timing_figure(results: Sequence[KernelResult], title: str) -> Figure:
+def timing_figure(results: Sequence[Row], title: str) -> Figure:
     """Each kernel's raw samples, one row per kernel: left in ms, right as % from its own median.
 
     Left: box plot (quartiles, median) with every sample over it; the time axis is logarithmic
     when the medians span more than 10x. Right: the same samples as percent deviation from that
     kernel's median, so a 1% spread on a 0.3 ms kernel is as visible as on a 30 ms one.
     """
-    with_samples = [r for r in results if r.samples_s]
+    with_samples = [r for r in results if r.measurement.n > 1]
     if not with_samples:
         raise ValueError("no kernel has raw samples to plot")
     n = len(with_samples)
@@ -150,7 +151,7 @@ def timing_figure(results: Sequence[KernelResult], title: str) -> Figure:
     ax_rel.boxplot(rel, **box)
     rng = np.random.default_rng(0)  # fixed jitter so the same data always draws the same picture
     for p, d, dr, r in zip(pos, data, rel, with_samples):
-        color = COLOR_REFERENCE if r.is_reference else (COLOR_FAILED if r.correct is False else COLOR_KERNEL)
+        color = COLOR_REFERENCE if r.reference else (COLOR_FAILED if r.correct is False else COLOR_KERNEL)
         jitter = p + rng.uniform(-0.18, 0.18, size=d.size)
         ax.scatter(d, jitter, s=9, alpha=0.6, color=color, zorder=3)
         ax_rel.scatter(dr, jitter, s=9, alpha=0.6, color=color, zorder=3)

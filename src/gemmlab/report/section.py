@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from gemmlab.bench.results import Row
 from gemmlab.report import plots
 from gemmlab.report.ladders import Ladder
-from gemmlab.report.model import KernelResult, RunView, speedups
+from gemmlab.report.mattered import mattered_rows
+from gemmlab.report.model import RunView
 from gemmlab.report.parts import LadderRow, LadderTable, Plot, Section, fmt_value
 
 
@@ -30,22 +32,22 @@ def _plot_key(kind: str, key: str, shape: tuple[int, int, int]) -> str:
     return f"{kind}-" + (f"{key}-" if key else "") + f"{M}x{N}x{K}"
 
 
-def _row(view: RunView, key: str, r: KernelResult, speedup: float | None, reference: bool = False) -> LadderRow:
-    note = view.profile.get(r.name)
+def _row(view: RunView, key: str, r: Row, notes: Mapping[str, Any]) -> LadderRow:
+    note = notes.get(r.name)
     return LadderRow(
         bottleneck=None if note is None else (note.bottleneck or (f"not profiled: {note.error}" if note.error else None)),
         signal=None if note is None else note.signal,
         name=r.name,
         time_ms=r.median_s * 1e3,
-        iqr_ms=None if r.iqr_s is None else r.iqr_s * 1e3,
-        n_samples=len(r.samples_s),
+        iqr_ms=r.iqr_s * 1e3,
+        n_samples=r.measurement.n,
         gflops=r.gflops,
-        speedup=speedup,
-        pct_of_cublas=100.0 if reference else view.pct_of_reference(r),
+        speedup=view.speedup_vs_previous(r),
+        pct_of_cublas=view.pct_of_reference(r),
         correct=r.correct,
         rel_err=r.rel_err,
-        reference=reference,
-        pct_of_peak=r.pct_of_peak,
+        reference=r.reference,
+        pct_of_peak=view.pct_of_peak(r),
         anchor=card_anchor(key, r.name),
     )
 
@@ -53,32 +55,29 @@ def _row(view: RunView, key: str, r: KernelResult, speedup: float | None, refere
 def ladder_rows(view: RunView, shape: tuple[int, int, int], key: str = "") -> list[LadderRow]:
     """The ladder at ``shape`` in rung order, then the reference; speedup is vs the previous rung
     (not for a sweep, whose variants are alternatives rather than steps)."""
-    ladder = view.ladder(shape)
-    steps = speedups(ladder) if view.kind != "sweep" else [None] * len(ladder)
-    rows = [_row(view, key, r, s) for r, s in zip(ladder, steps)]
     ref = view.reference(shape)
-    if ref is not None:
-        rows.append(_row(view, key, ref, None, reference=True))
-    return rows
+    notes = view.profile
+    return [_row(view, key, r, notes) for r in view.ladder(shape) + ([ref] if ref is not None else [])]
 
 
-def reference_summary(ref: KernelResult | None) -> str:
+def reference_summary(ref: Row | None) -> str:
     """What the cuBLAS row is, as the harness recorded it (for the BF16 ladder: the best-of winner
     and how many candidates were timed), plus the kernel it ran when recorded."""
     if ref is None:
         return ""
-    text = str(ref.config.get("summary") or "")
-    kernels = (ref.config.get("launched") or {}).get("kernel") or []
+    text = str(ref.info.get("summary") or "")
+    kernels = ref.launched.get("kernel") or []
     if isinstance(kernels, list) and kernels:
         text += ("; " if text else "") + "kernel " + ", ".join(str(k) for k in kernels)
     return text
 
 
-def reference_label(ladder: Ladder, ref: KernelResult) -> str:
-    """The dashed line's label: the BF16 row names its winning candidate."""
-    winner = (ref.config.get("launched") or {}).get("winner")
-    if ladder.dtype == "bf16":
-        return f"cuBLAS BF16 best ({winner})" if winner else "cuBLAS BF16"
+def reference_label(ladder: Ladder, ref: Row) -> str:
+    """The dashed line's label: a tensor-core row names its winning candidate."""
+    winner = ref.launched.get("winner")
+    if ladder.dtype != "fp32":
+        what = f"cuBLAS {ladder.dtype.upper()}"
+        return f"{what} best ({winner})" if winner else what
     return ref.name
 
 
@@ -88,8 +87,9 @@ def _peak_line(view: RunView, ladder: Ladder) -> tuple[str, str] | None:
     if not isinstance(flops, (int, float)) or isinstance(flops, bool) or flops <= 0:
         return None
     label = f"{ladder.peak_name[0].upper()}{ladder.peak_name[1:]} (TFLOP/s)"
-    if ladder.dtype == "bf16" and p.get("bf16_flops_per_clk_per_sm"):
-        how = (f" = {p.get('sm_count')} SMs x {p['bf16_flops_per_clk_per_sm']} FLOP/clk x {p.get('clock_mhz')} MHz "
+    per_clk = p.get(f"{ladder.dtype}_flops_per_clk_per_sm")
+    if ladder.dtype != "fp32" and per_clk:
+        how = (f" = {p.get('sm_count')} SMs x {per_clk} FLOP/clk x {p.get('clock_mhz')} MHz "
                "(max SM clock); each row's % of peak uses the SM clock its own run saw")
     elif p.get("fp32_lanes_per_sm"):
         how = f" = {p.get('sm_count')} SMs x {p['fp32_lanes_per_sm']} lanes x 2 x {p.get('clock_mhz')} MHz"
@@ -139,7 +139,7 @@ def _ladder_plot(view: RunView, t: LadderTable, key: str) -> Plot | None:
 def _timing_plot(view: RunView, t: LadderTable, key: str) -> Plot | None:
     M, N, K = t.shape
     results = [r for r in view.results if r.shape == t.shape]
-    if not any(r.samples_s for r in results):
+    if not any(r.measurement.n > 1 for r in results):
         return None
     ref = view.reference(t.shape)
     ordered = view.ladder(t.shape) + ([ref] if ref else [])
@@ -207,7 +207,7 @@ def _roofline_plots(view: RunView, key: str) -> tuple[list[Plot], list[str]]:
         rows += [ref] if ref is not None else []
         if not rows:
             continue
-        placements = [place(point_from_gemm(r.name, *r.shape, r.median_s, beta_nonzero=r.beta != 0,
+        placements = [place(point_from_gemm(r.name, *r.shape, r.median_s, beta_nonzero=r.spec.beta != 0,
                                             elem_bytes=ladder.in_bytes, out_bytes=ladder.out_bytes), c) for r in rows]
         sizes = "" if ladder.dtype == "fp32" else (f" ({ladder.in_bytes}-byte A and B, {ladder.out_bytes}-byte C)")
         out.append(
@@ -225,11 +225,7 @@ def _roofline_plots(view: RunView, key: str) -> tuple[list[Plot], list[str]]:
 
 
 def _mattered_rows(view: RunView) -> tuple[tuple[str, ...], ...]:
-    return tuple(
-        (str(c.rank), c.optimization,
-         f"{c.speedup:.2f}x" + (" (slower)" if c.slower else "") + (" (within noise)" if c.within_noise else ""), c.why)
-        for c in view.mattered
-    )
+    return tuple(tuple(str(cell) for cell in row) for row in mattered_rows(view.mattered))
 
 
 def _caption(ladder: Ladder) -> str:
@@ -257,9 +253,9 @@ def build_section(view: RunView, key: str, with_plots: bool = True) -> Section:
             for p in (_ladder_plot(view, t, key), _timing_plot(view, t, key)):
                 if p is not None:
                     figs.append(p)
-            if not any(r.samples_s for r in view.results if r.shape == t.shape):
+            if not any(r.measurement.n > 1 for r in view.results if r.shape == t.shape):
                 M, N, K = t.shape
-                notes.append(f"Timing distribution at M,N,K={M},{N},{K} omitted: the run kept no raw samples.")
+                notes.append(f"Timing distribution at M,N,K={M},{N},{K} omitted: the run kept one sample per kernel.")
         sweep_figs, sweep_notes = _sweep_plots(view, key)
         roof_figs, roof_notes = _roofline_plots(view, key)
         figs += sweep_figs + roof_figs
@@ -303,9 +299,9 @@ def card_stats(row: LadderRow, ladder: Ladder) -> str:
             f"{'reference' if row.reference else fmt_speedup(row.speedup)} · {fmt_check(row)}")
 
 
-def candidate_rows(r: KernelResult) -> tuple[tuple[str, ...], ...]:
-    """The BF16 reference's timed candidates (its ``launched`` record), fastest first as timed."""
-    launched: Mapping[str, Any] = r.config.get("launched") or {}
+def candidate_rows(r: Row) -> tuple[tuple[str, ...], ...]:
+    """A tensor-core reference's timed candidates (its ``launched`` record), fastest first as timed."""
+    launched: Mapping[str, Any] = r.launched
     rows = []
     for c in launched.get("candidates") or []:
         if not isinstance(c, Mapping):

@@ -6,9 +6,10 @@ escaping as the ladder report; no scripts, no network.
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any, Mapping, Optional
+from typing import Optional
 
 from gemmlab import __version__
+from gemmlab.bench.results import RunRecord
 from gemmlab.report.html import CSS
 from gemmlab.report.html import e as _escape
 from gemmlab.shapes import shapemap as S
@@ -53,25 +54,25 @@ def _class_table(smap: S.ShapeMap) -> list[str]:
     return out
 
 
-def render(result: Mapping[str, Any], *, with_plots: bool = True, note: str = "",
+def render(record: RunRecord, *, with_plots: bool = True, note: str = "",
            generated_utc: Optional[str] = None, source: str = "") -> str:
-    """The page for one shapes run (a ``gemmlab shapes --out`` dict or ``Store.load_run``)."""
-    smap = S.from_result(result)
+    """The page for one shapes run (fresh, stored, or read from ``gemmlab shapes --out`` JSON)."""
+    smap = S.from_record(record)
     if not smap.points:
         raise ValueError("the shapes run has no measured shape")
-    gpu = str(result.get("gpu") or "unknown GPU")
-    title = f"gemmlab shape map: {result.get('rung') or smap.rung} vs cuBLAS FP32 on {gpu}"
+    meta = record.meta
+    title = f"gemmlab shape map: {meta.get('rung') or smap.rung} vs cuBLAS FP32 on {record.gpu}"
     when = generated_utc or datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
     g = smap.goals
-    env = result.get("env") or {}
-    ceiling = result.get("ceiling") or {}
-    timing = ((result.get("options") or {}).get("timing")) or {}
+    env = record.env
+    ceiling = meta.get("ceiling") or {}
+    timing = ((meta.get("options") or {}).get("timing")) or {}
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">', f"<title>{e(title)}</title>",
            f"<style>{CSS}{EXTRA_CSS}</style></head><body><main>", f"<header><h1>{e(title)}</h1>",
            '<dl class="meta">',
-           f"<dt>Grid</dt><dd>{e(result.get('grid'))} ({len(smap.points)} shapes)</dd>",
-           f"<dt>Run</dt><dd>{e(result.get('run_id') or '')} {e(result.get('created_utc') or env.get('captured_utc') or '')}</dd>",
+           f"<dt>Grid</dt><dd>{e(meta.get('grid'))} ({len(smap.points)} shapes)</dd>",
+           f"<dt>Run</dt><dd>{e(record.run_id or '')} {e(record.created_utc)}</dd>",
            f"<dt>cuBLAS</dt><dd>{e(env.get('cublas_math_mode') or '')}</dd>",
            f"<dt>Timing</dt><dd>warm-up {e(timing.get('warmup_ms'))} ms, {e(timing.get('rep_ms'))} ms of runs per kernel and shape"
            f"{', L2 flushed' if timing.get('flush_l2', True) else ', L2 not flushed'}</dd>",

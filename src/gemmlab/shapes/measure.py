@@ -14,9 +14,11 @@ builds the real bench, environment and copy ceiling and calls it.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Callable, Optional, Sequence
 
-from gemmlab.bench.ladder import Bench, Row, Target, cublas_target, run_targets
+from gemmlab.bench.ladder import Bench, Target, cublas_target, run_targets
+from gemmlab.bench.results import Row, RunRecord
 from gemmlab.bench.spec import BenchSpec
 from gemmlab.shapes import shapemap
 from gemmlab.shapes.grids import GridShape, ShapesOptions
@@ -54,18 +56,20 @@ def rung_target(rung_name: str, s: GridShape) -> Target:
     return Target(BenchSpec(rung.name, *s.dims, params=dict(rung.params)), prep, info)
 
 
-def _row_dict(row: Row, s: GridShape) -> dict:
-    d = row.to_dict()
-    d["grid_shape"] = s.to_dict()
-    d["shape_class"] = shapemap.shape_class(*s.dims)
-    return d
+def _at(row: Row, s: GridShape) -> Row:
+    """The row with its grid shape, and the compiler the rung was prepared with in what ran."""
+    launched = dict(row.launched)
+    backend = row.info.get("backend")
+    if not row.reference and launched and backend:
+        launched["backend"] = backend
+    return replace(row, launched=launched, extra={**row.extra, "grid_shape": s.to_dict()})
 
 
-def run_grid(shapes: Sequence[GridShape], targets_for: TargetsFor, bench: Bench, peak_flops: Optional[float] = None,
-             progress: Optional[Progress] = None) -> list[dict]:
-    """Check and time the rung and cuBLAS at every shape; the stored row dicts, two per shape
-    (rung first, cuBLAS second), each with its ``grid_shape`` and ``shape_class``."""
-    rows: list[dict] = []
+def run_grid(shapes: Sequence[GridShape], targets_for: TargetsFor, bench: Bench,
+             progress: Optional[Progress] = None) -> list[Row]:
+    """Check and time the rung and cuBLAS at every shape: two rows per shape (rung first, cuBLAS
+    second), each with its ``grid_shape``."""
+    rows: list[Row] = []
     total = 2 * len(shapes)
     for si, s in enumerate(shapes):
         target, ref = targets_for(s)
@@ -74,18 +78,13 @@ def run_grid(shapes: Sequence[GridShape], targets_for: TargetsFor, bench: Bench,
             if progress is not None:
                 progress(f"{_s.name} {name}", 2 * _si + i, total, phase)
 
-        measured, ref_row = run_targets([target], ref, bench, peak_flops, say)
-        for r in measured + ([ref_row] if ref_row is not None else []):
-            d = _row_dict(r, s)
-            backend = d["info"].get("backend")
-            if not r.is_reference and d.get("launched") and backend:
-                d["launched"]["backend"] = backend
-            rows.append(d)
+        measured, ref_row = run_targets([target], ref, bench, say)
+        rows += [_at(r, s) for r in measured + ([ref_row] if ref_row is not None else [])]
     return rows
 
 
-def measure(options: ShapesOptions, progress: Optional[Progress] = None) -> dict:
-    """The whole GPU job behind ``gemmlab shapes``: the result dict (rows, map, env, ceiling)."""
+def measure(options: ShapesOptions, progress: Optional[Progress] = None) -> RunRecord:
+    """The whole GPU job behind ``gemmlab shapes``: its run record (rows, map, env, ceiling)."""
     from gemmlab.bench import env as envmod
     from gemmlab.bench.ladder import GpuBench
     from gemmlab.bench.ceilings import copy_ceiling
@@ -106,24 +105,15 @@ def measure(options: ShapesOptions, progress: Optional[Progress] = None) -> dict
     def targets_for(s: GridShape) -> tuple[Target, Target]:
         return rung_target(options.rung, s), cublas_target(*s.dims)
 
-    rows = run_grid(options.shapes, targets_for, bench, peak.get("flops"), progress)
+    rows = run_grid(options.shapes, targets_for, bench, progress)
     return assemble(rows, env, peak, ceiling, options)
 
 
-def assemble(rows: list[dict], env: dict, peak: dict, ceiling: dict, options: ShapesOptions) -> dict:
-    """The result dict from measured rows (pure: the CPU tests build runs with it)."""
+def assemble(rows: Sequence[Row], env: dict, peak: dict, ceiling: dict, options: ShapesOptions) -> RunRecord:
+    """The run record of measured rows (pure: the CPU tests build runs with it). Its ``map`` is a
+    derived copy for people reading the JSON (``shapemap.from_record`` recomputes it from the rows)."""
     gpu = str(env.get("gpu") or "this GPU")
-    result = {
-        "command": "shapes",
-        "dtype": "fp32",
-        "gpu": gpu,
-        "grid": options.grid_name,
-        "rung": options.rung,
-        "env": env,
-        "peak": peak,
-        "ceiling": ceiling,
-        "options": options.to_dict(),
-        "rows": rows,
-    }
-    result["map"] = shapemap.from_result(result).to_dict()
-    return result
+    meta = {"dtype": "fp32", "gpu": gpu, "grid": options.grid_name, "rung": options.rung, "peak": peak,
+            "ceiling": ceiling, "options": options.to_dict()}
+    record = RunRecord("shapes", tuple(rows), env, meta)
+    return replace(record, meta={**meta, "map": shapemap.from_record(record).to_dict()})

@@ -2,19 +2,20 @@
 the worst shapes, which shapes miss the target or the floor, and — for skinny shapes — the achieved
 bandwidth against the DRAM copy ceiling.
 
-Input: the rows a ``gemmlab shapes`` run stores — the ladder harness's ``Row.to_dict()`` dicts (one
-for the rung, one for cuBLAS per shape) with ``grid_shape`` ({M, N, K, label, source}) added. The
-same rows come back from the results database, so a stored run is re-mapped exactly as it was
+Input: a ``gemmlab shapes`` run record — the ladder harness's rows (one for the rung, one for
+cuBLAS per shape), each with its ``grid_shape`` ({M, N, K, label, source}) in ``extra``. The same
+record comes back from the results database, so a stored run is re-mapped exactly as it was
 printed. Every percentage is a ratio of medians measured in the same process: cuBLAS median /
-rung median × 100.
+rung median × 100 (``bench.results.pct_of``).
 """
 
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Optional, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterable, Optional, Sequence
 
+from gemmlab.bench.results import Row, RunRecord, pct_of
 from gemmlab.problem import gemm_flops
 from gemmlab.shapes.grids import Goals, GridShape
 
@@ -70,36 +71,73 @@ def min_bytes(M: int, N: int, K: int) -> int:
     return 4 * (M * K + K * N + M * N)
 
 
-def pct_of_cublas(rung_median_s: float, cublas_median_s: float) -> float:
-    """cuBLAS median / rung median × 100 (above 100: the rung is faster)."""
-    if not rung_median_s > 0 or not cublas_median_s > 0:
-        raise ValueError(f"medians must be positive seconds, got {rung_median_s!r} and {cublas_median_s!r}")
-    return 100.0 * cublas_median_s / rung_median_s
-
-
 VERDICTS = ("meets", "below target", "below floor", "WRONG", "no reference")
 
 
 @dataclass(frozen=True)
 class ShapePoint:
-    """One shape of the map: the rung and cuBLAS, side by side."""
+    """One shape of the map: the rung's row and cuBLAS's, side by side; every number derived from
+    their measurements when asked."""
 
     shape: GridShape
     cls: str
-    rung: str  # the rung asked for (e.g. "autotuned")
-    ran: str  # the instantiation that actually ran (twin / tile chosen), "" if unknown
-    backend: str  # its compiler, "" if unknown
-    tile: Optional[tuple[int, int]]  # (BM, BN) of what ran
-    grid: Optional[tuple[int, ...]]  # its launch grid
-    rung_median_s: float
-    cublas_median_s: Optional[float]
-    rung_correct: bool
-    cublas_correct: Optional[bool]
-    rung_noisy: bool = False
-    cublas_noisy: bool = False
+    rung_row: Row  # the rung asked for, as measured
+    cublas_row: Optional[Row]  # cuBLAS at the same shape, same process
     copy_bytes_per_s: Optional[float] = None  # the DRAM copy ceiling (read + write bytes/s)
     verdict: str = ""
-    rel_err: Optional[float] = None
+
+    @property
+    def rung(self) -> str:
+        """The rung asked for (e.g. "dispatch")."""
+        return self.rung_row.name
+
+    @property
+    def ran(self) -> str:
+        """The instantiation that actually ran (twin, tile chosen), "" if unknown."""
+        return str(self.rung_row.launched.get("rung") or "")
+
+    @property
+    def backend(self) -> str:
+        """Its compiler, "" if unknown."""
+        return str(self.rung_row.launched.get("backend") or self.rung_row.info.get("backend") or "")
+
+    @property
+    def tile(self) -> Optional[tuple[int, int]]:
+        params = self.rung_row.launched.get("params") or {}
+        return (int(params["BM"]), int(params["BN"])) if "BM" in params and "BN" in params else None
+
+    @property
+    def grid(self) -> Optional[tuple[int, ...]]:
+        g = self.rung_row.launched.get("grid")
+        return tuple(int(x) for x in g) if g else None
+
+    @property
+    def rung_median_s(self) -> float:
+        return self.rung_row.median_s
+
+    @property
+    def cublas_median_s(self) -> Optional[float]:
+        return None if self.cublas_row is None else self.cublas_row.median_s
+
+    @property
+    def rung_correct(self) -> bool:
+        return bool(self.rung_row.correct)
+
+    @property
+    def cublas_correct(self) -> Optional[bool]:
+        return None if self.cublas_row is None else bool(self.cublas_row.correct)
+
+    @property
+    def rung_noisy(self) -> bool:
+        return self.rung_row.noisy
+
+    @property
+    def cublas_noisy(self) -> bool:
+        return self.cublas_row is not None and self.cublas_row.noisy
+
+    @property
+    def rel_err(self) -> Optional[float]:
+        return self.rung_row.rel_err
 
     @property
     def flops(self) -> int:
@@ -108,9 +146,7 @@ class ShapePoint:
     @property
     def pct(self) -> Optional[float]:
         """% of cuBLAS; None without a correct cuBLAS reference."""
-        if self.cublas_median_s is None or self.cublas_correct is False:
-            return None
-        return pct_of_cublas(self.rung_median_s, self.cublas_median_s)
+        return pct_of(self.cublas_row, self.rung_row)
 
     @property
     def gflops(self) -> float:
@@ -238,68 +274,41 @@ class ShapeMap:
         }
 
 
-def _shape_of(row: Mapping[str, Any]) -> GridShape:
-    g = row.get("grid_shape") or {}
-    spec = row.get("spec") or {}
-    M, N, K = (int(g.get(k, spec.get(k))) for k in ("M", "N", "K"))
+def _shape_of(row: Row) -> GridShape:
+    g = row.extra.get("grid_shape") or {}
+    M, N, K = (int(g.get(k, v)) for k, v in zip(("M", "N", "K"), row.shape))
     return GridShape(M, N, K, str(g.get("label") or f"{M}×{N}×{K}"), str(g.get("source") or ""))
 
 
-def _launched(row: Mapping[str, Any]) -> tuple[str, str, Optional[tuple[int, int]], Optional[tuple[int, ...]]]:
-    la = row.get("launched") or {}
-    params = la.get("params") or {}
-    tile = (int(params["BM"]), int(params["BN"])) if "BM" in params and "BN" in params else None
-    grid = tuple(int(x) for x in la["grid"]) if la.get("grid") else None
-    return str(la.get("rung") or ""), str(la.get("backend") or ""), tile, grid
-
-
-def build(rows: Iterable[Mapping[str, Any]], goals: Goals = Goals(), copy_bytes_per_s: Optional[float] = None,
+def build(rows: Iterable[Row], goals: Goals = Goals(), copy_bytes_per_s: Optional[float] = None,
           gpu: str = "") -> ShapeMap:
     """The map from a run's rows: per shape (in first-seen order) the rung's row and cuBLAS's row."""
     shapes: dict[tuple[int, int, int], dict[str, Any]] = {}
     for r in rows:
         s = _shape_of(r)
         slot = shapes.setdefault(s.dims, {"shape": s})
-        slot["ref" if r.get("is_reference") else "rung"] = r
+        slot["ref" if r.reference else "rung"] = r
     points = []
     rung_name = ""
     for slot in shapes.values():
         r, ref = slot.get("rung"), slot.get("ref")
         if r is None:
             continue  # cuBLAS alone: nothing to map
-        ran, backend, tile, grid = _launched(r)
-        rung_name = rung_name or str(r["kernel"])
-        check = r.get("check") or {}
-        p = ShapePoint(
-            shape=slot["shape"], cls=shape_class(*slot["shape"].dims), rung=str(r["kernel"]), ran=ran,
-            backend=backend, tile=tile, grid=grid, rung_median_s=float(r["median_s"]),
-            cublas_median_s=None if ref is None else float(ref["median_s"]), rung_correct=bool(r.get("correct")),
-            cublas_correct=None if ref is None else bool(ref.get("correct")), rung_noisy=bool(r.get("noisy")),
-            cublas_noisy=bool(ref.get("noisy")) if ref is not None else False, copy_bytes_per_s=copy_bytes_per_s,
-            rel_err=check.get("rel_err") if isinstance(check, Mapping) else None,
-        )
-        points.append(_with_verdict(p, goals))
+        rung_name = rung_name or r.name
+        p = ShapePoint(slot["shape"], shape_class(*slot["shape"].dims), r, ref, copy_bytes_per_s)
+        points.append(replace(p, verdict=judge(p, goals)))
     return ShapeMap(tuple(points), goals, rung_name, gpu)
 
 
-def _with_verdict(p: ShapePoint, goals: Goals) -> ShapePoint:
-    from dataclasses import replace
-
-    return replace(p, verdict=judge(p, goals))
-
-
-def from_result(result: Mapping[str, Any]) -> ShapeMap:
-    """The map of a stored or written shapes run (``gemmlab shapes --out`` JSON, or ``Store.load_run``)."""
-    opts = result.get("options") or {}
-    g = opts.get("goals") or {}
-    goals = Goals(**{k: float(v) for k, v in g.items() if k in Goals.__dataclass_fields__})
-    ceiling = result.get("ceiling") or {}
-    return build(result.get("rows") or [], goals, ceiling.get("copy_bytes_per_s"),
-                 str(result.get("gpu") or (result.get("env") or {}).get("gpu") or ""))
+def goals_of(record: RunRecord) -> Goals:
+    g = (record.meta.get("options") or {}).get("goals") or {}
+    return Goals(**{k: float(v) for k, v in g.items() if k in Goals.__dataclass_fields__})
 
 
-def is_shapes_run(d: Any) -> bool:
-    return isinstance(d, Mapping) and d.get("command") == "shapes" and isinstance(d.get("rows"), list)
+def from_record(record: RunRecord) -> ShapeMap:
+    """The map of a shapes run (fresh, stored, or read from ``gemmlab shapes --out`` JSON)."""
+    ceiling = record.meta.get("ceiling") or {}
+    return build(record.rows, goals_of(record), ceiling.get("copy_bytes_per_s"), record.gpu)
 
 
 # --- presentation helpers shared by the terminal table and the HTML report ------------------

@@ -1,10 +1,10 @@
 """``gemmlab ladder --profile``: profile every measured rung, then the seed article's two tables.
 
-The ladder command (owned by the harness) measures the rungs; with ``--profile`` it calls
+The ladder command measures the rungs (a ``RunRecord``); with ``--profile`` it calls
 
-    profiles = ladder_profile.profile_rungs([row["kernel"] for row in rows], (M, N, K), ncu=find_ncu(None))
-    report = ladder_profile.build_report(rows, profiles)      # rows: the ladder's result dicts
-    gemmlab.commands.profile.show_ladder_profile(report, as_json)
+    profiles = ladder_profile.profile_rungs([r.name for r in rungs], (M, N, K), ncu=find_ncu(None))
+    report = ladder_profile.build_report(record, profiles)
+    record = ladder_profile.with_profile(record, report)   # kept with the run
 
 ``profile_rungs`` runs ``gemmlab profile RUNG`` for each rung (default collection, or --set full),
 into a fresh folder so no earlier report is overwritten; a rung that fails to profile keeps its
@@ -15,19 +15,15 @@ from the analyzer's primary diagnosis, the signal from the profiled metrics.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from gemmlab.errors import UserError
 from gemmlab.profile import collect, targets
-from gemmlab.report.mattered import (
-    RungRow,
-    ladder_table,
-    profiler_signal,
-    render_markdown,
-    what_mattered,
-)
+from gemmlab.analysis.mattered import RungRow, ladder_table, profiler_signal, what_mattered
+from gemmlab.bench.results import Row, RunRecord
+from gemmlab.report.mattered import render_markdown
 from gemmlab.workflows import profile_run
 
 
@@ -94,24 +90,26 @@ def profile_rungs(rungs: Sequence[str], shape: tuple[int, int, int], *, ncu: str
     return out
 
 
-def timing_row(row: Mapping[str, Any], profile: Optional[RungProfile]) -> RungRow:
-    """A ladder result dict (kernel, median_s, gflops, q1_s, q3_s) plus its profile → a RungRow."""
-    return RungRow(name=row["kernel"], median_s=float(row["median_s"]), gflops=float(row["gflops"]),
-                   q1_s=row.get("q1_s"), q3_s=row.get("q3_s"),
-                   bottleneck=None if profile is None else profile.bottleneck,
-                   signal=None if profile is None else profile.signal)
+def rung_row(row: Row, profile: Optional[RungProfile]) -> RungRow:
+    """A measured rung plus what profiling it said."""
+    return RungRow(row.name, row.measurement, None if profile is None else profile.bottleneck,
+                   None if profile is None else profile.signal, row.flops)
 
 
-def build_report(rows: Sequence[Mapping[str, Any]], profiles: Sequence[RungProfile], dtype: str = "fp32") -> dict:
-    """The two tables from the ladder's result rows (the cuBLAS reference is not a rung) and the profiles.
-    ``dtype``: which ladder the rows are ("fp32" SGEMM or "bf16" tensor cores); one ladder per report,
-    so the ranking never chains one ladder's rungs to the other's."""
+def build_report(record: RunRecord, profiles: Sequence[RungProfile]) -> dict:
+    """The two tables from the ladder's rows (the cuBLAS reference is not a rung) and the profiles.
+    One ladder per report (its ``dtype``), so the ranking never chains one ladder's rungs to another's."""
     by_rung = {p.rung: p for p in profiles}
-    chain = [timing_row(r, by_rung.get(r["kernel"])) for r in rows if not r.get("is_reference")]
+    chain = [rung_row(r, by_rung.get(r.name)) for r in record.rows if not r.reference]
     table = ladder_table(chain)
     changes = what_mattered(chain)
-    return {"table": table, "mattered": changes, "profiles": profiles, "dtype": dtype,
+    return {"table": table, "mattered": changes, "profiles": profiles, "dtype": record.meta.get("dtype") or "fp32",
             "markdown": render_markdown(table, changes)}
+
+
+def with_profile(record: RunRecord, report: Mapping[str, Any]) -> RunRecord:
+    """The run with what ``--profile`` found kept in it (``meta["profile"]``)."""
+    return replace(record, meta={**record.meta, "profile": report_dict(report)})
 
 
 def report_dict(report: Mapping[str, Any]) -> dict:

@@ -15,14 +15,11 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 from gemmlab.errors import UserError
 from gemmlab.profile import collect, targets
-from gemmlab.report.mattered import (
-    RungRow,
-    ladder_table,
-    render_markdown,
-    what_mattered,
-)
+from gemmlab.analysis.mattered import ladder_table, what_mattered
+from gemmlab.bench.results import RunRecord
+from gemmlab.report.mattered import render_markdown
 from gemmlab.workflows import profile_run
-from gemmlab.workflows.ladder_profile import RungProfile
+from gemmlab.workflows.ladder_profile import RungProfile, rung_row
 
 TARGET_MODULE = "gemmlab.lessons.target"
 WARMUP = 3
@@ -64,16 +61,10 @@ def profile_variants(lesson: Any, point: Mapping[str, Any], *, ncu: str, full: b
     return out
 
 
-def build_report(rows: Sequence[Mapping[str, Any]], point: Mapping[str, Any], profiles: Sequence[RungProfile]) -> dict:
+def build_report(record: RunRecord, point: Mapping[str, Any], profiles: Sequence[RungProfile]) -> dict:
     """The variants at ``point`` in the lesson's order as a chain: table + what mattered (pure)."""
     by = {p.rung: p for p in profiles}
-    chain = []
-    for r in rows:
-        if r.get("point") != dict(point):
-            continue
-        p = by.get(r["kernel"])
-        chain.append(RungRow(r["kernel"], float(r["median_s"]), float(r.get("gflops") or 0.0), r.get("q1_s"), r.get("q3_s"),
-                             None if p is None else p.bottleneck, None if p is None else p.signal))
+    chain = [rung_row(r, by.get(r.name)) for r in record.rows if r.extra.get("point") == dict(point)]
     table, changes = ladder_table(chain), what_mattered(chain)
     diagnoses = {p.rung: _diagnoses(p) for p in profiles}
     return {"point": dict(point), "table": table, "mattered": changes, "profiles": list(profiles),

@@ -1,0 +1,123 @@
+"""What the commands share: their options (one name, one meaning, everywhere), input checks that
+run before any GPU work, and the progress bar. Commands import this module and nothing from each
+other.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import Annotated, Any, Callable, Optional, Sequence
+
+import typer
+
+from gemmlab.bench.spec import BenchSpec
+from gemmlab.bench.timer import TimingOptions
+from gemmlab.errors import InputError, UserError
+from gemmlab.output import err_console
+from gemmlab.problem import parse_shape
+
+DEFAULT_SIZE = 2048  # the first article's M=N=K
+LADDER_TITLES = {"fp32": "SGEMM ladder", "bf16": "BF16 tensor-core ladder", "fp8": "FP8 (e4m3) tensor-core ladder"}
+
+# --- options shared by several commands -------------------------------------------------------
+SizeOpt = Annotated[Optional[int], typer.Option("--size", help="Square problem M=N=K (default 2048).")]
+ShapeOpt = Annotated[Optional[str], typer.Option("--shape", help="Problem shape M,N,K (any positive sizes).")]
+RepeatsOpt = Annotated[Optional[int], typer.Option("--repeats", help="Measured runs per kernel (default: from --rep-ms).")]
+WarmupOpt = Annotated[float, typer.Option("--warmup-ms", help="Warm-up budget per kernel, ms of kernel time.")]
+RepOpt = Annotated[float, typer.Option("--rep-ms", help="Measurement budget per kernel, ms of kernel time.")]
+NoFlushOpt = Annotated[bool, typer.Option("--no-l2-flush", help="Do not flush L2 between runs (measures a warm cache).")]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the random inputs (checks draw fresh values each time).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the results as JSON instead of a table.")]
+CsvOpt = Annotated[bool, typer.Option("--csv", help="Print the table as CSV instead.")]
+OutOpt = Annotated[Optional[Path], typer.Option("--out", help="Also write the results to this JSON file.")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Replace an existing output file.")]
+DbOpt = Annotated[Optional[Path], typer.Option(
+    "--db", help="Results database (default $GEMMLAB_DB or ~/.local/share/gemmlab/runs.sqlite).")]
+NoStoreOpt = Annotated[bool, typer.Option("--no-store", help="Do not append this run to the results database.")]
+NcuOpt = Annotated[Optional[str], typer.Option("--ncu", help="Path of ncu (else $GEMMLAB_NCU, PATH, install folders).")]
+DtypeOpt = Annotated[str, typer.Option(
+    "--dtype", help="Which ladder: fp32 (the SGEMM ladder), bf16 (the tensor-core ladder: bf16 A, B, FP32 accumulate, "
+    "bf16 C; cuBLAS at its best with the same types: the fastest of cublasGemmEx's default and cuBLASLt's heuristic "
+    "algorithms at the run's shape) or fp8 (e4m3 A (M x K) and B given N x K - 'TN', B transposed, both K-major as "
+    "8-bit wgmma needs - FP32 accumulator, bf16 C, sm_90a; cuBLASLt FP8 at its best with the same types, FAST_ACCUM "
+    "on and off).")]
+
+
+def check_dtype(dtype: str) -> str:
+    if dtype not in LADDER_TITLES:
+        *first, last = LADDER_TITLES
+        raise InputError(f"--dtype {dtype!r}: expected {', '.join(first)} or {last}")
+    return dtype
+
+
+def resolve_shape(size: Optional[int], shape: Optional[str]) -> tuple[int, int, int]:
+    """--size N (square) or --shape M,N,K; 2048 cubed by default; within the kernels' limits."""
+    if size is not None and shape is not None:
+        raise InputError(f"give either --size or --shape, not both (got --size {size} and --shape {shape})")
+    if shape is not None:
+        M, N, K = parse_shape(shape)
+    elif size is not None:
+        if size < 1:
+            raise InputError(f"--size must be a positive integer, got {size}")
+        M = N = K = size
+    else:
+        M = N = K = DEFAULT_SIZE
+    BenchSpec("shape", M, N, K)  # the limits every kernel shares (32-bit indexing)
+    return M, N, K
+
+
+def timing_options(warmup_ms: float, rep_ms: float, repeats: Optional[int], no_l2_flush: bool) -> TimingOptions:
+    return TimingOptions(warmup_ms=warmup_ms, rep_ms=rep_ms, repeats=repeats, flush_l2=not no_l2_flush)
+
+
+def select_rungs(names: Optional[str], default: Sequence[Any], flag: str = "--rungs") -> list[Any]:
+    """Rungs named in ``--rungs a,b,c`` (any registered rung or sweep variant), else ``default``."""
+    from gemmlab.kernels import registry
+
+    if names is None:
+        return list(default)
+    known = {r.name: r for r in registry.all_rungs(None)}
+    wanted = [n.strip() for n in names.split(",") if n.strip()]
+    if not wanted:
+        raise InputError(f"{flag} expects comma-separated rung names, got {names!r}")
+    unknown = [n for n in wanted if n not in known]
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], list(known), n=3)
+        hint = f"did you mean {', '.join(close)}? " if close else ""
+        raise InputError(
+            f"{flag}: unknown rung {unknown[0]!r}; {hint}`gemmlab kernels --sweep` lists all {len(known)} names"
+        )
+    return [known[n] for n in wanted]
+
+
+def require_gpu() -> None:
+    from gemmlab.runtime.device import require_gpu as _require
+
+    _require()
+
+
+def progress_run(job: Callable[[Callable[[str, int, int, str], None]], Any]) -> Any:
+    """Run ``job(progress)`` under a rich progress bar on stderr; a GPU out-of-memory error becomes
+    one line."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err_console, transient=True) as bar:
+        task = bar.add_task("starting", total=None)
+
+        def progress(name: str, i: int, total: int, phase: str) -> None:
+            bar.update(task, total=total, completed=i + (phase == "done"), description=f"{name}: {phase}")
+
+        try:
+            return job(progress)
+        except Exception as e:
+            if type(e).__name__ == "OutOfMemoryError":  # cupy.cuda.memory.OutOfMemoryError
+                raise UserError(f"the GPU ran out of memory ({e}); try a smaller problem") from None
+            raise
+
+
+def fail_on_wrong(what: Sequence[str], noun: str = "kernel(s)") -> None:
+    """Exit 1 naming what failed its correctness check (after everything was shown and kept)."""
+    if what:
+        raise UserError(f"{len(what)} {noun} failed the correctness check: {', '.join(what)}", code=1)

@@ -1,0 +1,72 @@
+"""Printing a run record as terminal tables, by its kind: what the measuring commands print after a
+run and what ``gemmlab runs ID`` prints for a stored one. One function per kind, picked from
+``SHOW`` by ``record.kind``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from gemmlab.bench.results import RunRecord
+from gemmlab.output import console, err_console, print_table
+from gemmlab.report import tables
+
+
+def ladder(record: RunRecord) -> None:
+    shape = record.meta.get("shape") or {}
+    title_shape = f"{shape.get('M')}x{shape.get('N')}x{shape.get('K')}"
+    if record.kind == "sweep":
+        columns, cells = tables.sweep_table(record)
+        print_table(columns, cells, title=f"SGEMM sweep, {title_shape}", caption=tables.caption(record))
+    else:
+        from gemmlab.commands.common import LADDER_TITLES
+
+        name = LADDER_TITLES.get(record.meta.get("dtype") or "fp32", "SGEMM ladder")
+        print_table(tables.ladder_columns(record), tables.ladder_rows(record), title=f"{name}, {title_shape}",
+                    caption=tables.caption(record))
+    for s in record.meta.get("skipped") or []:
+        err_console.print(f"skipped: {s['reason']}", markup=False, highlight=False)
+
+
+def lesson(record: RunRecord) -> None:
+    """A lesson run as tables: each point, the verdicts, the article's table, the sentence."""
+    from gemmlab.report import lessons as L
+
+    ceiling = record.meta.get("ceiling") or {}
+    cap = "vs baseline: baseline median / this median; rate: the variant's own bytes (or FLOP) / median"
+    if ceiling.get("copy_bytes_per_s"):
+        cap += f"; copy ceiling {ceiling['copy_bytes_per_s'] / 1e9:,.0f} GB/s ({ceiling.get('source')})"
+    for title, rows in L.run_tables(record):
+        print_table(L.RUN_COLUMNS, rows, title=f"{title} on {record.gpu}", caption=cap)
+    print_table(("Change", "Point", "Verdict"), L.verdict_rows(record), title="Did the optimisation help here?",
+                caption="same: the interquartile ranges overlap or the change is under 3%")
+    art = L.article_rows(str(record.meta.get("lesson")))
+    if art:
+        print_table(("Method", "MX330 (ms)", "A4000 (ms)"), art, title="The article's figures (as published)")
+    console.print(L.sentence(record), highlight=False, soft_wrap=True, markup=False)
+
+
+def shapes(record: RunRecord) -> None:
+    """A shapes run as the map table, then the worst shapes and the misses."""
+    from gemmlab.shapes import shapemap
+
+    smap = shapemap.from_record(record)
+    ceiling = record.meta.get("ceiling") or {}
+    cap = ("% of cuBLAS = cuBLAS median / rung median (same process, TF32 off); GB/s: the minimum traffic "
+           "(A, B read once, C written once) / median")
+    if ceiling.get("copy_bytes_per_s"):
+        cap += f"; copy ceiling {ceiling['copy_bytes_per_s'] / 1e9:,.0f} GB/s ({ceiling.get('source')})"
+    print_table(shapemap.TERMINAL_COLUMNS, shapemap.table_rows(smap, terminal=True),
+                title=f"Shape map: {record.meta.get('rung')} vs cuBLAS FP32 on {record.gpu} "
+                      f"(grid {record.meta.get('grid')})", caption=cap)
+    for line in shapemap.summary_lines(smap):
+        console.print(line, highlight=False, soft_wrap=True, markup=False)
+
+
+SHOW: dict[str, Callable[[RunRecord], None]] = {
+    "ladder": ladder, "bench": ladder, "sweep": ladder, "lesson": lesson, "shapes": shapes,
+}
+
+
+def show(record: RunRecord) -> None:
+    SHOW[record.kind](record)
