@@ -185,14 +185,20 @@ def speedup(before: Any, after: Any) -> float:
 
 
 def _median(x: Any) -> float:
-    m = x if isinstance(x, (int, float)) else getattr(x, "median")
+    m = x if isinstance(x, (int, float)) else getattr(x, "median", x)
     if isinstance(m, bool) or not isinstance(m, (int, float)) or not m > 0 or not math.isfinite(m):
         raise ValueError(f"a median time must be a finite positive number of seconds, got {m!r}")
     return float(m)
 
 
+def _change(s: float) -> float:
+    """The size of a speed-up either way: 1.05x faster and 1.05x slower are both 5% (so a verdict
+    and its reverse always agree)."""
+    return max(s, 1.0 / s) - 1.0
+
+
 def _by_size(s: float, min_effect: float) -> str:
-    if abs(s - 1.0) < min_effect:
+    if _change(s) < min_effect:
         return SAME
     return FASTER if s > 1.0 else SLOWER
 
@@ -214,9 +220,9 @@ def effect(before: Any, after: Any, min_effect: float = MIN_EFFECT) -> Effect:
     low, high = before.q1 / after.q3, before.q3 / after.q1
     if before.q1 <= after.q3 and after.q1 <= before.q3:
         return Effect(SAME, s, low, high, "samples", noisy, "the interquartile ranges overlap")
-    if abs(s - 1.0) < min_effect:
+    if _change(s) < min_effect:
         return Effect(SAME, s, low, high, "samples", noisy,
-                      f"a {abs(s - 1.0):.1%} change, under the {min_effect:.0%} drift between two timed kernels")
+                      f"a {_change(s):.1%} change, under the {min_effect:.0%} drift between two timed kernels")
     v = FASTER if s > 1.0 else SLOWER
     return Effect(v, s, low, high, "samples", noisy, "the interquartile ranges are apart")
 
