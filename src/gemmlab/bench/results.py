@@ -189,6 +189,12 @@ class Row:
         if not isinstance(spec, Mapping) or not all(k in spec for k in ("M", "N", "K")):
             raise InputError(f"{where}: lacks its spec (kernel, M, N, K); expected {RUN_EXPECTED}")
         spec = {**spec, "kernel": spec.get("kernel") or d.get("kernel")}
+        if isinstance(d.get("point"), Mapping) and isinstance(spec.get("params"), Mapping):
+            # gemmlab 0.1's lesson rows filed their sweep point under params even when it was a
+            # fraction (atomics' 0.1); params are integer kernel parameters, and the point itself
+            # is kept with the row ("point"), so a fractional one is left out of the spec.
+            spec["params"] = {k: v for k, v in spec["params"].items()
+                              if isinstance(v, int) and not isinstance(v, bool)}
         samples = d.get("samples_s")
         if not isinstance(samples, (list, tuple)) or not samples:
             raise InputError(f"{where}: kernel {spec.get('kernel')!r} has no raw samples (samples_s); expected {RUN_EXPECTED}")
