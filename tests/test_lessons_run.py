@@ -167,7 +167,7 @@ def test_cli_lesson_stores_the_run_and_exits_1_on_a_wrong_variant(fake_gpu, caps
     res = json.loads(out)
     assert res["run_id"] == 2
     code, out, err = run_cli(capsys, "runs", "--db", str(db), "--json")
-    assert [r["command"] for r in json.loads(out)] == ["lesson", "lesson"]
+    assert [r["kind"] for r in json.loads(out)] == ["lesson", "lesson"]
 
 
 # --- --profile, with ncu faked by the real H100 capture's launches and the analyzer's diagnoses ---
@@ -211,7 +211,7 @@ def test_cli_profile_prints_diagnoses_and_what_mattered(fake_gpu, monkeypatch, c
                              "--no-store", "--profile")
     assert code == 0, err
     assert len(calls) == 2 and all("--lesson" in a and "atomics" in a for a in calls)
-    assert "What actually mattered" in out and "(within noise)" in out  # the fake clock: equal times
+    assert "What actually mattered" in out and "(same)" in out  # the fake clock: equal times
     assert f"atomic_per_match: {launches[0].name}:" in out
     code, out, err = run_cli(capsys, "lesson", "atomics", "--size", "1000", "--sweep", "0.1", "--repeats", "11",
                              "--no-store", "--profile", "--json")

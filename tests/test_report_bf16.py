@@ -243,7 +243,7 @@ def test_runs_lists_each_runs_dtype(capsys, tmp_path):
     db = store_with(tmp_path, FP32_4096, BF16_4096)
     code, out, err = run_cli(capsys, "runs", "--db", str(db), "--json")
     assert code == 0, err
-    assert [(r["id"], r["dtypes"]) for r in json.loads(out)] == [(2, "bf16"), (1, "float32")]
+    assert [(r["id"], r["dtypes"]) for r in json.loads(out)] == [(2, "bf16"), (1, "fp32")]  # gemmlab 0.1 stored "float32"
     code, out, err = run_cli(capsys, "runs", "--db", str(db))
     assert code == 0 and "Dtype" in out and "bf16" in out
 
@@ -349,7 +349,7 @@ def test_ladder_profile_ranks_the_bf16_rungs_and_the_report_shows_it(monkeypatch
     mattered = cells(page[page.index("<h3>What actually mattered</h3>"):])
     assert mattered[0] == ["Rank", "Optimization", "Impact", "Why it mattered"]
     assert mattered[1] == ["1", "wmma_bf16 -> mma_sync_bf16", "4.38x", "shared memory throughput -> latency"]
-    assert any(r[1] == "wgmma_bf16 -> tma_bf16" and r[2] == "1.00x (within noise)" for r in mattered)
+    assert any(r[1] == "wgmma_bf16 -> tma_bf16" and r[2] == "1.00x (same)" for r in mattered)
     head = next(r for r in cells(page) if r and r[0] == "Version")
     assert head[-2:] == ["Profiler signal", "Main bottleneck"]
     text, _ = markdown.render(content.build(view, with_plots=False), None)

@@ -202,7 +202,7 @@ def test_a_stored_run_maps_exactly_as_it_was_measured(tmp_path):
     with Store(db, create=False) as s:
         back = s.load_record(rid)
         summary = s.list_runs()[0]
-    assert back.kind == "shapes" and back.meta["dtype"] == "fp32" and summary.command == "shapes"
+    assert back.kind == "shapes" and back.meta["dtype"] == "fp32" and summary.kind == "shapes"
     assert S.from_record(back).to_dict() == S.from_record(res).to_dict()
     with Store(db) as s:  # append-only, as every run
         with pytest.raises(Exception, match="append-only"):

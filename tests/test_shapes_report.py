@@ -134,6 +134,6 @@ def test_runs_lists_a_shapes_run(capsys, tmp_path):
     db = tmp_path / "runs.sqlite"
     rid = _store(db, fake_result({}))
     code, out, err = run_cli(capsys, "runs", "--db", str(db), "--json")
-    assert code == 0 and json.loads(out)[0]["command"] == "shapes"
+    assert code == 0 and json.loads(out)[0]["kind"] == "shapes"
     code, out, err = run_cli(capsys, "runs", str(rid), "--db", str(db), "--json")
     assert code == 0 and json.loads(out)["map"]["rung"] == "autotuned"

@@ -28,7 +28,7 @@ def test_two_runs_are_both_kept_and_survive_reopening(tmp_path):
         runs = s.list_runs()
         assert [r.id for r in runs] == [2, 1]  # newest first
         assert runs[1].kernels == "bad,coalesced,tiled16,tiled16_unroll,cublas"
-        assert runs[1].n_results == 5 and runs[1].gpu == "Fake GPU" and runs[1].command == "ladder"
+        assert runs[1].n_results == 5 and runs[1].gpu == "Fake GPU" and runs[1].kind == "ladder"
         one, two = s.load_run(1), s.load_run(2)
     assert one["rows"][0]["correct"] is True
     assert two["rows"][0]["correct"] is False

@@ -24,6 +24,7 @@ from gemmlab.bench.env import utc_now
 from gemmlab.bench.results import RunRecord, load_record
 from gemmlab.errors import InputError
 from gemmlab.fileio import to_json
+from gemmlab.problem import LEGACY_DTYPES
 
 SCHEMA_VERSION = 1
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -145,11 +146,11 @@ def default_path() -> Path:
 class RunSummary:
     id: int
     created_utc: str
-    command: str
+    kind: str  # ladder, sweep, bench, lesson or shapes (the runs table's command column)
     gpu: Optional[str]
     n_results: int
-    kernels: str  # comma-separated, in order
-    dtypes: str = ""  # the rows' BenchSpec dtypes, comma-separated ("float32", "bf16", ...): which ladder
+    kernels: str  # the distinct kernel names, comma-separated, in the order they first ran
+    dtypes: str = ""  # the rows' A/B types, comma-separated ("fp32", "bf16", "fp8"): which ladder
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -277,7 +278,9 @@ class Store:
                  GROUP BY r.id ORDER BY r.id DESC"""
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        return [RunSummary(*row) for row in self._db.execute(sql).fetchall()]
+        return [RunSummary(i, created, kind, gpu, n, _distinct(kernels.split(",")),
+                           _distinct(_ab_type(d) for d in dtypes.split(",")))
+                for i, created, kind, gpu, n, kernels, dtypes in self._db.execute(sql).fetchall()]
 
     def load_run(self, run_id: int) -> dict:
         """A stored run as one dict (the same shape as the JSON a command writes with --out)."""
@@ -316,10 +319,19 @@ class Store:
 
     def newest(self, kind: Optional[str] = None) -> Optional[RunSummary]:
         """The newest run (of ``kind``), or None."""
-        return next((r for r in self.list_runs() if kind is None or r.command == kind), None)
+        return next((r for r in self.list_runs() if kind is None or r.kind == kind), None)
 
     def export_json(self, run_id: int) -> str:
         return _dumps(self.load_run(run_id), indent=2)
+
+
+def _distinct(names: Iterable[str]) -> str:
+    return ",".join(dict.fromkeys(n for n in names if n))
+
+
+def _ab_type(dtype: str) -> str:
+    """A stored dtype in today's vocabulary (gemmlab 0.1 stored "float32", "bf16_fp32out", ...)."""
+    return LEGACY_DTYPES[dtype][0] if dtype in LEGACY_DTYPES else dtype
 
 
 def _num(v: Any) -> Optional[float]:

@@ -8,6 +8,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from gemmlab.bench.stats import MIN_EFFECT
+
 from gemmlab.output import console, print_json, print_table, warn
 
 RunArg = Annotated[
@@ -122,8 +124,8 @@ def compare(
                     for s in sc.steps
                 ],
                 title="Which changes helped where",
-                caption="speedup = previous rung's median / this rung's median; 'within noise': the two "
-                "interquartile ranges overlap",
+                caption="speedup = previous rung's median / this rung's median; 'same': the two "
+                f"interquartile ranges overlap or the change is under {MIN_EFFECT:.0%}",
             )
     for side, names in (("A", result.only_a), ("B", result.only_b)):
         if names:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from gemmlab.analysis.mattered import Change, LadderRow
+from gemmlab.bench.stats import FASTER
 
 
 def _fmt_time(s: float) -> str:
@@ -23,9 +24,7 @@ def render_markdown(rows: Sequence[LadderRow], changes: Sequence[Change]) -> str
     lines += ["", "What actually mattered", "",
               "| Rank | Optimization | Impact | Why it mattered |", "| --- | --- | --- | --- |"]
     for c in changes:
-        flag = " (slower)" if c.slower else ""
-        flag += " (within noise)" if c.within_noise else ""
-        lines.append(f"| {c.rank} | {c.optimization} | {c.speedup:.2f}x{flag} | {c.why} |")
+        lines.append(f"| {c.rank} | {c.optimization} | {_impact(c)} | {c.why} |")
     return "\n".join(lines) + "\n"
 
 
@@ -34,6 +33,10 @@ MATTERED_COLUMNS = ["Rank", "Optimization", "Impact", "Why it mattered"]
 
 def mattered_rows(changes: Sequence[Change]) -> list[list]:
     """The "What actually mattered" table's rows (shared by `ladder --profile` and `lesson --profile`)."""
-    return [[c.rank, c.optimization,
-             f"{c.speedup:.2f}x" + (" (slower)" if c.slower else "") + (" (within noise)" if c.within_noise else ""),
-             c.why] for c in changes]
+    return [[c.rank, c.optimization, _impact(c), c.why] for c in changes]
+
+
+def _impact(c: Change) -> str:
+    """The speed-up, marked when the change did not make the kernel faster ("slower", "same")."""
+    verdict = c.effect.verdict
+    return f"{c.speedup:.2f}x" + ("" if verdict == FASTER else f" ({verdict})")

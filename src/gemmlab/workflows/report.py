@@ -228,6 +228,6 @@ def kind_of(path: Path, run_id: Optional[int], flag: str) -> str:
             newest = store.newest()
             if newest is None:
                 raise InputError(f"{path}: the database holds no runs yet (run `gemmlab ladder` first)")
-            return newest.command
+            return newest.kind
     return rec.kind
 

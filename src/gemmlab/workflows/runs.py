@@ -98,7 +98,7 @@ def _companions(store: Store, newest_record: RunRecord) -> list[int]:
     seen = {run_types(newest_record)}
     out = []
     for summary in store.list_runs():  # newest first
-        if summary.command != "ladder" or summary.gpu != newest_record.gpu or summary.id == newest_record.run_id:
+        if summary.kind != "ladder" or summary.gpu != newest_record.gpu or summary.id == newest_record.run_id:
             continue
         try:
             rec = store.load_record(summary.id)
@@ -166,7 +166,7 @@ def lesson_records(path: str | Path, run_id: Optional[int] = None, lesson: Optio
                 newest_run = store.newest()
                 runs = [store.load_record(newest_run.id)] if newest_run else []
             else:
-                runs = [store.load_record(s.id) for s in reversed(store.list_runs()) if s.command == "lesson"]
+                runs = [store.load_record(s.id) for s in reversed(store.list_runs()) if s.kind == "lesson"]
     else:
         if run_id is not None:
             raise InputError(f"{flag} {run_id}: {p} is a JSON file, not a database")
