@@ -249,6 +249,8 @@ def diff_cmd(
 
     if top < 1:
         raise InputError(f"--top {top}: expected 1 or more")
+    if a == b == "-":
+        raise InputError("diff - -: standard input can be read only once; give '-' for at most one of the two")
     if _is_run_id(a) != _is_run_id(b):
         raise InputError(f"diff {a} {b}: compare two reports or two stored run ids, not one of each")
     if _is_run_id(a):
