@@ -19,9 +19,9 @@ from gemmlab.analysis.occupancy import (
     resolve_arch,
 )
 from gemmlab.analysis.waves import waves, waves_from_launch
-from gemmlab.commands.calc_parse import parse_block3, parse_count, parse_size
+from gemmlab.commands.calc_parse import parse_block3, parse_block_threads, parse_grid_blocks, parse_size
 from gemmlab.errors import InputError, ToolMissing
-from gemmlab.hardware import find_gpu
+from gemmlab.hardware import ARCHS, find_gpu
 from gemmlab.output import console, print_json, print_table
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
@@ -82,7 +82,7 @@ def _manual_occupancy(
         )
     return occupancy(
         resolve_arch(arch),  # type: ignore[arg-type]
-        parse_count(threads, "--threads"),  # type: ignore[arg-type]
+        parse_block_threads(threads, "--threads"),  # type: ignore[arg-type]
         regs,  # type: ignore[arg-type]
         parse_size(smem, "--smem"),
         **kw,
@@ -257,6 +257,11 @@ def waves_cmd(
     else:
         if grid is None:
             raise InputError("missing --grid (blocks in the grid, e.g. 64x256), or use --from-capture")
+        grid_blocks = parse_grid_blocks(grid, "--grid")
+        if sms is not None and sms < 1:
+            raise InputError(f"--sms {sms}: expected the number of SMs, 1 or more")
+        if blocks_per_sm is not None:
+            _check_blocks_per_sm(blocks_per_sm, arch, gpu)
         if sms is None:
             spec = find_gpu(gpu) if gpu else None
             if gpu and spec is None:
@@ -268,7 +273,7 @@ def waves_cmd(
                 arch = spec.arch
         if blocks_per_sm is None:
             blocks_per_sm = _manual_occupancy(arch, threads, regs, smem).blocks_per_sm
-        results = [("launch", waves(parse_count(grid, "--grid"), blocks_per_sm, sms))]
+        results = [("launch", waves(grid_blocks, blocks_per_sm, sms))]
     if json_out:
         print_json([dict(kernel=name, **w.to_dict()) for name, w in results])
         return
@@ -295,6 +300,21 @@ def waves_cmd(
     )
     for name, w in results:
         console.print(f"• {name}: {w.summary()}", highlight=False)
+
+
+def _check_blocks_per_sm(n: int, arch: Optional[str], gpu: Optional[str]) -> None:
+    """Resident blocks per SM within the block slots of the architecture (of --arch, of --gpu, else
+    the most any architecture has)."""
+    spec = find_gpu(gpu) if gpu else None
+    if arch is not None:
+        a = resolve_arch(arch)
+        most, where = a.max_blocks_per_sm, f"on {a.name}"
+    elif spec is not None:
+        most, where = ARCHS[spec.arch].max_blocks_per_sm, f"on {spec.name} ({spec.arch})"
+    else:
+        most, where = max(a.max_blocks_per_sm for a in ARCHS.values()), "on any GPU"
+    if n < 0 or n > most:
+        raise InputError(f"--blocks-per-sm {n}: expected 1..{most}, the resident blocks an SM can hold {where}")
 
 
 def banks_cmd(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -9,6 +10,8 @@ import typer
 
 from gemmlab.analysis.roofline import (
     Ceilings,
+    RooflinePoint,
+    impossible,
     ncu_ceilings,
     place,
     point_from_gemm,
@@ -75,6 +78,27 @@ def _capture_gpu(launches: list) -> Optional[str]:
     return None
 
 
+def refuse_impossible(points: list[RooflinePoint], ceil: Ceilings, gpu: Optional[str], launches: list, *,
+                      gemm: Optional[str], ms: Optional[float], capture: Optional[str]) -> None:
+    """One line naming the input, for a point faster than the GPU can be (``roofline.impossible``).
+
+    Against ncu's ceilings each launch is checked under its own peaks: with ``--clock-control none``
+    launches run at different clocks, and the shown ceilings are the first launch's."""
+    spec = find_gpu(ceil.gpu) or (find_gpu(gpu) if gpu else None)
+    l2 = spec.l2_bytes if spec is not None else None
+    for i, p in enumerate(points):
+        own = ncu_ceilings(launches[i]) if ceil.source == "ncu" and i < len(launches) else None
+        why = impossible(p, own or ceil, l2)
+        if why is None:
+            continue
+        if capture is None:
+            raise InputError(f"--gemm {gemm} --ms {ms:g}: {why}; is the time in milliseconds, and the GPU right?")
+        if p.source == "analytic":
+            raise InputError(f"--gemm {gemm}: kernel {p.name!r} in {capture}: {why}; is {gemm} the kernel's shape?")
+        raise InputError(f"--from-capture {capture}: kernel {p.name!r}: {why}; the capture's counters and duration "
+                         f"disagree, or these ceilings are not the GPU it ran on (--gpu, --ceilings)")
+
+
 def roofline_cmd(
     from_capture: CaptureOpt = None,
     kernel: KernelOpt = None,
@@ -100,14 +124,15 @@ def roofline_cmd(
     if not launches:
         if shape is None or ms is None:
             raise InputError("give --from-capture FILE, or --gemm MxNxK with --ms TIME for an analytic point")
-        if ms <= 0:
-            raise InputError(f"--ms {ms}: the time must be > 0")
+        if not (math.isfinite(ms) and ms > 0):
+            raise InputError(f"--ms {ms}: the time must be a positive number of milliseconds")
         label = name or f"gemm {'x'.join(map(str, shape))}"
         points.append(point_from_gemm(label, *shape, ms * 1e-3, beta_nonzero=beta_nonzero))
     elif ms is not None:
         raise InputError("--ms is for an analytic point without a capture; a capture brings its own times")
     gpu_name = gpu or _capture_gpu(launches)
     ceil = resolve_ceilings(ceilings, gpu_name, launches, store)
+    refuse_impossible(points, ceil, gpu_name, launches, gemm=gemm, ms=ms, capture=from_capture)
     placements = [place(p, ceil) for p in points]
     written = None
     if plot is not None:
