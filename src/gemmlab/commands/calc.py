@@ -12,6 +12,7 @@ import typer
 from gemmlab.analysis.banks import bank_conflicts, parse_var
 from gemmlab.analysis.occupancy import (
     LIMIT_NAMES,
+    OccupancyInput,
     OccupancyResult,
     ncu_disagreements,
     occupancy,
@@ -184,9 +185,11 @@ def occupancy_cmd(
     if rung is not None:
         if arch is None:
             raise InputError("--rung needs --arch (the architecture to compile for), e.g. --arch sm_90")
-        if threads is not None or regs is not None:
-            raise InputError("--rung takes threads and registers from the rung; drop --threads/--regs")
+        if threads is not None or regs is not None or smem != "0":
+            raise InputError("--rung takes threads, registers and shared memory from the rung; drop "
+                             "--threads/--regs/--smem")
         spec = resolve_arch(arch)
+        OccupancyInput(spec, 1, 0, **kw)  # --barriers/--carveout/--smem-config checked before nvcc is looked for
         t, r, s = rung_inputs(rung, spec.name)
         res = occupancy(spec, t, r, s, **kw)  # type: ignore[arg-type]
     else:

@@ -183,7 +183,9 @@ def _report_from_chunks(chunks: Iterator[bytes], source: str, metrics: Optional[
 
 
 def load(path: str | Path, kernel: Optional[str] = None, metrics: Optional[str] = None) -> list[KernelLaunch]:
-    """All kernel launches in ``path``, optionally those whose name matches the regex ``kernel``."""
+    """All kernel launches in ``path``, optionally those whose name matches the regex ``kernel``
+    (checked before the file is read: a bad regex is exit 2 even where reading needs a missing tool)."""
+    kernel_regex(kernel)
     return filter_kernels(read_file(path, metrics), kernel, stream_name(path))
 
 
@@ -284,13 +286,20 @@ def _unquoted(text: str) -> Optional[NcuOutput]:
     return NcuOutput([block], [], 0)
 
 
-def filter_kernels(launches: list[KernelLaunch], pattern: Optional[str], source: str) -> list[KernelLaunch]:
+def kernel_regex(pattern: Optional[str]) -> Optional[re.Pattern[str]]:
+    """The compiled ``--kernel`` pattern (None for none); an InputError when it is not a regex."""
     if not pattern:
-        return launches
+        return None
     try:
-        rx = re.compile(pattern)
+        return re.compile(pattern)
     except re.error as e:
         raise InputError(f"--kernel {pattern!r}: not a valid regular expression ({e})") from None
+
+
+def filter_kernels(launches: list[KernelLaunch], pattern: Optional[str], source: str) -> list[KernelLaunch]:
+    rx = kernel_regex(pattern)
+    if rx is None:
+        return launches
     hits = [k for k in launches if rx.search(k.name) or rx.search(k.demangled)]
     if not hits:
         names = ", ".join(sorted({k.name for k in launches}))
