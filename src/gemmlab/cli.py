@@ -31,6 +31,10 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Help is plain text: with rich markup, "As[tid][k]" in a help string printed as "As" (rich read
+    # "[tid]" and "[k]" as style tags), and the example then failed when typed.
+    rich_markup_mode=None,
+    context_settings={"max_content_width": 120},  # click's plain help stops at 80 columns otherwise
 )
 
 for _name in COMMAND_MODULES:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Annotated, Any, List, Optional
 
 import typer
+from rich.text import Text
 
 from gemmlab.analysis.banks import bank_conflicts, parse_var
 from gemmlab.analysis.occupancy import (
@@ -141,7 +142,7 @@ def _print_occupancy(res: OccupancyResult) -> None:
     if res.min_carveout is not None and res.min_carveout < res.smem_config:
         console.print(f"A {_kib(res.min_carveout)} carve-out already holds these {res.blocks_per_sm} blocks.")
     if res.blocks_per_sm == 0:
-        console.print("[bold red]This launch cannot run:[/] no block fits on an SM.")
+        console.print(Text.assemble(("This launch cannot run:", "bold red"), " no block fits on an SM."))
     if not res.advice and res.blocks_per_sm > 0:
         console.print("Every warp slot is in use; occupancy cannot go higher.")
     for adv in res.advice:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 import typer
+from rich.text import Text
 
 from gemmlab.errors import InputError, ToolMissing
 from gemmlab.output import console, err_console, print_json, print_table, warn
@@ -142,7 +143,7 @@ def profile_cmd(
 
 
 def show_profile(result: profile_run.ProfileResult) -> None:
-    console.print(f"[bold]command:[/] {shlex.join(result.argv)}", highlight=False, soft_wrap=True)
+    console.print(Text.assemble(("command:", "bold"), " ", shlex.join(result.argv)), highlight=False, soft_wrap=True)
     print_table(["Kernel", "ncu launch #", "Replay passes"],
                 [[k.name, k.index, k.passes] for k in result.kernels],
                 title=f"Profiled launches ({result.collection.name} collection)")
