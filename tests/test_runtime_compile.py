@@ -92,3 +92,73 @@ def test_nvcc_backend_compiles_caches_and_reports_errors(tmp_path):
     assert "-std=c++17" in msg.splitlines()[0]
     assert '"Q" is undefined' in msg
     assert re.search(r"^ *\d+ \| .*acc \+= Q\[row \* K \+ k\]", msg, re.M)
+
+
+# --- the cache is keyed by the compiler's exact build and by gemmlab's version --------------------
+
+class FakeBuildCompiler(FakeCompiler):
+    """A compiler that, like NVRTC, reports only major.minor as its version, and its build apart."""
+
+    def __init__(self, version="nvrtc 13.0", build="nvrtc 13.0; libnvrtc.so.13.0.48"):
+        super().__init__(version)
+        self.build = build
+
+
+def test_two_builds_of_one_major_minor_get_two_cache_entries(tmp_path):
+    src = translation_unit([get("coalesced")])
+    old = FakeBuildCompiler(build="nvrtc 13.0; /cuda/lib/libnvrtc.so.13.0.48 61000000 1")
+    new = FakeBuildCompiler(build="nvrtc 13.0; /cuda/lib/libnvrtc.so.13.0.88 61000400 2")
+    assert old.version == new.version
+    p_old = comp.compile_cubin(src, arch="sm_90", compiler=old, name="k", root=tmp_path)
+    p_new = comp.compile_cubin(src, arch="sm_90", compiler=new, name="k", root=tmp_path)
+    assert p_old != p_new and old.calls == 1 and new.calls == 1  # the patch release recompiles
+    assert comp.compile_cubin(src, arch="sm_90", compiler=new, name="k", root=tmp_path) == p_new
+    assert new.calls == 1  # and its own entry is a hit afterwards
+    import json
+
+    meta = json.loads(p_new.with_suffix(".json").read_text())
+    assert meta["compiler_build"] == "fake:" + new.build and meta["gemmlab"]
+
+
+def test_another_gemmlab_version_gets_another_cache_entry(tmp_path, monkeypatch):
+    import gemmlab
+
+    src = translation_unit([get("coalesced")])
+    fake = FakeBuildCompiler()
+    p1 = comp.compile_cubin(src, arch="sm_90", compiler=fake, name="k", root=tmp_path)
+    monkeypatch.setattr(gemmlab, "__version__", gemmlab.__version__ + ".post1")
+    p2 = comp.compile_cubin(src, arch="sm_90", compiler=fake, name="k", root=tmp_path)
+    assert p1 != p2 and fake.calls == 2
+    assert comp.cache_key("s", (), "sm_90", "c", "0.1.0") != comp.cache_key("s", (), "sm_90", "c", "0.2.0")
+
+
+def test_nvrtc_build_tells_two_libraries_of_one_version_apart(tmp_path):
+    a, b = tmp_path / "a" / "libnvrtc.so.13", tmp_path / "b" / "libnvrtc.so.13"
+    for p, data in ((a, b"x" * 10), (b, b"x" * 11)):
+        p.parent.mkdir()
+        p.write_bytes(data)
+    maps = "\n".join([
+        f"7f00-7f10 r-xp 00000000 08:01 1 {a}",
+        f"7f10-7f20 r--p 00010000 08:01 1 {a}",
+        "7f20-7f30 r-xp 00000000 08:01 2 /usr/lib/libc.so.6",
+        "7f30-7f40 rw-p 00000000 00:00 0 ",
+    ])
+    assert comp.loaded_libraries("libnvrtc.so", maps) == [str(a)]
+    build_a = comp.nvrtc_build("nvrtc 13.0", [str(a)], ["cupy 13.6.0"])
+    build_b = comp.nvrtc_build("nvrtc 13.0", [str(b)], ["cupy 13.6.0"])
+    assert build_a != build_b and build_a.startswith("nvrtc 13.0; ") and "cupy 13.6.0" in build_a
+    assert comp.nvrtc_build("nvrtc 13.0", []) != comp.nvrtc_build("nvrtc 13.1", [])
+
+
+def test_nvcc_build_is_the_whole_version_text(tmp_path):
+    nvcc = tmp_path / "nvcc"
+    nvcc.write_text("#!/bin/sh\n"
+                    "echo 'nvcc: NVIDIA (R) Cuda compiler driver'\n"
+                    "echo 'Built on Wed_Jul_16_07:30:01_PM_PDT_2025'\n"
+                    "echo 'Cuda compilation tools, release 13.0, V13.0.48'\n"
+                    "echo 'Build cuda_13.0.r13.0/compiler.36424714_0'\n")
+    nvcc.chmod(0o755)
+    nv = comp.NvccCompiler(str(nvcc))
+    assert nv.version == "nvcc 13.0.48 (cuda_13.0.r13.0/compiler.36424714_0)"
+    assert "Build cuda_13.0.r13.0/compiler.36424714_0" in nv.build and "Built on Wed_Jul_16" in nv.build
+    assert comp.compiler_build(nv).startswith("nvcc:nvcc: NVIDIA (R) Cuda compiler driver | ")

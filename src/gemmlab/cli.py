@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from typing import NoReturn
 
 import typer
 
@@ -31,22 +32,34 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Help is plain text: with rich markup, "As[tid][k]" in a help string printed as "As" (rich read
+    # "[tid]" and "[k]" as style tags), and the example then failed when typed.
+    rich_markup_mode=None,
+    context_settings={"max_content_width": 120},  # click's plain help stops at 80 columns otherwise
 )
 
 for _name in COMMAND_MODULES:
     importlib.import_module(f"gemmlab.commands.{_name}").register(app)
 
 
+INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopped with Ctrl-C
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the app, turning UserErrors into one stderr line and an exit code."""
+    """Entry point: run the app, turning UserErrors into one stderr line and an exit code.
+
+    In ``standalone_mode=False`` click does not exit: it *returns* the code of an ``Exit`` (typer
+    turns a KeyboardInterrupt inside a command into ``Exit(130)``, ``--help`` into ``Exit(0)``) and
+    raises ``Abort`` (a prompt left with Ctrl-C or end of input). Both are made the process's exit
+    here; an interrupted command says so in one line and exits 130.
+    """
     try:
-        app(args=argv, standalone_mode=False)
+        rv = app(args=argv, standalone_mode=False)
     except UserError as e:
         print(f"gemmlab: error: {e.message}", file=sys.stderr)
         sys.exit(e.code)
     except KeyboardInterrupt:
-        print("gemmlab: interrupted", file=sys.stderr)
-        sys.exit(130)
+        _interrupted()
     except SystemExit:
         raise
     except Exception as e:  # click usage errors etc. come through here in non-standalone mode
@@ -55,9 +68,40 @@ def main(argv: list[str] | None = None) -> None:
             e.show()
             sys.exit(e.exit_code)
         if isinstance(e, abort):
+            if _caused_by_interrupt(e):  # click's prompt turns Ctrl-C into Abort
+                _interrupted()
             print("gemmlab: aborted", file=sys.stderr)
             sys.exit(1)
         raise
+    code = _exit_code(rv)
+    if code == INTERRUPTED:
+        _interrupted()
+    if code:
+        sys.exit(code)
+
+
+def _exit_code(rv: object) -> int:
+    """The exit code click returned in non-standalone mode (an int from ``Exit``; a command's own
+    return value, which is None for every gemmlab command, means success)."""
+    if isinstance(rv, int) and not isinstance(rv, bool):
+        return rv
+    return 0
+
+
+def _caused_by_interrupt(e: BaseException) -> bool:
+    seen = set()
+    cur: BaseException | None = e
+    while cur is not None and id(cur) not in seen:
+        if isinstance(cur, KeyboardInterrupt):
+            return True
+        seen.add(id(cur))
+        cur = cur.__cause__ or cur.__context__
+    return False
+
+
+def _interrupted() -> NoReturn:
+    print("gemmlab: interrupted", file=sys.stderr)
+    sys.exit(INTERRUPTED)
 
 
 def _click_errors() -> tuple[type, type]:

@@ -26,6 +26,12 @@ from dataclasses import dataclass, field
 
 KiB = 1024
 
+# Launch-geometry limits of every compute capability from 2.0 on [GUIDE]: a block's x and y
+# dimensions at most 1024 and z at most 64 (and 1024 threads in all, ArchSpec.max_threads_per_block);
+# a grid's x at most 2^31 - 1 blocks, y and z at most 65535.
+MAX_BLOCK_DIMS = (1024, 1024, 64)
+MAX_GRID_DIMS = (2**31 - 1, 65535, 65535)
+
 
 @dataclass(frozen=True)
 class ArchSpec:

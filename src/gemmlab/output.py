@@ -11,6 +11,7 @@ from typing import Any, Iterable, Sequence
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from gemmlab.fileio import to_json
 
@@ -30,8 +31,11 @@ def _width(stream) -> int | None:
         return PIPE_WIDTH
 
 
-console = Console(width=_width(sys.stdout))
-err_console = Console(stderr=True, width=_width(sys.stderr))
+# Markup off: what gemmlab prints comes from files, kernels and users (As[tid][k], x[i][j], a path with
+# brackets), and rich would read "[tid]" as a style tag and drop it. Deliberate styling is a Text with a
+# style (see warn), never markup in a string.
+console = Console(width=_width(sys.stdout), markup=False)
+err_console = Console(stderr=True, width=_width(sys.stderr), markup=False)
 
 
 def dumps(obj: Any) -> str:
@@ -49,14 +53,23 @@ def print_table(
     title: str | None = None,
     caption: str | None = None,
 ) -> None:
-    """A rich table on stdout; cells are str()-ed, None shows as '–'."""
-    t = Table(title=title, caption=caption, show_lines=False)
+    """A rich table on stdout; cells are str()-ed, None shows as '–'. Every string prints as written
+    (``Text``, never markup), whatever console it goes to; a cell that is already a ``Text`` keeps its style."""
+    t = Table(title=None if title is None else Text(title, style="table.title"),
+              caption=None if caption is None else Text(caption, style="table.caption"), show_lines=False)
     for c in columns:
-        t.add_column(c, overflow="fold")
+        t.add_column(Text(str(c)), overflow="fold")
     for r in rows:
-        t.add_row(*["–" if v is None else str(v) for v in r])
+        t.add_row(*[_cell(v) for v in r])
     console.print(t)
 
 
+def _cell(v: Any) -> Text:
+    if isinstance(v, Text):
+        return v
+    return Text("–" if v is None else str(v))
+
+
 def warn(message: str) -> None:
-    err_console.print(f"[yellow]gemmlab: warning:[/] {message}", highlight=False)
+    """One line on stderr: a yellow ``gemmlab: warning:`` and the message as written."""
+    err_console.print(Text.assemble(("gemmlab: warning:", "yellow"), " ", message), highlight=False)

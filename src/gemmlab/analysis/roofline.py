@@ -177,6 +177,57 @@ def place(point: RooflinePoint, ceilings: Ceilings) -> Placement:
     return Placement(point, ceilings)
 
 
+# How far above a roof a point may sit before its inputs are called impossible, by the source of the
+# ceilings. Every point is a real kernel's rate, so it cannot beat the hardware; the margins are what
+# separates each kind of ceiling from the hardware's true peak at the clocks a user gets:
+# - "ncu": peak_sustained × the launch's own elapsed clocks is the hardware's peak at the clocks it ran;
+#   only the gap between gpu__time_duration and the cycle counters (a clock change within the launch,
+#   timer granularity on microsecond kernels) lies between a real point and it: 10 %.
+# - "spec": the table's FP32 peak is 2 × lanes × SMs × the listed boost clock, and its bandwidth the
+#   datasheet's. Data-centre parts do not boost above the listed clock, but GeForce and workstation
+#   boards sustain more (an RTX 4090 listed at 2520 MHz runs 2.7-2.8 GHz, +10 %; factory-overclocked
+#   boards +15 %), memory overclocks add ~10 % of bandwidth, and a --ms typed with few digits is
+#   rounded by a few %: 25 %.
+# - "measured": cuBLAS SGEMM and a device-to-device copy reach 75-90 % of the hardware's peak (H100:
+#   51 of 67 TFLOP/s), and a hand-written kernel may beat them up to that peak, itself up to 25 %
+#   above the listed one: 1.25 / 0.75 ≈ 1.7, so 2×.
+# Any other source gets the widest margin.
+PLAUSIBLE_MARGIN = {"ncu": 1.10, "spec": 1.25, "measured": 2.0}
+
+
+def margin_of(ceilings: Ceilings) -> float:
+    return PLAUSIBLE_MARGIN.get(ceilings.source, max(PLAUSIBLE_MARGIN.values()))
+
+
+def impossible(point: RooflinePoint, ceilings: Ceilings, l2_bytes: Optional[float] = None) -> Optional[str]:
+    """Why ``point`` cannot be a real kernel's under ``ceilings`` (the rate it implies and the roof it
+    beats by more than ``margin_of``), or None when it can.
+
+    FLOP/s is checked against the compute roof. Bytes/s is checked against the memory roof for the
+    DRAM traffic that must have happened: all of ncu's measured ``dram__bytes``; for analytic counts
+    (compulsory traffic) only what exceeds the L2 (``l2_bytes``), since a benchmark that repeats a
+    GEMM whose operands fit in the L2 legitimately sits above the memory roof; without ``l2_bytes``
+    analytic bytes are not checked.
+    """
+    margin = margin_of(ceilings)
+    over = f"more than {margin:g} × the"
+    roof_of = f"of {ceilings.gpu} ({ceilings.source} ceilings)"
+    took = f"in {point.seconds * 1e3:.4g} ms"
+    if point.rate > margin * ceilings.fp32_flops:
+        return (f"{point.flops / 1e9:.4g} GFLOP {took} is {point.rate / 1e12:,.1f} TFLOP/s, {over} "
+                f"{ceilings.fp32_flops / 1e12:.1f} TFLOP/s {ceilings.compute} roof {roof_of}")
+    if point.source == "analytic":
+        if l2_bytes is None:
+            return None
+        dram, what = max(0.0, point.dram_bytes - l2_bytes), f"beyond the {l2_bytes / 2**20:g} MiB L2"
+    else:
+        dram, what = point.dram_bytes, "measured"
+    if dram / point.seconds > margin * ceilings.dram_bytes_per_s:
+        return (f"{dram / 1e6:.4g} MB of DRAM traffic ({what}) {took} is {dram / point.seconds / 1e9:,.0f} GB/s, "
+                f"{over} {ceilings.dram_bytes_per_s / 1e9:.0f} GB/s memory roof {roof_of}")
+    return None
+
+
 def gemm_counts(m: int, n: int, k: int, *, beta_nonzero: bool = False, elem_bytes: int = 4,
                 out_bytes: Optional[int] = None) -> tuple[float, float]:
     """(FLOP, compulsory DRAM bytes) of C = αAB + βC with A m×k, B k×n: 2mnk FLOP; A, B read and

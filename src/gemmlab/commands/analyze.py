@@ -17,7 +17,7 @@ from gemmlab.analysis.evidence import report_dict
 from gemmlab.analysis.overview import DEFAULT_TOP
 from gemmlab.errors import UserError
 from gemmlab.output import console, print_json
-from gemmlab.profile.load import load
+from gemmlab.profile.load import load, stream_name
 
 EXAMPLE = "h100_gemm_ladder_raw.csv"
 EXAMPLE_NOTE = ("Bundled example: a real H100 Nsight Compute capture (--set full, --page raw) of five SGEMM "
@@ -33,7 +33,7 @@ def example_path() -> Iterator[Path]:
 
 
 def analyze(
-    file: Optional[Path] = typer.Argument(None, help="Nsight Compute export: raw/details CSV, ncu --csv output, or .ncu-rep. Omit to analyse the bundled example."),
+    file: Optional[Path] = typer.Argument(None, help="Nsight Compute export: raw/details CSV, ncu --csv output, or .ncu-rep; - reads standard input. Omit to analyse the bundled example."),
     kernel: Optional[str] = typer.Option(None, "--kernel", "-k", help="Only kernels whose name matches this regular expression."),
     as_json: bool = typer.Option(False, "--json", help="Print the documented JSON (schema_version 1)."),
     markdown: bool = typer.Option(False, "--markdown", help="Print Markdown instead of tables."),
@@ -70,8 +70,8 @@ def analyze(
             launches = load(p, kernel)
         source, note = f"gemmlab/data/{EXAMPLE} (bundled example)", EXAMPLE_NOTE
     else:
-        launches = load(file, kernel)
-        source, note = str(file), ""
+        launches = load(file, kernel)  # '-' is standard input; a pipe is read once
+        source, note = stream_name(file), ""
     diagnoses = diagnose_all(launches, options)
     ov = overview.build(launches, diagnoses)
     if as_json:

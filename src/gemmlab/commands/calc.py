@@ -8,10 +8,12 @@ from __future__ import annotations
 from typing import Annotated, Any, List, Optional
 
 import typer
+from rich.text import Text
 
 from gemmlab.analysis.banks import bank_conflicts, parse_var
 from gemmlab.analysis.occupancy import (
     LIMIT_NAMES,
+    OccupancyInput,
     OccupancyResult,
     ncu_disagreements,
     occupancy,
@@ -19,9 +21,9 @@ from gemmlab.analysis.occupancy import (
     resolve_arch,
 )
 from gemmlab.analysis.waves import waves, waves_from_launch
-from gemmlab.commands.calc_parse import parse_block3, parse_count, parse_size
+from gemmlab.commands.calc_parse import parse_block3, parse_block_threads, parse_grid_blocks, parse_size
 from gemmlab.errors import InputError, ToolMissing
-from gemmlab.hardware import find_gpu
+from gemmlab.hardware import ARCHS, find_gpu
 from gemmlab.output import console, print_json, print_table
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
@@ -82,7 +84,7 @@ def _manual_occupancy(
         )
     return occupancy(
         resolve_arch(arch),  # type: ignore[arg-type]
-        parse_count(threads, "--threads"),  # type: ignore[arg-type]
+        parse_block_threads(threads, "--threads"),  # type: ignore[arg-type]
         regs,  # type: ignore[arg-type]
         parse_size(smem, "--smem"),
         **kw,
@@ -140,7 +142,7 @@ def _print_occupancy(res: OccupancyResult) -> None:
     if res.min_carveout is not None and res.min_carveout < res.smem_config:
         console.print(f"A {_kib(res.min_carveout)} carve-out already holds these {res.blocks_per_sm} blocks.")
     if res.blocks_per_sm == 0:
-        console.print("[bold red]This launch cannot run:[/] no block fits on an SM.")
+        console.print(Text.assemble(("This launch cannot run:", "bold red"), " no block fits on an SM."))
     if not res.advice and res.blocks_per_sm > 0:
         console.print("Every warp slot is in use; occupancy cannot go higher.")
     for adv in res.advice:
@@ -184,9 +186,11 @@ def occupancy_cmd(
     if rung is not None:
         if arch is None:
             raise InputError("--rung needs --arch (the architecture to compile for), e.g. --arch sm_90")
-        if threads is not None or regs is not None:
-            raise InputError("--rung takes threads and registers from the rung; drop --threads/--regs")
+        if threads is not None or regs is not None or smem != "0":
+            raise InputError("--rung takes threads, registers and shared memory from the rung; drop "
+                             "--threads/--regs/--smem")
         spec = resolve_arch(arch)
+        OccupancyInput(spec, 1, 0, **kw)  # --barriers/--carveout/--smem-config checked before nvcc is looked for
         t, r, s = rung_inputs(rung, spec.name)
         res = occupancy(spec, t, r, s, **kw)  # type: ignore[arg-type]
     else:
@@ -257,6 +261,11 @@ def waves_cmd(
     else:
         if grid is None:
             raise InputError("missing --grid (blocks in the grid, e.g. 64x256), or use --from-capture")
+        grid_blocks = parse_grid_blocks(grid, "--grid")
+        if sms is not None and sms < 1:
+            raise InputError(f"--sms {sms}: expected the number of SMs, 1 or more")
+        if blocks_per_sm is not None:
+            _check_blocks_per_sm(blocks_per_sm, arch, gpu)
         if sms is None:
             spec = find_gpu(gpu) if gpu else None
             if gpu and spec is None:
@@ -268,7 +277,7 @@ def waves_cmd(
                 arch = spec.arch
         if blocks_per_sm is None:
             blocks_per_sm = _manual_occupancy(arch, threads, regs, smem).blocks_per_sm
-        results = [("launch", waves(parse_count(grid, "--grid"), blocks_per_sm, sms))]
+        results = [("launch", waves(grid_blocks, blocks_per_sm, sms))]
     if json_out:
         print_json([dict(kernel=name, **w.to_dict()) for name, w in results])
         return
@@ -295,6 +304,21 @@ def waves_cmd(
     )
     for name, w in results:
         console.print(f"• {name}: {w.summary()}", highlight=False)
+
+
+def _check_blocks_per_sm(n: int, arch: Optional[str], gpu: Optional[str]) -> None:
+    """Resident blocks per SM within the block slots of the architecture (of --arch, of --gpu, else
+    the most any architecture has)."""
+    spec = find_gpu(gpu) if gpu else None
+    if arch is not None:
+        a = resolve_arch(arch)
+        most, where = a.max_blocks_per_sm, f"on {a.name}"
+    elif spec is not None:
+        most, where = ARCHS[spec.arch].max_blocks_per_sm, f"on {spec.name} ({spec.arch})"
+    else:
+        most, where = max(a.max_blocks_per_sm for a in ARCHS.values()), "on any GPU"
+    if n < 0 or n > most:
+        raise InputError(f"--blocks-per-sm {n}: expected 1..{most}, the resident blocks an SM can hold {where}")
 
 
 def banks_cmd(

@@ -6,6 +6,7 @@ import math
 import re
 
 from gemmlab.errors import InputError
+from gemmlab.hardware import MAX_BLOCK_DIMS, MAX_GRID_DIMS
 
 _UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "kib": 1024, "m": 1024**2, "mb": 1024**2, "mib": 1024**2}
 
@@ -39,9 +40,29 @@ def parse_count(text: str, option: str) -> int:
     return math.prod(parse_dims(text, option))
 
 
+def _within(dims: tuple[int, ...], limits: tuple[int, ...], text: str, option: str, what: str) -> tuple[int, ...]:
+    for axis, n, most in zip("xyz", dims, limits):
+        if n > most:
+            raise InputError(f"{option} {text!r}: a {what}'s {axis} dimension must be 1..{most} on every GPU; got {n}")
+    return dims
+
+
 def parse_block3(text: str, option: str = "--block") -> tuple[int, int, int]:
-    d = parse_dims(text, option)
+    """Block dimensions (x, y, z), each within what any GPU launches (x, y ≤ 1024, z ≤ 64)."""
+    d = _within(parse_dims(text, option), MAX_BLOCK_DIMS, text, option, "block")
     return (d + (1, 1))[:3]  # type: ignore[return-value]
+
+
+def parse_block_threads(text: str, option: str = "--threads") -> int:
+    """Threads per block from ``256`` or ``16x16``; each dimension within the block limits (the total is
+    checked against the architecture's own limit by the occupancy calculator)."""
+    return math.prod(parse_block3(text, option))
+
+
+def parse_grid_blocks(text: str, option: str = "--grid") -> int:
+    """Blocks in a grid from ``16384`` or ``64x256``; each dimension within what any GPU launches
+    (x ≤ 2^31 - 1, y, z ≤ 65535)."""
+    return math.prod(_within(parse_dims(text, option), MAX_GRID_DIMS, text, option, "grid"))
 
 
 def parse_gemm(text: str, option: str = "--gemm") -> tuple[int, int, int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -9,6 +10,8 @@ import typer
 
 from gemmlab.analysis.roofline import (
     Ceilings,
+    RooflinePoint,
+    impossible,
     ncu_ceilings,
     place,
     point_from_gemm,
@@ -75,6 +78,27 @@ def _capture_gpu(launches: list) -> Optional[str]:
     return None
 
 
+def refuse_impossible(points: list[RooflinePoint], ceil: Ceilings, gpu: Optional[str], launches: list, *,
+                      gemm: Optional[str], ms: Optional[float], capture: Optional[str]) -> None:
+    """One line naming the input, for a point faster than the GPU can be (``roofline.impossible``).
+
+    Against ncu's ceilings each launch is checked under its own peaks: with ``--clock-control none``
+    launches run at different clocks, and the shown ceilings are the first launch's."""
+    spec = find_gpu(ceil.gpu) or (find_gpu(gpu) if gpu else None)
+    l2 = spec.l2_bytes if spec is not None else None
+    for i, p in enumerate(points):
+        own = ncu_ceilings(launches[i]) if ceil.source == "ncu" and i < len(launches) else None
+        why = impossible(p, own or ceil, l2)
+        if why is None:
+            continue
+        if capture is None:
+            raise InputError(f"--gemm {gemm} --ms {ms:g}: {why}; is the time in milliseconds, and the GPU right?")
+        if p.source == "analytic":
+            raise InputError(f"--gemm {gemm}: kernel {p.name!r} in {capture}: {why}; is {gemm} the kernel's shape?")
+        raise InputError(f"--from-capture {capture}: kernel {p.name!r}: {why}; the capture's counters and duration "
+                         f"disagree, or these ceilings are not the GPU it ran on (--gpu, --ceilings)")
+
+
 def roofline_cmd(
     from_capture: CaptureOpt = None,
     kernel: KernelOpt = None,
@@ -94,20 +118,30 @@ def roofline_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """Place kernels on the FP32 roofline: arithmetic intensity vs achieved FLOP/s against the roofs."""
+    # Every option is checked before the capture is read: reading a .ncu-rep needs NVIDIA's
+    # ncu_report (exit 3), and a bad option must say so first (exit 2).
     shape = parse_gemm(gemm) if gemm else None
+    if ceilings not in CEILING_SOURCES:
+        raise InputError(f"--ceilings {ceilings!r}: one of {', '.join(CEILING_SOURCES)}")
+    if not from_capture:
+        if shape is None or ms is None:
+            raise InputError("give --from-capture FILE, or --gemm MxNxK with --ms TIME for an analytic point")
+        if not (math.isfinite(ms) and ms > 0):
+            raise InputError(f"--ms {ms}: the time must be a positive number of milliseconds")
+    elif ms is not None:
+        raise InputError("--ms is for an analytic point without a capture; a capture brings its own times")
+    if plot is not None:
+        from gemmlab.report import roofline_plot
+
+        roofline_plot._check_path(plot, force)  # the same check plot_roofline makes, before any work
     launches = load_launches(from_capture, kernel) if from_capture else []
     points = [point_from_launch(k, gemm=shape, beta_nonzero=beta_nonzero) for k in launches]
     if not launches:
-        if shape is None or ms is None:
-            raise InputError("give --from-capture FILE, or --gemm MxNxK with --ms TIME for an analytic point")
-        if ms <= 0:
-            raise InputError(f"--ms {ms}: the time must be > 0")
-        label = name or f"gemm {'x'.join(map(str, shape))}"
-        points.append(point_from_gemm(label, *shape, ms * 1e-3, beta_nonzero=beta_nonzero))
-    elif ms is not None:
-        raise InputError("--ms is for an analytic point without a capture; a capture brings its own times")
+        label = name or f"gemm {'x'.join(map(str, shape))}"  # type: ignore[arg-type]
+        points.append(point_from_gemm(label, *shape, ms * 1e-3, beta_nonzero=beta_nonzero))  # type: ignore[misc, operator]
     gpu_name = gpu or _capture_gpu(launches)
     ceil = resolve_ceilings(ceilings, gpu_name, launches, store)
+    refuse_impossible(points, ceil, gpu_name, launches, gemm=gemm, ms=ms, capture=from_capture)
     placements = [place(p, ceil) for p in points]
     written = None
     if plot is not None:
@@ -157,6 +191,8 @@ def ceilings_cmd(
     if measure:
         from rich.progress import Progress
 
+        _check_measure_options(gemm_n, copy_mib, runs, device)
+        store_mod.load_store(store)  # a store that cannot take the result is refused before the GPU works
         backend = store_mod.CupyBackend(device)
         with Progress(console=err_console, transient=True) as bar:
             task = bar.add_task("measuring", total=2 * runs)
@@ -184,6 +220,21 @@ def ceilings_cmd(
         )
         return
     _print_measurements(found, f"Measured ceilings in {store or store_mod.default_store_path()}")
+
+
+def _check_measure_options(gemm_n: int, copy_mib: int, runs: int, device: int) -> None:
+    """The --measure options, checked before CuPy and the GPU are looked for (bad input says so first,
+    exit 2; no GPU is exit 3)."""
+    if gemm_n < store_mod.MIN_GEMM_N:
+        raise InputError(f"--n {gemm_n}: the SGEMM size must be ≥ {store_mod.MIN_GEMM_N}; below it cuBLAS does "
+                         f"not reach the FP32 peak")
+    min_mib = store_mod.DEFAULT_COPY_BYTES // 2**20
+    if copy_mib < min_mib:
+        raise InputError(f"--copy-mib {copy_mib}: at least {min_mib} MiB, to stream from DRAM rather than L2")
+    if runs < 3:
+        raise InputError(f"--runs {runs}: at least 3 timed runs, so that a median means something")
+    if device < 0:
+        raise InputError(f"--device {device}: a CUDA device index, 0 or more")
 
 
 def _print_measurements(ms: list, title: str) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 import typer
+from rich.text import Text
 
 from gemmlab.errors import InputError, ToolMissing
 from gemmlab.output import console, err_console, print_json, print_table, warn
@@ -100,6 +101,7 @@ def profile_cmd(
     """Profile a rung, a script or a command with Nsight Compute and print the diagnosis."""
     if full and groups:
         raise InputError("--full and --groups: choose one (--full collects every section)")
+    _check_timeout(timeout)
     target = build_target(args or [], rung_shape(size, shape), warmup, script, range_, kernel, launch_skip, launch_count)
     collection = collect.full_collection() if full else collect.default_collection(collect.parse_groups(groups))
     out = targets.report_path(output, target.label, full)
@@ -117,9 +119,18 @@ def profile_cmd(
         else:
             sys.stdout.write(shlex.join(argv) + "\n")
         return
+    # Bad input before a missing tool: an -o that cannot be written is refused before ncu is looked
+    # for; only the question on a terminal (is overwriting the report fine?) waits until ncu is found.
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+
+    def confirm(q: str) -> bool:
+        return typer.confirm(q, default=False, err=True)
+
+    asks = interactive and out.exists() and not force and not out.is_dir()
+    overwrite = None if asks else targets.may_overwrite(out, force, interactive, confirm)
     ncu_path = find_ncu(ncu)
-    overwrite = targets.may_overwrite(out, force, sys.stdin.isatty() and sys.stdout.isatty(),
-                                      lambda q: typer.confirm(q, default=False, err=True))
+    if overwrite is None:
+        overwrite = targets.may_overwrite(out, force, interactive, confirm)
     with err_console.status(f"ncu: profiling {target.label} ({collection.name} collection)"):
         result = profile_run.run_profile(target, collection, ncu=ncu_path, output=out, overwrite=overwrite,
                                      timeout_s=timeout)
@@ -130,7 +141,7 @@ def profile_cmd(
 
 
 def show_profile(result: profile_run.ProfileResult) -> None:
-    console.print(f"[bold]command:[/] {shlex.join(result.argv)}", highlight=False, soft_wrap=True)
+    console.print(Text.assemble(("command:", "bold"), " ", shlex.join(result.argv)), highlight=False, soft_wrap=True)
     print_table(["Kernel", "ncu launch #", "Replay passes"],
                 [[k.name, k.index, k.passes] for k in result.kernels],
                 title=f"Profiled launches ({result.collection.name} collection)")
@@ -139,6 +150,11 @@ def show_profile(result: profile_run.ProfileResult) -> None:
     from gemmlab.report.diagnosis_text import render
 
     render(result.diagnoses, str(result.report), console)
+
+
+def _check_timeout(timeout: float) -> None:
+    if not (timeout > 0 and timeout != float("inf")):
+        raise InputError(f"--timeout {timeout}: expected a positive number of seconds")
 
 
 # ----------------------------------------------------------------------------- timeline
@@ -169,9 +185,14 @@ def timeline_cmd(
         for h in stats.skipped_tables:
             warn(f"skipped a table gemmlab does not read: {h}")
         return
+    _check_timeout(timeout)
+    if script is not None and not Path(script).is_file():
+        raise InputError(f"--script {script}: no such file; expected a Python script")
     argv = [sys.executable, script, *(args or [])] if script else list(args or [])
     if not argv:
         raise InputError("nothing to time: give -- CMD ARGS, --script FILE.py, or --import FILE.csv")
+    if via not in timeline_run.VIAS:  # before nsys or CUPTI is looked for
+        raise InputError(f"--via {via!r}: expected one of {', '.join(timeline_run.VIAS)}")
     with err_console.status("timing kernels"):
         tl = timeline_run.run_timeline(argv, via=via, timeout_s=timeout)
     for n in tl.notes:
@@ -228,6 +249,8 @@ def diff_cmd(
 
     if top < 1:
         raise InputError(f"--top {top}: expected 1 or more")
+    if a == b == "-":
+        raise InputError("diff - -: standard input can be read only once; give '-' for at most one of the two")
     if _is_run_id(a) != _is_run_id(b):
         raise InputError(f"diff {a} {b}: compare two reports or two stored run ids, not one of each")
     if _is_run_id(a):

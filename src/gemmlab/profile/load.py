@@ -5,18 +5,29 @@ otherwise the text is split into ncu messages, program output and CSV blocks
 (``ncu_output.split``); a block whose header has ``Metric Name``/``Metric Value`` is the long
 format (details page, live ``--csv`` output, ``--metrics``), any other ``ID``/``Kernel Name``
 header is the raw page. See docs/formats.md.
+
+Pipes: ``-`` means standard input; it, a FIFO, ``/dev/stdin`` or a shell's ``<(cat f.csv)`` cannot be
+read twice, so such an input (anything that is not a regular file) is read exactly once and the
+format is detected from the bytes read. An ``.ncu-rep`` arriving that way is spooled to a temporary
+file (NVIDIA's reader needs a real file), read, and the file removed; the launches and any error
+name the input as given, never the temporary file. Regular files are read as they always were.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import logging
+import os
 import re
+import stat
+import sys
+import tempfile
 from pathlib import Path
-from typing import Optional
+from typing import BinaryIO, Iterator, Optional
 
-from gemmlab.errors import InputError
+from gemmlab.errors import InputError, UserError
 from gemmlab.profile import ncu_csv, ncu_long, ncu_output, ncu_rep
 from gemmlab.profile.ncu_output import CsvBlock, NcuOutput
 from gemmlab.profile.records import KernelLaunch, Metric
@@ -46,22 +57,76 @@ def check_file(path: Path) -> bytes:
 
 def read_text(path: Path) -> str:
     check_file(path)
-    data = path.read_bytes()
+    return decode_text(path.read_bytes(), str(path))
+
+
+def decode_text(data: bytes, source: str) -> str:
+    """The text of an export's bytes; an InputError for binary data."""
     if b"\x00" in data[:65536]:
-        raise InputError(f"{path}: binary data, not a text CSV; {EXPECTED}")
+        raise InputError(f"{source}: binary data, not a text CSV; {EXPECTED}")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise InputError(f"{path}: binary data, not a text CSV; {EXPECTED}") from None
+        raise InputError(f"{source}: binary data, not a text CSV; {EXPECTED}") from None
 
 
 def is_report(path: Path, head: bytes) -> bool:
     return path.name.lower().endswith(ncu_rep.REPORT_SUFFIXES) or head.startswith(ncu_rep.MAGIC)
 
 
+STDIN = "-"  # the path that means standard input
+STDIN_NAME = "<stdin>"  # how standard input is named in launches and errors
+
+
+def is_stream(path: str | Path) -> bool:
+    """Whether ``path`` is ``-`` (standard input) or names something that exists but is neither a
+    regular file nor a directory (a FIFO, /dev/stdin, a shell's ``<(...)``): input that can be read once."""
+    if str(path) == STDIN:
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def stream_name(path: str | Path) -> str:
+    return STDIN_NAME if str(path) == STDIN else str(path)
+
+
+@contextlib.contextmanager
+def open_stream(path: str | Path) -> Iterator[BinaryIO]:
+    """The binary stream of ``-`` (standard input, left open) or of a FIFO/device path."""
+    if str(path) == STDIN:
+        stdin = getattr(sys.stdin, "buffer", None)
+        if stdin is None:
+            raise InputError(f"{STDIN_NAME}: standard input is closed; {EXPECTED}")
+        yield stdin
+        return
+    try:
+        f = open(path, "rb")
+    except OSError as e:
+        raise InputError(f"{path}: cannot be read ({e.strerror}); {EXPECTED}") from None
+    with f:
+        yield f
+
+
+def read_stream(path: str | Path) -> bytes:
+    """Every byte of a stream input (``is_stream``), read once."""
+    name = stream_name(path)
+    with open_stream(path) as f:
+        try:
+            return f.read()
+        except OSError as e:
+            raise InputError(f"{name}: cannot be read ({e.strerror}); {EXPECTED}") from None
+
+
 def read_file(path: str | Path, metrics: Optional[str] = None) -> list[KernelLaunch]:
     """All kernel launches in the file, whatever export format it is. ``metrics`` (``.ncu-rep``
-    only): ``"needed"`` (default) decodes the metrics gemmlab reads, ``"all"`` every one."""
+    only): ``"needed"`` (default) decodes the metrics gemmlab reads, ``"all"`` every one.
+    ``-`` is standard input; a pipe or FIFO is read once (see the module docstring)."""
+    if is_stream(path):
+        return _read_stream_launches(path, metrics)
     p = Path(path)
     head = check_file(p)
     if is_report(p, head):
@@ -69,9 +134,65 @@ def read_file(path: str | Path, metrics: Optional[str] = None) -> list[KernelLau
     return parse_text(read_text(p), str(p))
 
 
+def launches_from_bytes(data: bytes, source: str, metrics: Optional[str] = None) -> list[KernelLaunch]:
+    """The launches in an export already read into memory (``source`` names it in launches and
+    errors); an ``.ncu-rep`` is spooled to a temporary file for NVIDIA's reader."""
+    if not data.strip():
+        raise InputError(f"{source}: input is empty; {EXPECTED}")
+    if is_report(Path(source), data[:4096]):
+        return _report_from_chunks(iter((data,)), source, metrics)
+    return parse_text(decode_text(data, source), source)
+
+
+def _read_stream_launches(path: str | Path, metrics: Optional[str]) -> list[KernelLaunch]:
+    source = stream_name(path)
+    with open_stream(path) as f:
+        try:
+            head = f.read(4096)
+            if head and is_report(Path(source), head):  # spool what follows without holding it in memory
+                return _report_from_chunks(_chunks(head, f), source, metrics)
+            data = head + f.read()
+        except OSError as e:
+            raise InputError(f"{source}: cannot be read ({e.strerror}); {EXPECTED}") from None
+    return launches_from_bytes(data, source, metrics)
+
+
+def _chunks(head: bytes, f: BinaryIO, size: int = 1 << 20) -> Iterator[bytes]:
+    yield head
+    while chunk := f.read(size):
+        yield chunk
+
+
+def _report_from_chunks(chunks: Iterator[bytes], source: str, metrics: Optional[str]) -> list[KernelLaunch]:
+    """Read an .ncu-rep that arrived through a pipe: spool it to a temporary file, read that, and
+    put the input's own name on the launches and on any error (the temporary file is gone after)."""
+    with tempfile.TemporaryDirectory(prefix="gemmlab-rep-") as d:
+        spooled = Path(d) / "input.ncu-rep"
+        with open(spooled, "wb") as out:
+            for chunk in chunks:
+                out.write(chunk)
+        try:
+            launches = ncu_rep.read_rep(spooled, metrics)
+        except UserError as e:
+            e.message = e.message.replace(str(spooled), source)
+            e.args = (e.message,)
+            raise
+    for launch in launches:
+        launch.source = source
+    return launches
+
+
 def load(path: str | Path, kernel: Optional[str] = None, metrics: Optional[str] = None) -> list[KernelLaunch]:
-    """All kernel launches in ``path``, optionally those whose name matches the regex ``kernel``."""
-    return filter_kernels(read_file(path, metrics), kernel, str(path))
+    """All kernel launches in ``path``, optionally those whose name matches the regex ``kernel``
+    (checked before the file is read: a bad regex is exit 2 even where reading needs a missing tool)."""
+    kernel_regex(kernel)
+    return filter_kernels(read_file(path, metrics), kernel, stream_name(path))
+
+
+def load_bytes(data: bytes, source: str, kernel: Optional[str] = None,
+               metrics: Optional[str] = None) -> list[KernelLaunch]:
+    """``load`` for an export already read into memory (a pipe whose bytes were needed first)."""
+    return filter_kernels(launches_from_bytes(data, source, metrics), kernel, source)
 
 
 def parse_text(text: str, source: str) -> list[KernelLaunch]:
@@ -165,13 +286,20 @@ def _unquoted(text: str) -> Optional[NcuOutput]:
     return NcuOutput([block], [], 0)
 
 
-def filter_kernels(launches: list[KernelLaunch], pattern: Optional[str], source: str) -> list[KernelLaunch]:
+def kernel_regex(pattern: Optional[str]) -> Optional[re.Pattern[str]]:
+    """The compiled ``--kernel`` pattern (None for none); an InputError when it is not a regex."""
     if not pattern:
-        return launches
+        return None
     try:
-        rx = re.compile(pattern)
+        return re.compile(pattern)
     except re.error as e:
         raise InputError(f"--kernel {pattern!r}: not a valid regular expression ({e})") from None
+
+
+def filter_kernels(launches: list[KernelLaunch], pattern: Optional[str], source: str) -> list[KernelLaunch]:
+    rx = kernel_regex(pattern)
+    if rx is None:
+        return launches
     hits = [k for k in launches if rx.search(k.name) or rx.search(k.demangled)]
     if not hits:
         names = ", ".join(sorted({k.name for k in launches}))

@@ -6,9 +6,12 @@ nvcc (``backend="nvcc"``). Options are ``-std=c++17 -lineinfo`` plus the target 
 denormals, and every rung must match a float64 reference to FP32 accuracy.
 
 Cache: ``$GEMMLAB_CACHE_DIR`` or ``~/.cache/gemmlab/kernels`` (``$XDG_CACHE_HOME`` respected).
-A cubin is stored under the SHA-256 of (source text, options, architecture, compiler name and
-version), so editing a kernel, changing a flag, moving to another GPU generation or upgrading
-the compiler each produce a new entry, never a stale hit. The source text hashed is the
+A cubin is stored under the SHA-256 of (source text, options, architecture, the compiler's exact
+build, gemmlab's version), so editing a kernel, changing a flag, moving to another GPU generation,
+upgrading the compiler (a patch release too) or gemmlab each produce a new entry, never a stale
+hit. The build is, for nvcc, its whole ``nvcc --version`` text ("Build cuda_13.0.r13.0/compiler.
+36424714_0"); for NVRTC, whose API reports only major.minor, the version plus the identity (path,
+size, modification time) of the libnvrtc the process loaded, and CuPy's version. The source text hashed is the
 self-contained translation unit (local includes already inlined by gemmlab.kernels.source), so
 an edit to a shared header changes the key too. Files are written to a temporary name and
 renamed into place (``gemmlab.fileio``), so concurrent processes never read half a cubin.
@@ -57,10 +60,62 @@ def cache_dir() -> Path:
     return Path(base) / "gemmlab" / "kernels"
 
 
-def cache_key(source: str, options: Sequence[str], arch: str, compiler_id: str) -> str:
-    """Hex SHA-256 of everything that shapes the binary."""
-    blob = json.dumps([source, list(options), arch, compiler_id], ensure_ascii=False)
+def gemmlab_version() -> str:
+    """gemmlab's version, read when asked (so a test can stand in another)."""
+    import gemmlab
+
+    return gemmlab.__version__
+
+
+def cache_key(source: str, options: Sequence[str], arch: str, compiler_id: str,
+              tool_version: str | None = None) -> str:
+    """Hex SHA-256 of everything that shapes the binary: ``compiler_id`` names the compiler's exact
+    build (``compiler_build``), ``tool_version`` gemmlab's version (default: this one)."""
+    version = gemmlab_version() if tool_version is None else tool_version
+    blob = json.dumps([source, list(options), arch, compiler_id, f"gemmlab {version}"], ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def compiler_build(compiler: "Compiler") -> str:
+    """``name:build`` of a compiler: its ``build`` (the exact build) where it has one, else its version."""
+    return f"{compiler.name}:{getattr(compiler, 'build', None) or compiler.version}"
+
+
+_MAPS = "/proc/self/maps"
+
+
+def loaded_libraries(prefix: str, maps: str | None = None) -> list[str]:
+    """Paths of the shared libraries whose file name starts with ``prefix`` that this process has
+    mapped (Linux ``/proc/self/maps``; ``maps``: its text); [] where that cannot be read."""
+    if maps is None:
+        try:
+            with open(_MAPS, encoding="utf-8", errors="replace") as f:
+                maps = f.read()
+        except OSError:
+            return []
+    paths = set()
+    for line in maps.splitlines():
+        parts = line.split(None, 5)
+        if len(parts) == 6 and Path(parts[5].strip()).name.startswith(prefix):
+            paths.add(parts[5].strip())
+    return sorted(paths)
+
+
+def file_identity(path: str) -> str:
+    """``realpath size mtime_ns``: a different build of a library is a different file."""
+    try:
+        real = os.path.realpath(path)
+        st = os.stat(real)
+    except OSError:
+        return f"{path} (unreadable)"
+    return f"{real} {st.st_size} {st.st_mtime_ns}"
+
+
+def nvrtc_build(version: str, libraries: Sequence[str], extra: Sequence[str] = ()) -> str:
+    """The exact NVRTC build: ``nvrtc major.minor`` (all its API reports), the identity of every
+    loaded libnvrtc file, and ``extra`` (CuPy's version and the CUDA runtime's)."""
+    libs = [file_identity(p) for p in libraries] or ["libnvrtc not found in the process's mappings"]
+    return "; ".join([version, *libs, *extra])
 
 
 class Compiler(Protocol):
@@ -69,7 +124,10 @@ class Compiler(Protocol):
     name: str
 
     @property
-    def version(self) -> str: ...
+    def version(self) -> str: ...  # for messages: "nvrtc 13.0", "nvcc 13.0.48 (cuda_13.0...)"
+
+    # Optional ``build``: the exact build, what the cache is keyed by (``compiler_build``); a
+    # compiler without one is keyed by its version.
 
     def compile(self, source: str, options: Sequence[str], arch: str, name: str) -> bytes: ...
 
@@ -91,6 +149,20 @@ class NvrtcCompiler:
     def version(self) -> str:
         major, minor = self._nvrtc.getVersion()
         return f"nvrtc {major}.{minor}"
+
+    @functools.cached_property
+    def build(self) -> str:
+        """The exact build (``nvrtc_build``): a patch release keeps major.minor but is another file."""
+        import cupy
+
+        version = self.version  # loads libnvrtc, so it is in the process's mappings below
+        extra = [f"cupy {cupy.__version__}"]
+        try:
+            extra.append(f"cuda runtime {cupy.cuda.runtime.runtimeGetVersion()}")
+        except Exception as e:  # no usable runtime: the library's identity still tells builds apart
+            log.debug("CUDA runtime version unavailable: %s", e)
+        # libnvrtc.so only: libnvrtc-builtins is mapped at the first compile, and would change the key
+        return nvrtc_build(version, loaded_libraries("libnvrtc.so"), extra)
 
     def compile(self, source: str, options: Sequence[str], arch: str, name: str) -> bytes:
         nv = self._nvrtc
@@ -116,14 +188,24 @@ class NvccCompiler:
         self.path = nvcc or find_nvcc()
 
     @functools.cached_property
+    def version_text(self) -> str:
+        """What ``nvcc --version`` prints."""
+        return subprocess.run([self.path, "--version"], capture_output=True, text=True, check=False).stdout
+
+    @functools.cached_property
     def version(self) -> str:
-        out = subprocess.run([self.path, "--version"], capture_output=True, text=True,
-                             check=False).stdout
+        out = self.version_text
         version = re.search(r"\bV(\S+)", out)
         build = re.search(r"Build (\S+)", out)
         if not version:
             return "nvcc " + out.strip().replace("\n", " ")
         return f"nvcc {version.group(1)}" + (f" ({build.group(1)})" if build else "")
+
+    @functools.cached_property
+    def build(self) -> str:
+        """The whole ``nvcc --version`` text (release, build string, build date) and nvcc's own file."""
+        text = " | ".join(line.strip() for line in self.version_text.strip().splitlines())
+        return f"{text} | {file_identity(self.path)}"
 
     def compile(self, source: str, options: Sequence[str], arch: str, name: str) -> bytes:
         with tempfile.TemporaryDirectory(prefix="gemmlab-nvcc-") as d:
@@ -151,7 +233,8 @@ def compile_cubin(source: str, *, arch: str, compiler: Compiler, name: str = "ke
                   options: Sequence[str] = BASE_OPTIONS, root: Path | None = None) -> Path:
     """The cached cubin for ``source``, compiling it (and storing it) on a miss."""
     root = root if root is not None else cache_dir()
-    key = cache_key(source, options, arch, f"{compiler.name}:{compiler.version}")
+    build = compiler_build(compiler)
+    key = cache_key(source, options, arch, build)
     path = root / f"{key}.cubin"
     if path.is_file():
         log.debug("kernel cache hit: %s -> %s", name, path)
@@ -161,6 +244,7 @@ def compile_cubin(source: str, *, arch: str, compiler: Compiler, name: str = "ke
     seconds = time.perf_counter() - t0
     write_atomic(path, cubin, make_parents=True)
     meta = {"name": name, "arch": arch, "options": list(options), "compiler": compiler.version,
+            "compiler_build": build, "gemmlab": gemmlab_version(),
             "source_sha256": hashlib.sha256(source.encode()).hexdigest(),
             "compile_seconds": seconds, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     write_atomic(path.with_suffix(".json"), json.dumps(meta, indent=1))

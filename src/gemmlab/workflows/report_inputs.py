@@ -12,6 +12,7 @@ Every bad input is one ``InputError`` line naming the file and what was expected
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import replace
 from pathlib import Path
@@ -38,27 +39,48 @@ def attach(view: RunView, diagnoses: Optional[dict] = None, ceilings: Any = None
 DIAG_EXPECTED = "`gemmlab analyze --json` output or an Nsight Compute export (.csv, .ncu-rep)"
 
 
-def _analyze_export(p: Path) -> dict:
-    """Run the analyzer on an Nsight Compute export; its ``gemmlab analyze --json`` document."""
+def _analyze_export(p: Path, data: Optional[bytes] = None) -> dict:
+    """Run the analyzer on an Nsight Compute export (``data``: its bytes, already read from a pipe);
+    its ``gemmlab analyze --json`` document."""
     from gemmlab.analysis import overview
     from gemmlab.analysis.diagnose import diagnose_all
     from gemmlab.analysis.evidence import report_dict
-    from gemmlab.profile.load import load
+    from gemmlab.profile.load import load, load_bytes, stream_name
 
-    launches = load(p)
+    source = stream_name(p)
+    launches = load(p) if data is None else load_bytes(data, source)
     diags = diagnose_all(launches)
-    return report_dict(str(p), diags, overview=overview.build(launches, diags).to_dict())
+    return report_dict(source, diags, overview=overview.build(launches, diags).to_dict())
 
 
 def _diagnosis_doc(p: Path) -> dict:
+    from gemmlab.profile.load import is_stream, read_stream, stream_name
+
+    if is_stream(p):  # '-', a FIFO, <(...): read once, then tell JSON from an export by its bytes
+        data = read_stream(p)
+        if data.lstrip().startswith(b"{"):
+            return _diagnosis_json(_json_bytes(data, stream_name(p)), stream_name(p))
+        return _analyze_export(p, data)
     check_file(p, DIAG_EXPECTED)
     head = p.read_bytes()[:4096].lstrip()
     if head.startswith(b"{"):
-        data = read_json(p, DIAG_EXPECTED)
-        if not isinstance(data, dict) or not isinstance(data.get("kernels"), list):
-            raise InputError(f"{p}: JSON without a 'kernels' list; expected {DIAG_EXPECTED}")
-        return data
+        return _diagnosis_json(read_json(p, DIAG_EXPECTED), str(p))
     return _analyze_export(p)  # the profile loader names what is wrong with a bad export
+
+
+def _json_bytes(data: bytes, source: str) -> Any:
+    try:
+        return json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(f"{source}: binary data, not JSON; expected {DIAG_EXPECTED}") from None
+    except json.JSONDecodeError as e:
+        raise InputError(f"{source}: not valid JSON (line {e.lineno}: {e.msg}); expected {DIAG_EXPECTED}") from None
+
+
+def _diagnosis_json(data: Any, source: str) -> dict:
+    if not isinstance(data, dict) or not isinstance(data.get("kernels"), list):
+        raise InputError(f"{source}: JSON without a 'kernels' list; expected {DIAG_EXPECTED}")
+    return data
 
 
 def load_diagnoses(paths: Sequence[str | Path]) -> dict | None:
