@@ -19,7 +19,8 @@ COMMAND_MODULES = (
     "analyze",  # gemmlab analyze
     "ladder",  # gemmlab ladder / bench / sweep / kernels
     "profile",  # gemmlab profile / timeline / diff
-    "calc",  # gemmlab occupancy / waves / banks / roofline / ceilings
+    "calc",  # gemmlab occupancy / waves / banks
+    "calc_roofline",  # gemmlab roofline / ceilings
     "report",  # gemmlab report / compare
     "runs",  # gemmlab runs: the stored runs
     "lesson",  # gemmlab lesson: the fourth seed article's experiments

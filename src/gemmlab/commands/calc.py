@@ -21,12 +21,17 @@ from gemmlab.analysis.occupancy import (
     resolve_arch,
 )
 from gemmlab.analysis.waves import waves, waves_from_launch
-from gemmlab.commands.calc_parse import parse_block3, parse_block_threads, parse_grid_blocks, parse_size
+from gemmlab.commands.calc_parse import (
+    parse_block3,
+    parse_block_threads,
+    parse_grid_blocks,
+    parse_size,
+)
+from gemmlab.commands.common import CaptureOpt, JsonOpt, KernelOpt, load_launches
 from gemmlab.errors import InputError, ToolMissing
 from gemmlab.hardware import ARCHS, find_gpu
 from gemmlab.output import console, print_json, print_table
 
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 ArchOpt = Annotated[Optional[str], typer.Option("--arch", help="Architecture: sm_90, 9.0 or 90.")]
 ThreadsOpt = Annotated[
     Optional[str], typer.Option("--threads", "--block", help="Threads per block: 256, or block dims 16x16.")
@@ -38,25 +43,9 @@ SmemOpt = Annotated[
         "--smem", help="Shared memory per block, static + dynamic: 8192, 8K, 8KiB, 48KB (K = KB = 1024 bytes)."
     ),
 ]
-CaptureOpt = Annotated[
-    Optional[str], typer.Option("--from-capture", help="An Nsight Compute capture (.ncu-rep or CSV export).")
-]
-KernelOpt = Annotated[Optional[str], typer.Option("--kernel", help="Regex on kernel names in the capture.")]
 
 
 # --- shared helpers ------------------------------------------------------------------------------
-
-
-def load_launches(path: str, kernel: Optional[str]) -> list:
-    """Kernel launches of a capture, those whose name matches the regex ``kernel`` when given."""
-    try:
-        from gemmlab.profile.load import load
-    except ImportError as e:
-        raise ToolMissing(f"--from-capture needs the capture loader gemmlab.profile.load ({e})") from None
-    launches = load(path, kernel)
-    if not launches:
-        raise InputError(f"--from-capture {path}: no kernel launches in the file")
-    return launches
 
 
 def rung_inputs(name: str, arch: str) -> tuple[int, int, int]:
@@ -360,9 +349,6 @@ def banks_cmd(
 
 def register(app: typer.Typer) -> None:
     """Add the calculator commands to the app."""
-    from gemmlab.commands import calc_roofline
-
     app.command("occupancy")(occupancy_cmd)
     app.command("waves")(waves_cmd)
     app.command("banks")(banks_cmd)
-    calc_roofline.register(app)

@@ -19,8 +19,8 @@ from gemmlab.analysis.roofline import (
     spec_ceilings,
 )
 from gemmlab.bench import ceilings as store_mod
-from gemmlab.commands.calc import CaptureOpt, JsonOpt, KernelOpt, load_launches
 from gemmlab.commands.calc_parse import parse_gemm
+from gemmlab.commands.common import CaptureOpt, JsonOpt, KernelOpt, load_launches
 from gemmlab.errors import InputError
 from gemmlab.hardware import GPUS, find_gpu
 from gemmlab.output import console, err_console, print_json, print_table

@@ -36,6 +36,10 @@ DbOpt = Annotated[Optional[Path], typer.Option(
     "--db", help="Results database (default $GEMMLAB_DB or ~/.local/share/gemmlab/runs.sqlite).")]
 NoStoreOpt = Annotated[bool, typer.Option("--no-store", help="Do not append this run to the results database.")]
 NcuOpt = Annotated[Optional[str], typer.Option("--ncu", help="Path of ncu (else $GEMMLAB_NCU, PATH, install folders).")]
+CaptureOpt = Annotated[
+    Optional[str], typer.Option("--from-capture", help="An Nsight Compute capture (.ncu-rep or CSV export).")
+]
+KernelOpt = Annotated[Optional[str], typer.Option("--kernel", help="Regex on kernel names in the capture.")]
 DtypeOpt = Annotated[str, typer.Option(
     "--dtype", help="Which ladder: fp32 (the SGEMM ladder), bf16 (the tensor-core ladder: bf16 A, B, FP32 accumulate, "
     "bf16 C; cuBLAS at its best with the same types: the fastest of cublasGemmEx's default and cuBLASLt's heuristic "
@@ -100,7 +104,14 @@ def require_gpu() -> None:
 def progress_run(job: Callable[[Callable[[str, int, int, str], None]], Any]) -> Any:
     """Run ``job(progress)`` under a rich progress bar on stderr; a GPU out-of-memory error becomes
     one line."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err_console, transient=True) as bar:
@@ -121,3 +132,13 @@ def fail_on_wrong(what: Sequence[str], noun: str = "kernel(s)") -> None:
     """Exit 1 naming what failed its correctness check (after everything was shown and kept)."""
     if what:
         raise UserError(f"{len(what)} {noun} failed the correctness check: {', '.join(what)}", code=1)
+
+
+def load_launches(path: str, kernel: Optional[str]) -> list:
+    """Kernel launches of a capture, those whose name matches the regex ``kernel`` when given."""
+    from gemmlab.profile.load import load
+
+    launches = load(path, kernel)
+    if not launches:
+        raise InputError(f"--from-capture {path}: no kernel launches in the file")
+    return launches
