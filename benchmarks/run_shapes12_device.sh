@@ -10,9 +10,9 @@
 # failure is logged and the next step still runs):
 #   1. GPU tests: tests/gpu/test_dispatch_gpu.py, the dispatch rung in test_kernels_correct.py,
 #      tests/gpu/test_shapes_gpu.py                                      -> OUT/gpu_tests.log
-#   2. gemmlab shapes --grid default --rung dispatch                      -> OUT/shapes.sqlite (run 1),
+#   2. gemmlab shapes --preset default --rung dispatch                      -> OUT/shapes.sqlite (run 1),
 #                                                                           OUT/shapes_dispatch.json
-#   3. gemmlab shapes --grid default --rung double_buffered (baseline)    -> OUT/shapes.sqlite (run 2),
+#   3. gemmlab shapes --preset default --rung double_buffered (baseline)    -> OUT/shapes.sqlite (run 2),
 #                                                                           OUT/shapes_baseline.json
 #   4. benchmarks/dispatch_compare.py (alternatives per shape, padded vs 4-byte verdicts)
 #                                                                         -> OUT/dispatch_compare.json
@@ -63,13 +63,13 @@ echo "test_kernels_correct.py -k dispatch: exit $? ($(tail -1 "$OUT/gpu_tests.lo
 timeout 60 $PY -m pytest -q -p no:cacheprovider tests/gpu/test_shapes_gpu.py >> "$OUT/gpu_tests.log" 2>&1
 echo "test_shapes_gpu.py: exit $? ($(tail -1 "$OUT/gpu_tests.log")) at $(elapsed) s"
 
-echo "== 2/5 gemmlab shapes --grid default --rung dispatch"
-timeout 100 $PY -m gemmlab shapes --grid default --rung dispatch --db "$DB" --out "$OUT/shapes_dispatch.json" --force
+echo "== 2/5 gemmlab shapes --preset default --rung dispatch"
+timeout 100 $PY -m gemmlab shapes --preset default --rung dispatch --db "$DB" --out "$OUT/shapes_dispatch.json" --force
 echo "gemmlab shapes (dispatch): exit $? at $(elapsed) s"
 
 if [ -z "${SKIP_BASELINE:-}" ]; then
-  echo "== 3/5 gemmlab shapes --grid default --rung double_buffered (baseline)"
-  timeout 40 $PY -m gemmlab shapes --grid default --rung double_buffered --db "$DB" --out "$OUT/shapes_baseline.json" --force
+  echo "== 3/5 gemmlab shapes --preset default --rung double_buffered (baseline)"
+  timeout 40 $PY -m gemmlab shapes --preset default --rung double_buffered --db "$DB" --out "$OUT/shapes_baseline.json" --force
   echo "gemmlab shapes (baseline): exit $? at $(elapsed) s"
 else
   echo "== 3/5 baseline skipped (SKIP_BASELINE set)"

@@ -32,12 +32,12 @@ echo "== 1/3 GPU tests"
 timeout 100 $PY -m pytest -q -p no:cacheprovider tests/gpu/test_shapes_gpu.py > "$OUT/gpu_tests.log" 2>&1
 echo "pytest exit $? ($(tail -1 "$OUT/gpu_tests.log")) after $(( $(date +%s) - START )) s"
 
-echo "== 2/3 gemmlab shapes --grid default"
+echo "== 2/3 gemmlab shapes --preset default"
 KEY=$(echo "${GPU:-gpu}" | tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9]+/_/g; s/^_+|_+$//g')
 JSON="$OUT/shapes_${KEY:-gpu}.json"
 t0=$(date +%s)
 COLUMNS=200 timeout $(( 230 - (t0 - START) > 60 ? 230 - (t0 - START) : 60 )) \
-  $PY -m gemmlab shapes --grid default --rung "$RUNG" --db "$DB" --out "$JSON" --force
+  $PY -m gemmlab shapes --preset default --rung "$RUNG" --db "$DB" --out "$JSON" --force
 echo "gemmlab shapes: exit $? in $(( $(date +%s) - t0 )) s"
 
 echo "== 3/3 summary"

@@ -318,8 +318,8 @@ def test_cli_kernels_lists_the_tc_ladder(capsys):
 
 @pytest.mark.parametrize("argv, msg", [
     (["ladder", "--dtype", "fp16"], "--dtype 'fp16': expected fp32, bf16 or fp8"),
-    (["ladder", "--dtype", "bf16", "--rungs", "coalesced"], "rung coalesced takes fp32 inputs"),
-    (["ladder", "--rungs", "wmma_bf16"], "pass --dtype bf16"),
+    (["ladder", "--dtype", "bf16", "--rung", "coalesced"], "rung coalesced takes fp32 inputs"),
+    (["ladder", "--rung", "wmma_bf16"], "pass --dtype bf16"),
     (["bench", "coalesced", "wmma_bf16"], "different dtypes"),
     (["bench", "wmma_bf16", "wmma_bf16_f32out"], "different dtypes"),
 ])

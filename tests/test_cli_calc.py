@@ -117,11 +117,11 @@ def test_banks(capsys):
 
 
 def test_roofline_analytic_on_spec_ceilings(capsys, empty_store):
-    d = run_json(capsys, "roofline", "--gemm", "4096", "--ms", "2.69", "--gpu", "h100")
+    d = run_json(capsys, "roofline", "--shape", "4096,4096,4096", "--ms", "2.69", "--gpu", "h100")
     assert d["ceilings"]["source"] == "spec" and d["ceilings"]["gpu"] == "NVIDIA H100 SXM5"
     (p,) = d["points"]
     assert p["achieved_flops"] == pytest.approx(2 * 4096**3 / 2.69e-3) and p["bound"] == "compute"
-    code, _, err = run(capsys, "roofline", "--gemm", "4096", "--ms", "2.69")
+    code, _, err = run(capsys, "roofline", "--shape", "4096,4096,4096", "--ms", "2.69")
     assert code == 2 and "no ceilings" in err and "h100-sxm" in err
 
 
@@ -131,9 +131,9 @@ def test_roofline_prefers_measured_ceilings(capsys, empty_store):
     from gemmlab.bench import ceilings as c
 
     c.save_measurement(c.measure(FakeBackend()), empty_store)
-    d = run_json(capsys, "roofline", "--gemm", "4096", "--ms", "2.69", "--gpu", "h100")
+    d = run_json(capsys, "roofline", "--shape", "4096,4096,4096", "--ms", "2.69", "--gpu", "h100")
     assert d["ceilings"]["source"] == "measured" and d["ceilings"]["gpu"] == "NVIDIA H100 80GB HBM3"
-    d = run_json(capsys, "roofline", "--gemm", "4096", "--ms", "2.69", "--gpu", "h100", "--ceilings", "spec")
+    d = run_json(capsys, "roofline", "--shape", "4096,4096,4096", "--ms", "2.69", "--gpu", "h100", "--ceilings", "spec")
     assert d["ceilings"]["source"] == "spec"
 
 
@@ -144,7 +144,7 @@ def test_roofline_from_capture_and_plot(capsys, empty_store, tmp_path):
     assert all(p["source"] == "ncu" for p in d["points"])
     code, _, err = run(capsys, "roofline", "--from-capture", RAW, "--plot", str(plot))
     assert code == 2 and "--force" in err
-    d = run_json(capsys, "roofline", "--from-capture", RAW, "--gemm", "2048", "--plot", str(plot), "--force")
+    d = run_json(capsys, "roofline", "--from-capture", RAW, "--shape", "2048,2048,2048", "--plot", str(plot), "--force")
     assert all(p["source"] == "analytic" for p in d["points"])
     assert d["points"][0]["dram_bytes"] == 4 * 3 * 2048**2
 

@@ -88,13 +88,13 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, line):
 
 
 def test_unknown_rung_suggests_close_names(capsys, fake_registry):
-    code, _, err = run_cli(capsys, "ladder", "--rungs", "coalesced,coalesce")
+    code, _, err = run_cli(capsys, "ladder", "--rung", "coalesced,coalesce")
     assert code == 2
     assert err.strip() == (
-        "gemmlab: error: --rungs: unknown rung 'coalesce'; did you mean coalesced? `gemmlab kernels --sweep` lists all 3 names"
+        "gemmlab: error: --rung: unknown rung 'coalesce'; did you mean coalesced? `gemmlab kernels --with-sweep` lists all 3 names"
     )
     code, _, err = run_cli(capsys, "bench", "zzz")
-    assert err.strip() == "gemmlab: error: RUNG: unknown rung 'zzz'; `gemmlab kernels --sweep` lists all 3 names"
+    assert err.strip() == "gemmlab: error: RUNG: unknown rung 'zzz'; `gemmlab kernels --with-sweep` lists all 3 names"
 
 
 def test_out_refuses_to_overwrite_before_any_gpu_work(capsys, tmp_path, fake_registry):
@@ -140,7 +140,7 @@ def test_kernels_lists_rungs(capsys, fake_registry):
     assert code == 0
     assert "coalesced" in out and "threadIdx.x along the contiguous column" in out
     assert "tiled_t8" not in out
-    code, out, _ = run_cli(capsys, "kernels", "--json", "--sweep")
+    code, out, _ = run_cli(capsys, "kernels", "--json", "--with-sweep")
     items = json.loads(out)
     assert [i["name"] for i in items] == ["naive", "coalesced", "tiled_t8"]
     assert items[2]["params"] == {"TILE": 8, "UNROLL": 0} and items[2]["in_ladder"] is False

@@ -33,7 +33,7 @@ def one_error_line(code: int, err: str, *needles: str) -> None:
 
 def test_report_writes_html_and_markdown_with_plots(capsys, tmp_path):
     out, md = tmp_path / "r.html", tmp_path / "r.md"
-    code, stdout, err = run_cli(capsys, "report", str(H100_RUN), "--out", str(out), "--markdown", str(md),
+    code, stdout, err = run_cli(capsys, "report", str(H100_RUN), "--out", str(out), "--markdown-out", str(md),
                                 "--note", "recorded H100 run")
     assert code == 0, err
     assert f"wrote {out} and {md}" in stdout
@@ -53,8 +53,8 @@ def test_report_never_overwrites_without_force(capsys, tmp_path):
     assert out.read_text() == "my notes"
     md = tmp_path / "r.md"
     md.write_text("keep")
-    code, _, err = run_cli(capsys, "report", str(H100_RUN), "--out", str(tmp_path / "new.html"), "--markdown", str(md))
-    one_error_line(code, err, f"--markdown {md}: file exists")
+    code, _, err = run_cli(capsys, "report", str(H100_RUN), "--out", str(tmp_path / "new.html"), "--markdown-out", str(md))
+    one_error_line(code, err, f"--markdown-out {md}: file exists")
     assert md.read_text() == "keep" and not (tmp_path / "new.html").exists()  # checked before anything is written
     code, _, err = run_cli(capsys, "report", str(H100_RUN), "--out", str(out), "--force", "--no-plots")
     assert code == 0, err
@@ -66,7 +66,7 @@ def test_a_plot_file_in_the_way_is_not_overwritten(capsys, tmp_path):
     plot = tmp_path / "r_files" / "ladder-2048x2048x2048.png"
     plot.write_bytes(b"mine")
     code, _, err = run_cli(capsys, "report", str(H100_RUN), "--out", str(tmp_path / "r.html"),
-                           "--markdown", str(tmp_path / "r.md"))
+                           "--markdown-out", str(tmp_path / "r.md"))
     one_error_line(code, err, f"plot {plot} exists")
     assert plot.read_bytes() == b"mine" and not (tmp_path / "r.html").exists()
 

@@ -236,9 +236,9 @@ def test_cli_kernels_lists_the_fp8_ladder(capsys):
 
 
 @pytest.mark.parametrize("argv, msg", [
-    (["ladder", "--dtype", "fp8", "--rungs", "persistent_bf16"],
+    (["ladder", "--dtype", "fp8", "--rung", "persistent_bf16"],
      "rung persistent_bf16 takes bf16 inputs; pass --dtype bf16"),
-    (["ladder", "--rungs", "persistent_fp8"], "pass --dtype fp8"),
+    (["ladder", "--rung", "persistent_fp8"], "pass --dtype fp8"),
     (["ladder", "--dtype", "fp8", "--profile"], "--profile is not wired for --dtype fp8"),
     (["bench", "persistent_fp8", "persistent_bf16"], "different dtypes"),
     (["ladder", "--dtype", "fp4"], "--dtype 'fp4': expected fp32, bf16 or fp8"),

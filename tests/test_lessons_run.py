@@ -157,11 +157,11 @@ def test_a_wrong_kernel_is_caught_and_kept_out_of_the_verdict(fake_gpu):
 
 def test_cli_lesson_stores_the_run_and_exits_1_on_a_wrong_variant(fake_gpu, capsys, tmp_path):
     db = tmp_path / "runs.sqlite"
-    code, out, err = run_cli(capsys, "lesson", "fusion", "--sweep", "1000", "--repeats", "11", "--db", str(db))
+    code, out, err = run_cli(capsys, "lesson", "fusion", "--points", "1000", "--repeats", "11", "--db", str(db))
     assert code == 0, err
     assert "fusion at size=1000" in out and "no measurable difference" in out
     fake_gpu["broken"] = "count_equal_optimized"
-    code, out, err = run_cli(capsys, "lesson", "atomics", "--size", "1000", "--sweep", "1", "--repeats", "11",
+    code, out, err = run_cli(capsys, "lesson", "atomics", "--size", "1000", "--points", "1", "--repeats", "11",
                              "--db", str(db), "--json")
     assert code == 1 and "block_reduce at fraction=1.0" in err
     res = json.loads(out)
@@ -207,13 +207,13 @@ def test_cli_profile_prints_diagnoses_and_what_mattered(fake_gpu, monkeypatch, c
     monkeypatch.setattr(runner, "find_ncu", lambda path=None: "/fake/ncu")
     monkeypatch.setattr(profile_run, "run_profile", fake_run_profile)
     monkeypatch.chdir(tmp_path)
-    code, out, err = run_cli(capsys, "lesson", "atomics", "--size", "1000", "--sweep", "0.1", "--repeats", "11",
+    code, out, err = run_cli(capsys, "lesson", "atomics", "--size", "1000", "--points", "0.1", "--repeats", "11",
                              "--no-store", "--profile")
     assert code == 0, err
     assert len(calls) == 2 and all("--lesson" in a and "atomics" in a for a in calls)
     assert "What actually mattered" in out and "(same)" in out  # the fake clock: equal times
     assert f"atomic_per_match: {launches[0].name}:" in out
-    code, out, err = run_cli(capsys, "lesson", "atomics", "--size", "1000", "--sweep", "0.1", "--repeats", "11",
+    code, out, err = run_cli(capsys, "lesson", "atomics", "--size", "1000", "--points", "0.1", "--repeats", "11",
                              "--no-store", "--profile", "--json")
     prof = json.loads(out)["profile"]
     assert [p["rung"] for p in prof["profiles"]] == ["atomic_per_match", "block_reduce"]

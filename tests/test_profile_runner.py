@@ -161,7 +161,7 @@ def test_list_kernels_argv_is_unfiltered_and_cheap():
 
 def test_skip_message():
     assert runner.skip_message("-k regex:^g$", 5, 5) == (
-        "-k regex:^g$ matched 5 launch(es) but --launch-skip 5 skips them all; lower --launch-skip (or --warmup) below 5")
+        "-k regex:^g$ matched 5 launch(es) but --launch-skip 5 skips them all; lower --launch-skip (or --warmup-launches) below 5")
 
 
 # --------------------------------------------------------------------------- finding ncu

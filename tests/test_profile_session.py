@@ -82,7 +82,7 @@ def test_launch_skip_that_skips_every_match(tmp_path, fake_argv):
         profile_run.run_profile(t, collect.default_collection(), ncu="ncu", output=tmp_path / "x.ncu-rep",
                             overwrite=False, runner=run)
     assert str(e.value) == ("-k regex:^gemm_tiled16$ --launch-skip 4 matched 4 launch(es) but --launch-skip 4 "
-                            "skips them all; lower --launch-skip (or --warmup) below 4")
+                            "skips them all; lower --launch-skip (or --warmup-launches) below 4")
 
 
 def test_unfiltered_command_that_launched_nothing(tmp_path, fake_argv):
@@ -166,5 +166,5 @@ def test_profile_refuses_to_overwrite_without_a_terminal(tmp_path, monkeypatch, 
         main(["profile", "--kernel", "k", "-o", "old", "--", "./app"])
     assert e.value.code == 2
     assert capsys.readouterr().err == ("gemmlab: error: old.ncu-rep already exists; pass --force to overwrite it, "
-                                       "or -o PATH to write elsewhere\n")
+                                       "or --out PATH to write elsewhere\n")
     assert (tmp_path / "old.ncu-rep").read_bytes() == b"keep me"

@@ -90,7 +90,7 @@ def test_never_overwrites_without_asking(tmp_path):
     rep.write_bytes(b"earlier report")
     with pytest.raises(InputError) as e:
         targets.may_overwrite(rep, force=False, isatty=False, confirm=never)
-    assert str(e.value) == f"{rep} already exists; pass --force to overwrite it, or -o PATH to write elsewhere"
+    assert str(e.value) == f"{rep} already exists; pass --force to overwrite it, or --out PATH to write elsewhere"
     assert targets.may_overwrite(rep, force=True, isatty=False, confirm=never) is True
     asked = []
     assert targets.may_overwrite(rep, False, True, lambda q: asked.append(q) or True) is True

@@ -27,13 +27,13 @@ def empty_store(tmp_path, monkeypatch):  # spec ceilings, never a measured store
 
 
 def test_roofline_refuses_a_time_faster_than_the_gpu(capsys):
-    code, out, err = run(capsys, "roofline", "--gemm", "4096", "--ms", "0.0001", "--gpu", "H100")
+    code, out, err = run(capsys, "roofline", "--shape", "4096,4096,4096", "--ms", "0.0001", "--gpu", "H100")
     one_error_line(code, out, err, "--ms 0.0001", "1,374,389.5 TFLOP/s", "66.9 TFLOP/s FP32 roof",
                    "NVIDIA H100 SXM5", "1.25 ×")
 
 
 def test_roofline_keeps_a_real_time(capsys):
-    code, out, err = run(capsys, "roofline", "--gemm", "4096", "--ms", "2.3", "--gpu", "H100")
+    code, out, err = run(capsys, "roofline", "--shape", "4096,4096,4096", "--ms", "2.3", "--gpu", "H100")
     assert code == 0, err
     assert "% of roof" in out
 
@@ -42,25 +42,25 @@ def test_roofline_keeps_a_real_time(capsys):
 def test_the_margin_above_the_spec_roof(capsys, factor, ok):
     flops = 2.0 * 4096**3
     ms = flops / (factor * H100.fp32_flops) * 1e3
-    code, _, err = run(capsys, "roofline", "--gemm", "4096", "--ms", f"{ms:.6f}", "--gpu", "h100", "--json")
+    code, _, err = run(capsys, "roofline", "--shape", "4096,4096,4096", "--ms", f"{ms:.6f}", "--gpu", "h100", "--json")
     assert (code == 0) is ok, err
 
 
 def test_roofline_refuses_bytes_faster_than_dram(capsys):
     # 16384 x 16384 x 1: 1 GB of C alone, far beyond the 50 MiB L2; 0.1 ms would be 10 TB/s
-    code, out, err = run(capsys, "roofline", "--gemm", "16384x16384x1", "--ms", "0.1", "--gpu", "h100")
-    one_error_line(code, out, err, "--gemm 16384x16384x1 --ms 0.1", "10,214 GB/s", "3350 GB/s memory roof")
+    code, out, err = run(capsys, "roofline", "--shape", "16384,16384,1", "--ms", "0.1", "--gpu", "h100")
+    one_error_line(code, out, err, "--shape 16384,16384,1 --ms 0.1", "10,214 GB/s", "3350 GB/s memory roof")
 
 
 def test_an_l2_resident_gemm_may_sit_above_the_memory_roof(capsys):
     # 4 MB of operands fit in the L2: a repeated benchmark reads them from there, not from DRAM
-    code, _, err = run(capsys, "roofline", "--gemm", "1024x1024x1", "--ms", "0.0005", "--gpu", "h100", "--json")
+    code, _, err = run(capsys, "roofline", "--shape", "1024,1024,1", "--ms", "0.0005", "--gpu", "h100", "--json")
     assert code == 0, err
 
 
 @pytest.mark.parametrize("ms", ["nan", "inf", "-1", "0"])
 def test_roofline_time_must_be_a_positive_number(capsys, ms):
-    code, out, err = run(capsys, "roofline", "--gemm", "4096", "--ms", ms, "--gpu", "h100")
+    code, out, err = run(capsys, "roofline", "--shape", "4096,4096,4096", "--ms", ms, "--gpu", "h100")
     one_error_line(code, out, err, f"--ms {float(ms)}", "positive number of milliseconds")
 
 

@@ -60,9 +60,9 @@ def test_the_fakes_do_make_the_tools_missing(capsys, no_gpu, no_ncu, no_ncu_repo
 @pytest.mark.parametrize(
     "argv, fragment",
     [
-        (["--n", "0"], "--n 0"),
-        (["--n", "-5"], "--n -5"),
-        (["--runs", "2"], "--runs 2"),
+        (["--size", "0"], "--size 0"),
+        (["--size", "-5"], "--size -5"),
+        (["--repeats", "2"], "--repeats 2"),
         (["--copy-mib", "16"], "--copy-mib 16"),
         (["--device", "-1"], "--device -1"),
     ],

@@ -172,7 +172,7 @@ def test_the_markdown_report_carries_the_same_bf16_section():
 def test_a_store_with_both_ladders_reports_two_sections(capsys, tmp_path):
     db = store_with(tmp_path, FP32_4096, BF16_4096)  # run 1: SGEMM, run 2: BF16 (the newest)
     out, md = tmp_path / "r.html", tmp_path / "r.md"
-    code, stdout, err = run_cli(capsys, "report", str(db), "--out", str(out), "--markdown", str(md), "--no-plots")
+    code, stdout, err = run_cli(capsys, "report", str(db), "--out", str(out), "--markdown-out", str(md), "--no-plots")
     assert code == 0, err
     assert "runs 1, 2: the newest ladder run of each ladder on NVIDIA H100 80GB HBM3; pick others with --run" in stdout
     page = out.read_text()

@@ -55,7 +55,7 @@ def test_impossible_shapes_are_one_line_errors(text, message):
 
 
 def test_options_are_validated_at_construction():
-    with pytest.raises(InputError, match="--grid 'nope'"):
+    with pytest.raises(InputError, match="--preset 'nope'"):
         grids.resolve("nope", None)
     with pytest.raises(InputError, match="not both"):
         grids.resolve("quick", "1,2,3")
@@ -210,7 +210,7 @@ def test_a_stored_run_maps_exactly_as_it_was_measured(tmp_path):
 
 
 def test_list_needs_no_gpu(capsys):
-    code, out, err = run_cli(capsys, "shapes", "--grid", "quick", "--list", "--json")
+    code, out, err = run_cli(capsys, "shapes", "--preset", "quick", "--list", "--json")
     assert code == 0, err
     d = json.loads(out)
     assert d["grid"] == "quick" and len(d["shapes"]) == len(grids.QUICK)
@@ -222,8 +222,8 @@ def test_list_needs_no_gpu(capsys):
 @pytest.mark.parametrize("argv,message", [
     (["--shapes", "0,4,4"], "M=0"),
     (["--shapes", "65536,65536,2"], "32-bit"),
-    (["--grid", "huge"], "unknown grid"),
-    (["--grid", "quick", "--shapes", "1,1,1"], "not both"),
+    (["--preset", "huge"], "unknown shape grid"),
+    (["--preset", "quick", "--shapes", "1,1,1"], "not both"),
     (["--floor", "90"], "must not be above"),
     (["--rep-ms", "-1"], "--rep-ms"),
 ])
@@ -235,7 +235,7 @@ def test_bad_options_fail_in_one_line_before_the_gpu(capsys, argv, message):
 def test_out_is_never_overwritten_without_force(capsys, tmp_path):
     f = tmp_path / "map.json"
     f.write_text("{}")
-    code, out, err = run_cli(capsys, "shapes", "--grid", "quick", "--out", str(f))
+    code, out, err = run_cli(capsys, "shapes", "--preset", "quick", "--out", str(f))
     assert code == 2 and "--force" in err and f.read_text() == "{}"
 
 
@@ -244,7 +244,7 @@ def test_without_a_gpu_the_command_says_so(capsys, tmp_path):
 
     if gpu_status()[0]:
         pytest.skip("a GPU is present")
-    code, out, err = run_cli(capsys, "shapes", "--grid", "quick", "--no-store")
+    code, out, err = run_cli(capsys, "shapes", "--preset", "quick", "--no-store")
     assert code == 3 and "shapes" in err and "no CUDA GPU" in err
 
 

@@ -116,7 +116,7 @@ def test_report_command_takes_a_shapes_json_file(capsys, tmp_path):
     code, stdout, err = run_cli(capsys, "report", str(f), "--out", str(out), "--no-plots")
     assert code == 0, err
     assert "<img" not in out.read_text() and "1x512x512" in out.read_text()
-    code, stdout, err = run_cli(capsys, "report", str(f), "--out", str(tmp_path / "b.html"), "--markdown", str(tmp_path / "b.md"))
+    code, stdout, err = run_cli(capsys, "report", str(f), "--out", str(tmp_path / "b.html"), "--markdown-out", str(tmp_path / "b.md"))
     assert code == 2 and "HTML only" in err
 
 

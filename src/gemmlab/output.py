@@ -1,13 +1,19 @@
 """Printing for commands: tables and progress through rich on stdout, JSON, errors on stderr.
 
-Library code does not print; commands call these.
+Library code does not print; commands call these. Under ``--csv`` (``csv_tables``) every table a
+command prints is written as CSV instead, with the cells the terminal table shows; everything else
+it prints goes to stderr, so stdout holds only the CSV. One table is plain CSV; several are blocks,
+each headed by a ``# title`` line and separated by a blank line.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import sys
-from typing import Any, Iterable, Sequence
+from contextlib import contextmanager
+from typing import Any, Iterable, Iterator, Optional, Sequence
 
 from rich.console import Console
 from rich.table import Table
@@ -47,6 +53,47 @@ def print_json(obj: Any) -> None:
     sys.stdout.write(dumps(obj) + "\n")
 
 
+# The tables a command printed under --csv, written when it finishes: (title, columns, rows).
+_csv_tables: Optional[list[tuple[Optional[str], list[str], list[list[str]]]]] = None
+
+
+@contextmanager
+def csv_tables(enabled: bool = True) -> Iterator[None]:
+    """Within this block, tables are collected and written to stdout as CSV at its end (also when
+    the command fails after printing some); other output goes to stderr."""
+    global _csv_tables
+    if not enabled:
+        yield
+        return
+    _csv_tables, saved = [], console.stderr
+    console.stderr = True  # prose, notes and cards: to stderr (the console follows sys.stderr as it changes)
+    try:
+        yield
+    finally:
+        tables, _csv_tables = _csv_tables, None
+        console.stderr = saved
+        _write_csv(tables)
+
+
+def csv_active() -> bool:
+    """True inside ``csv_tables``: a command whose output is not a ``print_table`` (analyze's cards)
+    prints its CSV tables instead."""
+    return _csv_tables is not None
+
+
+def _write_csv(tables: list) -> None:
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    for i, (title, columns, rows) in enumerate(tables):
+        if len(tables) > 1:
+            if i:
+                out.write("\n")
+            out.write(f"# {title or f'table {i + 1}'}\n")
+        w.writerow(columns)
+        w.writerows(rows)
+    sys.stdout.write(out.getvalue())
+
+
 def print_table(
     columns: Sequence[str],
     rows: Iterable[Sequence[Any]],
@@ -54,7 +101,13 @@ def print_table(
     caption: str | None = None,
 ) -> None:
     """A rich table on stdout; cells are str()-ed, None shows as '–'. Every string prints as written
-    (``Text``, never markup), whatever console it goes to; a cell that is already a ``Text`` keeps its style."""
+    (``Text``, never markup), whatever console it goes to; a cell that is already a ``Text`` keeps its style.
+    Under ``csv_tables`` the same cells are kept for CSV (None as an empty cell)."""
+    if _csv_tables is not None:
+        _csv_tables.append((title, [str(c) for c in columns],
+                            [["" if v is None else (v.plain if isinstance(v, Text) else str(v)) for v in r]
+                             for r in rows]))
+        return
     t = Table(title=None if title is None else Text(title, style="table.title"),
               caption=None if caption is None else Text(caption, style="table.caption"), show_lines=False)
     for c in columns:

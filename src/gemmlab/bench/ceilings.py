@@ -185,7 +185,7 @@ def measure(
 ) -> CeilingMeasurement:
     """Measure both ceilings on ``backend``'s GPU."""
     if runs < 3:
-        raise InputError(f"--runs {runs}: at least 3 timed runs, so that a median means something")
+        raise InputError(f"--repeats {runs}: at least 3 timed runs, so that a median means something")
     if copy_bytes < DEFAULT_COPY_BYTES:
         raise InputError(f"--copy-mib {copy_bytes // 2**20}: at least 1024 MiB, to stream from DRAM rather than L2")
     n = choose_gemm_n(backend.free_bytes(), gemm_n)

@@ -15,8 +15,9 @@ from gemmlab.analysis import overview
 from gemmlab.analysis.diagnose import AnalyzeOptions, diagnose_all
 from gemmlab.analysis.evidence import report_dict
 from gemmlab.analysis.overview import DEFAULT_TOP
+from gemmlab.commands.common import table_command
 from gemmlab.errors import UserError
-from gemmlab.output import console, print_json
+from gemmlab.output import console, csv_active, print_json, print_table
 from gemmlab.profile.load import load, stream_name
 
 EXAMPLE = "h100_gemm_ladder_raw.csv"
@@ -33,7 +34,7 @@ def example_path() -> Iterator[Path]:
 
 
 def analyze(
-    file: Optional[Path] = typer.Argument(None, help="Nsight Compute export: raw/details CSV, ncu --csv output, or .ncu-rep; - reads standard input. Omit to analyse the bundled example."),
+    file: Optional[Path] = typer.Argument(None, metavar="FILE", help="Nsight Compute export: raw/details CSV, ncu --csv output, or .ncu-rep; - reads standard input. Omit to analyse the bundled example."),
     kernel: Optional[str] = typer.Option(None, "--kernel", "-k", help="Only kernels whose name matches this regular expression."),
     as_json: bool = typer.Option(False, "--json", help="Print the documented JSON (schema_version 1)."),
     markdown: bool = typer.Option(False, "--markdown", help="Print Markdown instead of tables."),
@@ -76,6 +77,12 @@ def analyze(
     ov = overview.build(launches, diagnoses)
     if as_json:
         print_json(report_dict(source, diagnoses, note, ov.to_dict()))
+    elif csv_active():
+        from gemmlab.report import diagnosis_table
+        from gemmlab.report import overview as ov_render
+
+        print_table(ov_render.COLUMNS, ov_render.rows(ov), title="Kernels ranked by total GPU time")
+        print_table(diagnosis_table.COLUMNS, diagnosis_table.rows(diagnoses), title="Diagnosis per launch")
     elif markdown:
         from gemmlab.report import diagnosis_markdown
 
@@ -88,4 +95,4 @@ def analyze(
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
-    app.command("analyze")(analyze)
+    app.command("analyze")(table_command(analyze))

@@ -27,7 +27,13 @@ from gemmlab.commands.calc_parse import (
     parse_grid_blocks,
     parse_size,
 )
-from gemmlab.commands.common import CaptureOpt, JsonOpt, KernelOpt, load_launches
+from gemmlab.commands.common import (
+    CaptureOpt,
+    JsonOpt,
+    KernelOpt,
+    load_launches,
+    table_command,
+)
 from gemmlab.errors import InputError, ToolMissing
 from gemmlab.hardware import ARCHS, find_gpu
 from gemmlab.output import console, print_json, print_table
@@ -349,6 +355,6 @@ def banks_cmd(
 
 def register(app: typer.Typer) -> None:
     """Add the calculator commands to the app."""
-    app.command("occupancy")(occupancy_cmd)
-    app.command("waves")(waves_cmd)
-    app.command("banks")(banks_cmd)
+    app.command("occupancy")(table_command(occupancy_cmd))
+    app.command("waves")(table_command(waves_cmd))
+    app.command("banks")(table_command(banks_cmd))

@@ -20,10 +20,18 @@ from gemmlab.analysis.roofline import (
 )
 from gemmlab.bench import ceilings as store_mod
 from gemmlab.commands.calc_parse import parse_gemm
-from gemmlab.commands.common import CaptureOpt, JsonOpt, KernelOpt, load_launches
+from gemmlab.commands.common import (
+    CaptureOpt,
+    JsonOpt,
+    KernelOpt,
+    load_launches,
+    renamed,
+    table_command,
+)
 from gemmlab.errors import InputError
 from gemmlab.hardware import GPUS, find_gpu
 from gemmlab.output import console, err_console, print_json, print_table
+from gemmlab.problem import parse_shape
 
 CEILING_SOURCES = ("auto", "measured", "ncu", "spec")
 StoreOpt = Annotated[
@@ -92,9 +100,9 @@ def refuse_impossible(points: list[RooflinePoint], ceil: Ceilings, gpu: Optional
         if why is None:
             continue
         if capture is None:
-            raise InputError(f"--gemm {gemm} --ms {ms:g}: {why}; is the time in milliseconds, and the GPU right?")
+            raise InputError(f"--shape {gemm} --ms {ms:g}: {why}; is the time in milliseconds, and the GPU right?")
         if p.source == "analytic":
-            raise InputError(f"--gemm {gemm}: kernel {p.name!r} in {capture}: {why}; is {gemm} the kernel's shape?")
+            raise InputError(f"--shape {gemm}: kernel {p.name!r} in {capture}: {why}; is {gemm} the kernel's shape?")
         raise InputError(f"--from-capture {capture}: kernel {p.name!r}: {why}; the capture's counters and duration "
                          f"disagree, or these ceilings are not the GPU it ran on (--gpu, --ceilings)")
 
@@ -102,11 +110,12 @@ def refuse_impossible(points: list[RooflinePoint], ceil: Ceilings, gpu: Optional
 def roofline_cmd(
     from_capture: CaptureOpt = None,
     kernel: KernelOpt = None,
-    gemm: Annotated[
-        Optional[str], typer.Option("--gemm", help="GEMM shape MxNxK (or N): use its analytic FLOP and bytes.")
+    gemm: Annotated[Optional[str], typer.Option(
+        "--shape", help="GEMM shape M,N,K: the analytic FLOP and bytes, for the captured kernels or the --ms point.")
     ] = None,
-    ms: Annotated[Optional[float], typer.Option("--ms", help="Time of the --gemm point in ms (without a capture).")] = None,
-    name: Annotated[Optional[str], typer.Option("--name", help="Label of the --gemm point.")] = None,
+    gemm_old: Annotated[Optional[str], typer.Option("--gemm", hidden=True)] = None,
+    ms: Annotated[Optional[float], typer.Option("--ms", help="Time of the --shape point in ms (without a capture).")] = None,
+    name: Annotated[Optional[str], typer.Option("--name", help="Label of the --shape point.")] = None,
     beta_nonzero: Annotated[bool, typer.Option("--beta-nonzero", help="C is read too (β ≠ 0): 4·M·N more bytes.")] = False,
     gpu: Annotated[Optional[str], typer.Option("--gpu", help="GPU for the ceilings: device name or spec key (h100).")] = None,
     ceilings: Annotated[
@@ -120,12 +129,14 @@ def roofline_cmd(
     """Place kernels on the FP32 roofline: arithmetic intensity vs achieved FLOP/s against the roofs."""
     # Every option is checked before the capture is read: reading a .ncu-rep needs NVIDIA's
     # ncu_report (exit 3), and a bad option must say so first (exit 2).
-    shape = parse_gemm(gemm) if gemm else None
+    if gemm_old is not None:  # the former --gemm took N or MxNxK
+        gemm = ",".join(map(str, parse_gemm(renamed(gemm, gemm_old, "--shape", "--gemm"), "--gemm")))
+    shape = parse_shape(gemm) if gemm else None
     if ceilings not in CEILING_SOURCES:
         raise InputError(f"--ceilings {ceilings!r}: one of {', '.join(CEILING_SOURCES)}")
     if not from_capture:
         if shape is None or ms is None:
-            raise InputError("give --from-capture FILE, or --gemm MxNxK with --ms TIME for an analytic point")
+            raise InputError("give --from-capture FILE, or --shape M,N,K with --ms TIME for an analytic point")
         if not (math.isfinite(ms) and ms > 0):
             raise InputError(f"--ms {ms}: the time must be a positive number of milliseconds")
     elif ms is not None:
@@ -177,9 +188,12 @@ def roofline_cmd(
 def ceilings_cmd(
     measure: Annotated[bool, typer.Option("--measure", help="Measure this GPU now and store the result.")] = False,
     store: StoreOpt = None,
-    gemm_n: Annotated[int, typer.Option("--n", help="SGEMM size (reduced to fit free memory).")] = store_mod.DEFAULT_GEMM_N,
+    gemm_n: Annotated[int, typer.Option(
+        "--size", help="Square SGEMM M=N=K (reduced to fit free memory).")] = store_mod.DEFAULT_GEMM_N,
+    gemm_n_old: Annotated[Optional[int], typer.Option("--n", hidden=True)] = None,
     copy_mib: Annotated[int, typer.Option("--copy-mib", help="Size of the copied buffer, MiB (≥ 1024).")] = 1024,
-    runs: Annotated[int, typer.Option("--runs", help="Timed runs per measurement (median is kept).")] = 10,
+    runs: Annotated[int, typer.Option("--repeats", help="Timed runs per measurement (median is kept).")] = 10,
+    runs_old: Annotated[Optional[int], typer.Option("--runs", hidden=True)] = None,
     device: Annotated[int, typer.Option("--device", help="CUDA device index.")] = 0,
     spec: Annotated[bool, typer.Option("--spec", help="List the spec table used when nothing is measured.")] = False,
     json_out: JsonOpt = False,
@@ -191,6 +205,8 @@ def ceilings_cmd(
     if measure:
         from rich.progress import Progress
 
+        runs = renamed(runs, runs_old, "--repeats", "--runs", unset=10)
+        gemm_n = renamed(gemm_n, gemm_n_old, "--size", "--n", unset=store_mod.DEFAULT_GEMM_N)
         _check_measure_options(gemm_n, copy_mib, runs, device)
         store_mod.load_store(store)  # a store that cannot take the result is refused before the GPU works
         backend = store_mod.CupyBackend(device)
@@ -226,13 +242,13 @@ def _check_measure_options(gemm_n: int, copy_mib: int, runs: int, device: int) -
     """The --measure options, checked before CuPy and the GPU are looked for (bad input says so first,
     exit 2; no GPU is exit 3)."""
     if gemm_n < store_mod.MIN_GEMM_N:
-        raise InputError(f"--n {gemm_n}: the SGEMM size must be ≥ {store_mod.MIN_GEMM_N}; below it cuBLAS does "
+        raise InputError(f"--size {gemm_n}: the SGEMM size must be ≥ {store_mod.MIN_GEMM_N}; below it cuBLAS does "
                          f"not reach the FP32 peak")
     min_mib = store_mod.DEFAULT_COPY_BYTES // 2**20
     if copy_mib < min_mib:
         raise InputError(f"--copy-mib {copy_mib}: at least {min_mib} MiB, to stream from DRAM rather than L2")
     if runs < 3:
-        raise InputError(f"--runs {runs}: at least 3 timed runs, so that a median means something")
+        raise InputError(f"--repeats {runs}: at least 3 timed runs, so that a median means something")
     if device < 0:
         raise InputError(f"--device {device}: a CUDA device index, 0 or more")
 
@@ -264,5 +280,5 @@ def _print_spec(json_out: bool) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("roofline")(roofline_cmd)
-    app.command("ceilings")(ceilings_cmd)
+    app.command("roofline")(table_command(roofline_cmd))
+    app.command("ceilings")(table_command(ceilings_cmd))

@@ -22,6 +22,8 @@ LADDER_TITLES = {"fp32": "SGEMM ladder", "bf16": "BF16 tensor-core ladder", "fp8
 
 # --- options shared by several commands -------------------------------------------------------
 SizeOpt = Annotated[Optional[int], typer.Option("--size", help="Square problem M=N=K (default 2048).")]
+RungsOpt = Annotated[Optional[list[str]], typer.Option(
+    "--rung", metavar="<name>", help="A rung to run, repeatable or comma-separated (default: the whole ladder).")]
 ShapeOpt = Annotated[Optional[str], typer.Option("--shape", help="Problem shape M,N,K (any positive sizes).")]
 RepeatsOpt = Annotated[Optional[int], typer.Option("--repeats", help="Measured runs per kernel (default: from --rep-ms).")]
 WarmupOpt = Annotated[float, typer.Option("--warmup-ms", help="Warm-up budget per kernel, ms of kernel time.")]
@@ -29,7 +31,8 @@ RepOpt = Annotated[float, typer.Option("--rep-ms", help="Measurement budget per 
 NoFlushOpt = Annotated[bool, typer.Option("--no-l2-flush", help="Do not flush L2 between runs (measures a warm cache).")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the random inputs (checks draw fresh values each time).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the results as JSON instead of a table.")]
-CsvOpt = Annotated[bool, typer.Option("--csv", help="Print the table as CSV instead.")]
+CsvOpt = Annotated[bool, typer.Option(
+    "--csv", help="Print the tables as CSV instead (the cells the table shows; several tables: '# title' blocks).")]
 OutOpt = Annotated[Optional[Path], typer.Option("--out", help="Also write the results to this JSON file.")]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Replace an existing output file.")]
 DbOpt = Annotated[Optional[Path], typer.Option(
@@ -39,13 +42,32 @@ NcuOpt = Annotated[Optional[str], typer.Option("--ncu", help="Path of ncu (else 
 CaptureOpt = Annotated[
     Optional[str], typer.Option("--from-capture", help="An Nsight Compute capture (.ncu-rep or CSV export).")
 ]
-KernelOpt = Annotated[Optional[str], typer.Option("--kernel", help="Regex on kernel names in the capture.")]
+KernelOpt = Annotated[Optional[str], typer.Option(
+    "--kernel", "-k", help="Only kernels whose name matches this regular expression.")]
 DtypeOpt = Annotated[str, typer.Option(
     "--dtype", help="Which ladder: fp32 (the SGEMM ladder), bf16 (the tensor-core ladder: bf16 A, B, FP32 accumulate, "
     "bf16 C; cuBLAS at its best with the same types: the fastest of cublasGemmEx's default and cuBLASLt's heuristic "
     "algorithms at the run's shape) or fp8 (e4m3 A (M x K) and B given N x K - 'TN', B transposed, both K-major as "
     "8-bit wgmma needs - FP32 accumulator, bf16 C, sm_90a; cuBLASLt FP8 at its best with the same types, FAST_ACCUM "
     "on and off).")]
+
+
+def renamed(value: Any, old_value: Any, new: str, old: str, unset: Any = None) -> Any:
+    """The value of option ``new``, or of ``old`` (its former name, hidden from --help) with a
+    warning; both given is refused. ``unset``: ``new``'s default, to tell whether it was given."""
+    if old_value is None or old_value is False or old_value == []:
+        return value
+    if value != unset:
+        raise InputError(f"{old} is the former name of {new}: give {new} only")
+    from gemmlab.output import warn
+
+    warn(f"{old} is now {new}; the old name will be removed in a later version")
+    return old_value
+
+
+def hidden(name: str, kind: type = str) -> Any:
+    """A former option name, still accepted (see ``renamed``)."""
+    return Annotated[Optional[kind], typer.Option(name, hidden=True)]  # type: ignore[valid-type]
 
 
 def check_dtype(dtype: str) -> str:
@@ -75,13 +97,14 @@ def timing_options(warmup_ms: float, rep_ms: float, repeats: Optional[int], no_l
     return TimingOptions(warmup_ms=warmup_ms, rep_ms=rep_ms, repeats=repeats, flush_l2=not no_l2_flush)
 
 
-def select_rungs(names: Optional[str], default: Sequence[Any], flag: str = "--rungs") -> list[Any]:
-    """Rungs named in ``--rungs a,b,c`` (any registered rung or sweep variant), else ``default``."""
+def select_rungs(names: Optional[Sequence[str] | str], default: Sequence[Any], flag: str = "--rung") -> list[Any]:
+    """Rungs named by ``--rung a,b --rung c`` (any registered rung or sweep variant), else ``default``."""
     from gemmlab.kernels import registry
 
-    if names is None:
+    if names is None or (not isinstance(names, str) and not names):
         return list(default)
     known = {r.name: r for r in registry.all_rungs(None)}
+    names = ",".join([names] if isinstance(names, str) else names)
     wanted = [n.strip() for n in names.split(",") if n.strip()]
     if not wanted:
         raise InputError(f"{flag} expects comma-separated rung names, got {names!r}")
@@ -90,7 +113,7 @@ def select_rungs(names: Optional[str], default: Sequence[Any], flag: str = "--ru
         close = difflib.get_close_matches(unknown[0], list(known), n=3)
         hint = f"did you mean {', '.join(close)}? " if close else ""
         raise InputError(
-            f"{flag}: unknown rung {unknown[0]!r}; {hint}`gemmlab kernels --sweep` lists all {len(known)} names"
+            f"{flag}: unknown rung {unknown[0]!r}; {hint}`gemmlab kernels --with-sweep` lists all {len(known)} names"
         )
     return [known[n] for n in wanted]
 
@@ -142,3 +165,35 @@ def load_launches(path: str, kernel: Optional[str]) -> list:
     if not launches:
         raise InputError(f"--from-capture {path}: no kernel launches in the file")
     return launches
+
+
+_FORMAT_FLAGS = {"json_out": "--json", "as_json": "--json", "markdown": "--markdown"}
+
+
+def table_command(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with a ``--csv`` option after its ``--json``: under it every table the command prints
+    is written as CSV (``output.csv_tables``). Given with another output format, it is refused."""
+    import functools
+    import inspect
+    import typing
+
+    from gemmlab.output import csv_tables
+
+    sig = inspect.signature(fn, eval_str=True)
+    params = list(sig.parameters.values())
+    at = next((i + 1 for i, p in enumerate(params) if p.name in _FORMAT_FLAGS), len(params))
+    params.insert(at, inspect.Parameter("csv_out", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=CsvOpt))
+    params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+              else p for p in params]
+
+    @functools.wraps(fn)
+    def command(*args: Any, csv_out: bool = False, **kwargs: Any) -> Any:
+        other = [flag for name, flag in _FORMAT_FLAGS.items() if kwargs.get(name)]
+        if csv_out and other:
+            raise InputError(f"--csv and {other[0]}: choose one output format")
+        with csv_tables(csv_out):
+            return fn(*args, **kwargs)
+
+    command.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+    command.__annotations__ = {**typing.get_type_hints(fn, include_extras=True), "csv_out": CsvOpt}
+    return command

@@ -17,10 +17,33 @@ from gemmlab.bench.results import RunRecord
 from gemmlab.bench.spec import BenchSpec
 from gemmlab.bench.timer import TimingOptions
 from gemmlab.commands import show
-from gemmlab.commands.common import (LADDER_TITLES, DbOpt, DtypeOpt, ForceOpt, JsonOpt, NcuOpt, NoFlushOpt,
-                                     NoStoreOpt, OutOpt, RepeatsOpt, RepOpt, SeedOpt, ShapeOpt, SizeOpt, WarmupOpt,
-                                     check_dtype, fail_on_wrong, progress_run, require_gpu, resolve_shape,
-                                     select_rungs, timing_options)
+from gemmlab.commands.common import (
+    LADDER_TITLES,
+    DbOpt,
+    DtypeOpt,
+    ForceOpt,
+    JsonOpt,
+    NcuOpt,
+    NoFlushOpt,
+    NoStoreOpt,
+    OutOpt,
+    RepeatsOpt,
+    RepOpt,
+    RungsOpt,
+    SeedOpt,
+    ShapeOpt,
+    SizeOpt,
+    WarmupOpt,
+    check_dtype,
+    fail_on_wrong,
+    progress_run,
+    renamed,
+    require_gpu,
+    resolve_shape,
+    select_rungs,
+    table_command,
+    timing_options,
+)
 from gemmlab.errors import InputError
 from gemmlab.output import print_json, print_table
 from gemmlab.workflows.keep import check_destinations, keep
@@ -61,7 +84,8 @@ def _check_run_dtypes(selected: Sequence[Any], dtype: Optional[str] = None) -> N
 def ladder(
     size: SizeOpt = None,
     shape: ShapeOpt = None,
-    rungs: Annotated[Optional[str], typer.Option("--rungs", help="Comma-separated rungs (default: the whole ladder).")] = None,
+    rungs: RungsOpt = None,
+    rungs_old: Annotated[Optional[str], typer.Option("--rungs", hidden=True)] = None,
     repeats: RepeatsOpt = None,
     warmup_ms: WarmupOpt = 25.0,
     rep_ms: RepOpt = 200.0,
@@ -86,7 +110,7 @@ def ladder(
         raise InputError("--profile is not wired for --dtype fp8 yet; run without it, or profile the rung with `gemmlab profile`")
     options = timing_options(warmup_ms, rep_ms, repeats, no_l2_flush)
     check_destinations(out, force, db, no_store)
-    selected = select_rungs(rungs, registry.ladder(dtype))
+    selected = select_rungs(renamed(rungs, rungs_old and [rungs_old], "--rung", "--rungs"), registry.ladder(dtype))
     _check_run_dtypes(selected, dtype)
     require_gpu()
     ncu_path = None
@@ -164,13 +188,15 @@ def sweep(
 
 def kernels(
     json_out: JsonOpt = False,
-    include_sweep: Annotated[bool, typer.Option("--sweep", help="List the sweep variants too.")] = False,
+    include_sweep: Annotated[bool, typer.Option("--with-sweep", help="List the sweep variants too.")] = False,
+    include_sweep_old: Annotated[bool, typer.Option("--sweep", hidden=True)] = False,
     dtype: DtypeOpt = "fp32",
 ) -> None:
     """List the ladder's rungs with their one-line summaries."""
     from gemmlab.kernels import registry as reg
 
     check_dtype(dtype)
+    include_sweep = renamed(include_sweep, include_sweep_old, "--with-sweep", "--sweep", unset=False)
     ladder_rungs = reg.ladder(dtype)
     rungs = list(reg.all_rungs(dtype)) if include_sweep else list(ladder_rungs)
     items = [
@@ -205,7 +231,7 @@ def kernels(
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
-    app.command("ladder")(ladder)
-    app.command("bench")(bench)
-    app.command("sweep")(sweep)
-    app.command("kernels")(kernels)
+    app.command("ladder")(table_command(ladder))
+    app.command("bench")(table_command(bench))
+    app.command("sweep")(table_command(sweep))
+    app.command("kernels")(table_command(kernels))

@@ -13,16 +13,35 @@ from typing import Annotated, Optional
 import typer
 
 from gemmlab.commands import show
-from gemmlab.commands.common import (DbOpt, ForceOpt, JsonOpt, NcuOpt, NoFlushOpt, NoStoreOpt, OutOpt, RepeatsOpt, RepOpt,
-                                     SeedOpt, WarmupOpt, fail_on_wrong, progress_run, require_gpu, timing_options)
+from gemmlab.commands.common import (
+    DbOpt,
+    ForceOpt,
+    JsonOpt,
+    NcuOpt,
+    NoFlushOpt,
+    NoStoreOpt,
+    OutOpt,
+    RepeatsOpt,
+    RepOpt,
+    SeedOpt,
+    WarmupOpt,
+    fail_on_wrong,
+    progress_run,
+    renamed,
+    require_gpu,
+    table_command,
+    timing_options,
+)
 from gemmlab.output import print_json, print_table
 from gemmlab.workflows.keep import check_destinations, keep
 
 
 def lesson(
-    name: Annotated[Optional[str], typer.Argument(metavar="[NAME]", help="A lesson (default: list them).")] = None,
+    name: Annotated[Optional[str], typer.Argument(metavar="NAME", help="A lesson (default: list them).")] = None,
     size: Annotated[Optional[int], typer.Option("--size", help="Problem size (the lesson's n; see the list).")] = None,
-    sweep: Annotated[Optional[str], typer.Option("--sweep", help="Comma-separated values of the lesson's sweep parameter.")] = None,
+    points: Annotated[Optional[str], typer.Option(
+        "--points", help="Comma-separated values of the lesson's sweep parameter (default: the lesson's sweep).")] = None,
+    points_old: Annotated[Optional[str], typer.Option("--sweep", hidden=True)] = None,
     repeats: RepeatsOpt = None,
     warmup_ms: WarmupOpt = 25.0,
     rep_ms: RepOpt = 200.0,
@@ -43,7 +62,7 @@ def lesson(
         _list(json_out)
         return
     les = registry.get(name)
-    pts = les.points(size, sweep)
+    pts = les.points(size, renamed(points, points_old, "--points", "--sweep"))
     options = timing_options(warmup_ms, rep_ms, repeats, no_l2_flush)
     check_destinations(out, force, db, no_store)
     require_gpu()
@@ -92,4 +111,4 @@ def _list(json_out: bool) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("lesson")(lesson)
+    app.command("lesson")(table_command(lesson))

@@ -22,8 +22,16 @@ from typing import List, Optional, Sequence
 import typer
 from rich.text import Text
 
+from gemmlab.commands.common import DbOpt, JsonOpt, renamed, table_command
 from gemmlab.errors import InputError, ToolMissing
-from gemmlab.output import console, err_console, print_json, print_table, warn
+from gemmlab.output import (
+    console,
+    csv_active,
+    err_console,
+    print_json,
+    print_table,
+    warn,
+)
 from gemmlab.profile import collect, targets
 from gemmlab.profile.runner import find_ncu
 from gemmlab.workflows import profile_run
@@ -31,9 +39,9 @@ from gemmlab.workflows import profile_run
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
-    app.command("profile")(profile_cmd)
-    app.command("timeline")(timeline_cmd)
-    app.command("diff")(diff_cmd)
+    app.command("profile")(table_command(profile_cmd))
+    app.command("timeline")(table_command(timeline_cmd))
+    app.command("diff")(table_command(diff_cmd))
 
 
 # ----------------------------------------------------------------------------- profile
@@ -74,7 +82,7 @@ def build_target(args: Sequence[str], shape: tuple[int, int, int], warmup: int, 
     if len(args) == 1 and _is_rung(args[0]):
         if kernel or range_ or launch_skip is not None:
             raise InputError(f"profile {args[0]}: --kernel/--range/--launch-skip are for scripts and commands; a "
-                             f"rung profiles its own kernel after --warmup launches")
+                             f"rung profiles its own kernel after --warmup-launches launches")
         return targets.rung_target(args[0], shape, warmup)
     return targets.command_target(args, range_, kernel, launch_skip or 0, launch_count)
 
@@ -83,7 +91,8 @@ def profile_cmd(
     args: Optional[List[str]] = typer.Argument(None, help="A ladder rung, or (after --) the command to profile."),
     size: Optional[int] = typer.Option(None, "--size", help="Rung problem size M=N=K (default 2048)."),
     shape: Optional[str] = typer.Option(None, "--shape", help="Rung problem shape M,N,K."),
-    warmup: int = typer.Option(targets.DEFAULT_WARMUP, "--warmup", help="Rung launches before the profiled one."),
+    warmup: int = typer.Option(targets.DEFAULT_WARMUP, "--warmup-launches", help="Rung launches before the profiled one."),
+    warmup_old: Optional[int] = typer.Option(None, "--warmup", hidden=True),
     script: Optional[str] = typer.Option(None, "--script", help="A Python script to run (arguments after --)."),
     range_: Optional[str] = typer.Option(None, "--range", help="Profile kernels inside this NVTX push/pop range."),
     kernel: Optional[str] = typer.Option(None, "--kernel", "-k", help="Profile kernels whose name matches this regex."),
@@ -91,17 +100,20 @@ def profile_cmd(
     launch_count: int = typer.Option(1, "--launch-count", help="Matching launches to profile."),
     full: bool = typer.Option(False, "--full", help="Collect --set full (about 38 replay passes on H100)."),
     groups: Optional[str] = typer.Option(None, "--groups", help="Only these metric groups (comma list)."),
-    output: Optional[str] = typer.Option(None, "--output", "-o", help="Report path (.ncu-rep)."),
+    output: Optional[str] = typer.Option(None, "--out", "-o", help="Report path (.ncu-rep)."),
+    output_old: Optional[str] = typer.Option(None, "--output", hidden=True),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing report."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the exact ncu command and stop."),
     ncu: Optional[str] = typer.Option(None, "--ncu", help="Path of ncu (else $GEMMLAB_NCU, PATH, install folders)."),
     timeout: float = typer.Option(profile_run.DEFAULT_TIMEOUT_S, "--timeout", help="Seconds before ncu is stopped."),
-    json_out: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
+    json_out: JsonOpt = False,
 ) -> None:
     """Profile a rung, a script or a command with Nsight Compute and print the diagnosis."""
     if full and groups:
         raise InputError("--full and --groups: choose one (--full collects every section)")
     _check_timeout(timeout)
+    warmup = renamed(warmup, warmup_old, "--warmup-launches", "--warmup", unset=targets.DEFAULT_WARMUP)
+    output = renamed(output, output_old, "--out", "--output")
     target = build_target(args or [], rung_shape(size, shape), warmup, script, range_, kernel, launch_skip, launch_count)
     collection = collect.full_collection() if full else collect.default_collection(collect.parse_groups(groups))
     out = targets.report_path(output, target.label, full)
@@ -147,6 +159,11 @@ def show_profile(result: profile_run.ProfileResult) -> None:
                 title=f"Profiled launches ({result.collection.name} collection)")
     console.print(f"wall time: {result.wall_s:.1f} s (ncu and the program together)   report: {result.report}",
                   highlight=False)
+    if csv_active():
+        from gemmlab.report import diagnosis_table
+
+        print_table(diagnosis_table.COLUMNS, diagnosis_table.rows(result.diagnoses), title="Diagnosis per launch")
+        return
     from gemmlab.report.diagnosis_text import render
 
     render(result.diagnoses, str(result.report), console)
@@ -165,7 +182,7 @@ def timeline_cmd(
     import_: Optional[str] = typer.Option(None, "--import", help="Read `nsys stats --format csv` output instead."),
     via: str = typer.Option("auto", "--via", help="auto (nsys where it works, else CUPTI), nsys or cupti."),
     timeout: float = typer.Option(600.0, "--timeout", help="Seconds before the program is stopped."),
-    json_out: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
+    json_out: JsonOpt = False,
 ) -> None:
     """Per-kernel GPU time summary (like nsys's cuda_gpu_kern_sum), measured or imported."""
     from gemmlab.profile import nsys, timeline_run
@@ -241,8 +258,8 @@ def diff_cmd(
     b: str = typer.Argument(..., help="Report or stored run id: the after."),
     kernel: Optional[str] = typer.Option(None, "--kernel", "-k", help="Only kernels matching this regex."),
     top: int = typer.Option(6, "--top", help="Metrics shown per kernel."),
-    db: Optional[str] = typer.Option(None, "--db", help="Results store for run ids."),
-    json_out: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
+    db: DbOpt = None,
+    json_out: JsonOpt = False,
 ) -> None:
     """What changed between two profiles (time, metrics, diagnosis) or two stored runs (time)."""
     from gemmlab.analysis.diff import diff_launches, diff_runs

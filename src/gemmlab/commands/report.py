@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-
 from typing import Annotated, Optional
 
 import typer
 
 from gemmlab.bench.stats import MIN_EFFECT
-
+from gemmlab.commands.common import JsonOpt, table_command
 from gemmlab.output import console, print_json, print_table, warn
 
 RunArg = Annotated[
@@ -27,7 +26,7 @@ def report(
     ] = None,
     out: Annotated[Path, typer.Option("--out", help="HTML file to write.")] = Path("report.html"),
     markdown: Annotated[
-        Optional[Path], typer.Option("--markdown", help="Also write Markdown here; plots go to <name>_files/.")
+        Optional[Path], typer.Option("--markdown-out", help="Also write Markdown here; plots go to <name>_files/.")
     ] = None,
     diagnosis: Annotated[
         Optional[list[Path]],
@@ -89,10 +88,10 @@ def compare(
     run_b: Annotated[Path, typer.Argument(metavar="RUN_B", help="Run JSON file or results database (GPU B).")],
     run_id_a: Annotated[Optional[int], typer.Option("--run-a", help="Run id in RUN_A's database (default: newest).")] = None,
     run_id_b: Annotated[Optional[int], typer.Option("--run-b", help="Run id in RUN_B's database (default: newest).")] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
+    json_out: JsonOpt = False,
     lesson: Annotated[Optional[str], typer.Option("--lesson", help="Lesson runs: NAME (its newest run in each) or 'all'.")] = None,
 ) -> None:
-    """Two runs side by side (e.g. two GPUs): time per kernel, speedup per rung on each, which changes helped where."""
+    """Two runs side by side, such as one ladder on two GPUs: time per kernel, speedup per rung on each, which changes helped where."""
     from gemmlab.report.compare import COLUMNS, table_rows
     from gemmlab.workflows import report as wf
 
@@ -135,4 +134,4 @@ def compare(
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
     app.command("report")(report)
-    app.command("compare")(compare)
+    app.command("compare")(table_command(compare))

@@ -7,13 +7,13 @@ from typing import Annotated, Optional
 import typer
 
 from gemmlab.commands import show
-from gemmlab.commands.common import DbOpt, JsonOpt
+from gemmlab.commands.common import DbOpt, JsonOpt, table_command
 from gemmlab.errors import InputError
 from gemmlab.output import print_json, print_table
 
 
 def runs(
-    run_id: Annotated[Optional[int], typer.Argument(help="Show this run (default: list the runs).")] = None,
+    run_id: Annotated[Optional[int], typer.Argument(metavar="RUN_ID", help="Show this run (default: list the runs).")] = None,
     db: DbOpt = None,
     limit: Annotated[int, typer.Option("--limit", help="List at most this many runs, newest first.")] = 50,
     json_out: JsonOpt = False,
@@ -44,4 +44,4 @@ def runs(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("runs")(runs)
+    app.command("runs")(table_command(runs))

@@ -14,15 +14,30 @@ from typing import Annotated, Optional
 import typer
 
 from gemmlab.commands import show
-from gemmlab.commands.common import (DbOpt, ForceOpt, JsonOpt, NoFlushOpt, NoStoreOpt, OutOpt, RepeatsOpt, SeedOpt,
-                                     progress_run, require_gpu, timing_options)
+from gemmlab.commands.common import (
+    DbOpt,
+    ForceOpt,
+    JsonOpt,
+    NoFlushOpt,
+    NoStoreOpt,
+    OutOpt,
+    RepeatsOpt,
+    SeedOpt,
+    progress_run,
+    renamed,
+    require_gpu,
+    table_command,
+    timing_options,
+)
 from gemmlab.errors import UserError
 from gemmlab.output import print_json, print_table
 from gemmlab.workflows.keep import check_destinations, keep
 
 
 def shapes(
-    grid: Annotated[Optional[str], typer.Option("--grid", help="A named grid: default, square, skinny, k, models, quick (see --list).")] = None,
+    grid: Annotated[Optional[str], typer.Option(
+        "--preset", help="A named grid of shapes: default, square, skinny, k, models, quick (see --list).")] = None,
+    grid_old: Annotated[Optional[str], typer.Option("--grid", hidden=True)] = None,
     shape_list: Annotated[Optional[str], typer.Option("--shapes", help="Your own shapes: \"M,N,K;M,N,K;...\".")] = None,
     rung: Annotated[str, typer.Option("--rung", help="The rung to map (default: dispatch, which picks skinny, split-K, padded or plain tile kernels by shape; e.g. autotuned or double_buffered for one kernel everywhere).")] = "dispatch",
     target: Annotated[float, typer.Option("--target", help="Goal in % of cuBLAS for every non-skinny shape.")] = 85.0,
@@ -42,7 +57,7 @@ def shapes(
     """Map % of cuBLAS FP32 over a grid of shapes (squares and ±1, skinny, small/large K, real models)."""
     from gemmlab.shapes import grids, shapemap
 
-    name, chosen = grids.resolve(grid, shape_list)
+    name, chosen = grids.resolve(renamed(grid, grid_old, "--preset", "--grid"), shape_list)
     goals = grids.Goals(target_pct=target, floor_pct=floor)
     options = grids.ShapesOptions(chosen, grid_name=name, rung=rung,
                                   timing=timing_options(warmup_ms, rep_ms, repeats, no_l2_flush), seed=seed, goals=goals)
@@ -75,8 +90,8 @@ def _list(options, json_out: bool) -> None:
     print_table(("Shape (M×N×K)", "Class", "Label", "Where from"),
                 [(f"{i['M']}×{i['N']}×{i['K']}", i["class"], i["label"], i["source"]) for i in items],
                 title=f"Grid {options.grid_name!r}: {len(items)} shapes",
-                caption=f"{about}. Grids: {', '.join(grids.GRIDS)} (--grid NAME); your own: --shapes \"M,N,K;M,N,K\"")
+                caption=f"{about}. Grids: {', '.join(grids.GRIDS)} (--preset NAME); your own: --shapes \"M,N,K;M,N,K\"")
 
 
 def register(app: typer.Typer) -> None:
-    app.command("shapes")(shapes)
+    app.command("shapes")(table_command(shapes))

@@ -83,7 +83,7 @@ LADDER: tuple[Rung, ...] = (
               **_WARPTILE, STAGES=3, GROUP=0, VEC=1),
 )
 
-# Rungs outside the ladder's climb (gemmlab ladder does not run them unless named with --rungs).
+# Rungs outside the ladder's climb (gemmlab ladder does not run them unless named with --rung).
 DISPATCH = "dispatch"
 SHAPE_RUNGS: tuple[Rung, ...] = (
     make_rung(DISPATCH, 11, "dispatch",

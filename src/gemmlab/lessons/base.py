@@ -4,7 +4,7 @@ A lesson module defines one ``Lesson`` subclass. The GPU side (``gemmlab.lessons
 these methods; every array operation goes through ``xp`` (numpy or cupy), so the references and
 checks run on NumPy data in the CPU tests.
 
-* ``points(size, sweep)`` validates the user's ``--size`` / ``--sweep`` (one ``InputError`` line).
+* ``points(size, sweep)`` validates the user's ``--size`` / ``--points`` (one ``InputError`` line).
 * ``inputs(xp, rng, pt)`` fresh random inputs; ``outputs(xp, pt)`` poisoned outputs with guards.
 * ``launch(variant, ctx, ins, outs, pt)`` launches a variant (CuPy RawKernels in ``ctx.kernels``).
 * ``check(variant, ins, outs, pt, xp)`` judges the outputs against the reference.
@@ -54,13 +54,13 @@ class Param:
     is_size: bool = False
     rule: Optional[Callable[[Value], Optional[str]]] = None  # extra check: an error text or None
 
-    def parse(self, text: str, flag: str = "--sweep") -> tuple[Value, ...]:
+    def parse(self, text: str, flag: str = "--points") -> tuple[Value, ...]:
         parts = [p.strip() for p in str(text).split(",") if p.strip()]
         if not parts:
             raise InputError(f"{flag}: expected comma-separated values of the {self.label}, got {text!r}")
         return tuple(self.validate(p, flag) for p in parts)
 
-    def validate(self, raw: Any, flag: str = "--sweep") -> Value:
+    def validate(self, raw: Any, flag: str = "--points") -> Value:
         try:
             v = self.kind(raw) if isinstance(raw, str) else raw
             if self.kind is int and (isinstance(v, bool) or not isinstance(v, int)):
@@ -175,16 +175,16 @@ class Lesson:
         return size
 
     def points(self, size: Optional[int] = None, sweep: Optional[str] = None) -> list[Point]:
-        """The configurations to run: the default sweep unless ``--size`` / ``--sweep`` say otherwise."""
+        """The configurations to run: the default sweep unless ``--size`` / ``--points`` say otherwise."""
         p = self.param
         if p.is_size:
             if size is not None and sweep is not None:
                 raise InputError(f"lesson {self.name}: the sweep is over the {self.size_label}; give --size or "
-                                 f"--sweep, not both")
+                                 f"--points, not both")
             values = (self.check_size(size),) if size is not None else (p.parse(sweep) if sweep else p.sweep)
             out = [Point(int(v), p.name, v) for v in values]
             for pt in out:
-                self.check_size(pt.size, "--sweep")
+                self.check_size(pt.size, "--points")
         else:
             n = self.check_size(size) if size is not None else self.default_size
             values = p.parse(sweep) if sweep else p.sweep

@@ -294,4 +294,4 @@ def no_match_message(filter_desc: str, launch_skip: int, ran: Counter, capped: b
 
 def skip_message(filter_desc: str, launch_skip: int, matched: int) -> str:
     return (f"{filter_desc} matched {matched} launch(es) but --launch-skip {launch_skip} skips them all; "
-            f"lower --launch-skip (or --warmup) below {matched}")
+            f"lower --launch-skip (or --warmup-launches) below {matched}")

@@ -103,7 +103,7 @@ def rung_target(rung: str, shape: tuple[int, int, int], warmup: int = DEFAULT_WA
                 python: str = sys.executable,
                 resolve: Callable[[str, int, int, int], Optional[str]] = launched_kernel) -> Target:
     if warmup < 0:
-        raise InputError(f"--warmup {warmup}: expected 0 or more")
+        raise InputError(f"--warmup-launches {warmup}: expected 0 or more")
     M, N, K = shape
     kernel = resolve(rung, M, N, K)
     app = (python, "-m", TARGET_MODULE, "--rung", rung, "--shape", f"{M},{N},{K}", "--warmup", str(warmup))
@@ -165,7 +165,7 @@ def may_overwrite(path: Path, force: bool, isatty: bool, confirm: Callable[[str]
         if confirm(f"{path} exists. Overwrite it?"):
             return True
         raise UserError(f"{path} exists and was kept; choose another path with -o", code=1)
-    raise InputError(f"{path} already exists; pass --force to overwrite it, or -o PATH to write elsewhere")
+    raise InputError(f"{path} already exists; pass --force to overwrite it, or --out PATH to write elsewhere")
 
 
 # ----------------------------------------------------------------------------- the ncu command

@@ -107,7 +107,7 @@ def compare_runs(a: RunRecord, b: RunRecord) -> dict:
         if rows:
             shared.append({"point": pt, "title": f"{lesson.name} at {point_label(pt)}", "rows": rows})
     if not shared:
-        raise InputError(f"the two {lesson.name} runs share no variant at the same point; run both with the same --size/--sweep")
+        raise InputError(f"the two {lesson.name} runs share no variant at the same point; run both with the same --size/--points")
     steps = []
     for c in lesson.comparisons:
         art = article_effects(lesson.name, c.baseline, c.optimised)

@@ -92,7 +92,7 @@ def _widths(body: Sequence[Sequence[str]], width: int, cols: Sequence[int], head
             caps: dict[str, int], kernel_min: int) -> list[int]:
     """Widths for the columns ``cols`` (indices into COLUMNS) under ``headers``: each as wide as its widest
     cell up to its cap (cells wrap beyond it); the kernel name takes what is left (``kernel_min`` to 40
-    characters, then "…"); room left over unwraps the capped columns."""
+    characters, then it wraps); room left over unwraps the capped columns."""
     out, widest = [], []
     for j, h in zip(cols, headers):
         longest_word = max(len(w) for w in h.split())
@@ -138,7 +138,7 @@ def rich_tables(ov: Overview, top: int, width: int = 120) -> list:
     for j, h, w in zip(cols, headers, widths):
         c = COLUMNS[j]
         t.add_column(h, justify="right" if c in RIGHT else "left", width=w,
-                     overflow="ellipsis" if c == "kernel" else "fold", no_wrap=c == "kernel")
+                     overflow="fold")  # a long kernel name wraps: no name is cut
     conf = COLUMNS.index("conf.")
     for r in body:
         t.add_row(*[Text(r[j], CONF_STYLE.get(r[j], "")) if j == conf else r[j] for j in cols])

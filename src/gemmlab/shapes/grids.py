@@ -1,7 +1,7 @@
 """Grids of GEMM shapes for the shape map, and the validated options of one ``gemmlab shapes`` run.
 
 A grid is a tuple of ``GridShape``: M, N, K (C[M,N] = A[M,K] @ B[K,N], row-major FP32), a short
-label and where the shape comes from. ``GRIDS`` maps a name (``--grid NAME``) to a grid; any other
+label and where the shape comes from. ``GRIDS`` maps a name (``gemmlab shapes --preset NAME``) to a grid; any other
 list of shapes comes from ``--shapes "M,N,K;M,N,K"``.
 
 The default grid is sized to run in about three minutes on an H100 at the command's default
@@ -126,7 +126,7 @@ def grid(name: str) -> tuple[GridShape, ...]:
     try:
         return GRIDS[name]
     except KeyError:
-        raise InputError(f"--grid {name!r}: unknown grid; choose one of {', '.join(GRIDS)}") from None
+        raise InputError(f"--preset {name!r}: unknown shape grid; choose one of {', '.join(GRIDS)}") from None
 
 
 def parse_shapes(text: str) -> tuple[GridShape, ...]:
@@ -205,7 +205,7 @@ class ShapesOptions:
     def __post_init__(self) -> None:
         shapes = tuple(self.shapes)
         if not shapes:
-            raise InputError("no shapes to measure: give --grid NAME or --shapes M,N,K;...")
+            raise InputError("no shapes to measure: give --preset NAME or --shapes M,N,K;...")
         seen: set[tuple[int, int, int]] = set()
         for s in shapes:
             if not isinstance(s, GridShape):
@@ -227,9 +227,9 @@ class ShapesOptions:
 
 
 def resolve(grid_name: Optional[str], shapes_text: Optional[str]) -> tuple[str, tuple[GridShape, ...]]:
-    """(grid name, shapes) from ``--grid`` / ``--shapes`` (not both; default: the default grid)."""
+    """(grid name, shapes) from ``--preset`` / ``--shapes`` (not both; default: the default grid)."""
     if grid_name is not None and shapes_text is not None:
-        raise InputError(f"give either --grid or --shapes, not both (got --grid {grid_name} and --shapes {shapes_text})")
+        raise InputError(f"give either --preset or --shapes, not both (got --preset {grid_name} and --shapes {shapes_text})")
     if shapes_text is not None:
         return "custom", parse_shapes(shapes_text)
     name = grid_name or "default"

@@ -74,8 +74,8 @@ def check_request(req: ReportRequest) -> None:
         raise InputError("--shape-map picks the newest shape-map run; --run picks one by id: give one of them")
     if req.markdown is not None:
         if req.markdown.resolve() == req.out.resolve():
-            raise InputError(f"--markdown {req.markdown}: the same file as --out")
-        _target(req.markdown, "--markdown", req.force)
+            raise InputError(f"--markdown-out {req.markdown}: the same file as --out")
+        _target(req.markdown, "--markdown-out", req.force)
     if req.sweep_run is not None and req.sweep is None:
         raise InputError("--sweep-run picks a run in the --sweep database; give --sweep too")
 
@@ -102,7 +102,7 @@ def write(req: ReportRequest) -> Written:
         raise InputError("--vs puts lesson runs side by side; RUN is not a lesson run (use `gemmlab compare` for ladders)")
     if kind != "ladder" and req.markdown is not None:
         what = "shape maps" if kind == "shapes" else "lesson runs"
-        raise InputError(f"--markdown: {what} are reported in HTML only (the JSON of `--out` has every number)")
+        raise InputError(f"--markdown-out: {what} are reported in HTML only (the JSON of `--out` has every number)")
     if kind == "shapes":
         from gemmlab.report import shape_html
 
@@ -176,7 +176,7 @@ def _ladder_report(req: ReportRequest, records: list[RunRecord], how: str) -> Wr
         for rel, png in plots.items():
             p = req.markdown.parent / rel
             if p.exists() and not req.force:
-                raise InputError(f"--markdown {req.markdown}: plot {p} exists; pass --force to replace it")
+                raise InputError(f"--markdown-out {req.markdown}: plot {p} exists; pass --force to replace it")
             files[p] = png
         files[req.markdown] = text
         if plots:
