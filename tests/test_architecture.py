@@ -9,7 +9,6 @@ so a new package or an upward import fails here with the file and line named.
 from __future__ import annotations
 
 import ast
-from collections import defaultdict
 from pathlib import Path
 
 import pytest

@@ -11,7 +11,15 @@ import random
 import pytest
 
 from gemmlab.bench.spec import BenchSpec
-from gemmlab.bench.stats import FASTER, MIN_EFFECT, SAME, SLOWER, Measurement, effect, speedup
+from gemmlab.bench.stats import (
+    FASTER,
+    MIN_EFFECT,
+    SAME,
+    SLOWER,
+    Measurement,
+    effect,
+    speedup,
+)
 
 SPEC = BenchSpec("k", 64, 64, 64)
 
