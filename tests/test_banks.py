@@ -114,9 +114,9 @@ def test_c_integer_semantics():
         ("1 << 70", {}, "shift by 70"),
         ("tid - 40", {}, "negative"),
         ("As[tid][0]", {}, "--row-length"),
-        ("tid", {"elem_bytes": 3}, "--bytes 3"),
+        ("tid", {"elem_bytes": 3}, "elem_bytes 3"),
         ("tid", {"variables": {"lane": 1}}, "set per lane"),
-        ("tid", {"warp": 32}, "--warp 32"),
+        ("tid", {"warp": 32}, "warp 32"),
         ("x" * 600, {}, "at most 500"),
     ],
 )

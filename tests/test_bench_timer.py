@@ -188,10 +188,10 @@ def test_phases_are_reported_in_order():
 @pytest.mark.parametrize(
     "kwargs, words",
     [
-        ({"warmup_ms": -1}, "--warmup-ms must be a finite number >= 0, got -1"),
-        ({"rep_ms": math.inf}, "--rep-ms must be a finite number >= 0, got inf"),
-        ({"rep_ms": 0}, "--rep-ms must be > 0 when --repeats is not given"),
-        ({"repeats": 0}, "--repeats must be an integer from 1 to 100000, got 0"),
+        ({"warmup_ms": -1}, "warmup_ms must be a finite number >= 0, got -1"),
+        ({"rep_ms": math.inf}, "rep_ms must be a finite number >= 0, got inf"),
+        ({"rep_ms": 0}, "rep_ms must be > 0 unless a repeat count is given"),
+        ({"repeats": 0}, "repeats must be an integer from 1 to 100000, got 0"),
         ({"min_repeats": 20, "max_repeats": 10}, "max_repeats (10) must be >= min_repeats (20)"),
     ],
 )

@@ -169,3 +169,15 @@ def test_error_messages_name_flags_that_exist():
                             if flag not in visible | OTHER_TOOLS:
                                 unknown.append(f"{path.relative_to(SRC)}:{node.lineno} {flag}")
     assert unknown == []
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["shapes", "--preset", "nope", "--list"], "gemmlab: error: --preset 'nope': unknown shape grid"),
+    (["profile", "coalesced", "--warmup-launches", "-1", "--dry-run"], "gemmlab: error: --warmup-launches -1: expected 0"),
+    (["banks", "tid", "--bytes", "3"], "gemmlab: error: --bytes 3: element size must be one of"),
+    (["analyze", "--example", "-k", "("], "gemmlab: error: --kernel '(': not a valid regular expression"),
+])
+def test_library_errors_name_the_flag_of_the_command_that_ran(capsys, argv, line):
+    """The library names the parameter (``grid``, ``warmup``); the CLI shows the running command's flag."""
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 2 and err.startswith(line), err

@@ -175,7 +175,7 @@ def test_kernel_filter_that_matches_nothing():
 
 
 def test_kernel_filter_that_is_not_a_regex():
-    with pytest.raises(InputError, match=r"--kernel '\(': not a valid regular expression"):
+    with pytest.raises(InputError, match=r"kernel '\(': not a valid regular expression"):
         load(RAW, kernel="(")
 
 

@@ -233,8 +233,8 @@ def test_odd_block_sizes_and_no_registers():
         (("sm_90", 256, 256), {}, "--regs 256"),
         (("sm_90", 256, 32, 227 * 1024 + 1), {}, "opt-in maximum"),
         (("sm_86", 256, 32, 100 * 1024), {}, "0..101376"),
-        (("sm_90", 256, 32), {"barriers": 17}, "--barriers 17"),
-        (("sm_90", 256, 32), {"carveout_pct": 101}, "--carveout 101"),
+        (("sm_90", 256, 32), {"barriers": 17}, "barriers 17"),
+        (("sm_90", 256, 32), {"carveout_pct": 101}, "carveout 101"),
     ],
 )
 def test_bad_input_is_one_clear_error(args, kw, fragment):

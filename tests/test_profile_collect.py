@@ -87,7 +87,7 @@ def test_uncovered_names_what_a_collection_misses():
 def test_parse_groups_validates():
     assert collect.parse_groups("coalescing, occupancy") == ["coalescing", "occupancy"]
     assert collect.parse_groups("") is None
-    with pytest.raises(InputError, match=r"--groups 'sol': unknown metric group; expected some of speed_of_light"):
+    with pytest.raises(InputError, match=r"groups 'sol': unknown metric group; expected some of speed_of_light"):
         collect.parse_groups("sol")
 
 

@@ -59,10 +59,10 @@ def test_command_target_as_given():
 
 
 @pytest.mark.parametrize("kw, msg", [
-    (dict(launch_skip=-1), "--launch-skip -1: expected 0 or more"),
-    (dict(launch_count=0), "--launch-count 0: expected 1 or more"),
-    (dict(kernel_regex="gemm("), "--kernel 'gemm(': not a valid regular expression"),
-    (dict(nvtx_range="a/b"), "--range 'a/b': expected an NVTX range name without '/'"),
+    (dict(launch_skip=-1), "launch_skip -1: expected 0 or more"),
+    (dict(launch_count=0), "launch_count 0: expected 1 or more"),
+    (dict(kernel_regex="gemm("), "kernel 'gemm(': not a valid regular expression"),
+    (dict(nvtx_range="a/b"), "range 'a/b': expected an NVTX range name without '/'"),
 ])
 def test_target_validation(kw, msg):
     with pytest.raises(InputError) as e:

@@ -55,7 +55,7 @@ def test_impossible_shapes_are_one_line_errors(text, message):
 
 
 def test_options_are_validated_at_construction():
-    with pytest.raises(InputError, match="--preset 'nope'"):
+    with pytest.raises(InputError, match="grid 'nope'"):
         grids.resolve("nope", None)
     with pytest.raises(InputError, match="not both"):
         grids.resolve("quick", "1,2,3")

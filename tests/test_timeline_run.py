@@ -120,7 +120,7 @@ def test_via_nsys_without_nsys(monkeypatch):
     monkeypatch.setattr(timeline_run, "find_nsys", lambda: None)
     with pytest.raises(ToolMissing, match="nsys .* not found"):
         timeline_run.run_timeline(["./app"], via="nsys")
-    with pytest.raises(InputError, match="--via 'x': expected one of auto, nsys, cupti"):
+    with pytest.raises(InputError, match="via 'x': expected one of auto, nsys, cupti"):
         timeline_run.run_timeline(["./app"], via="x")
 
 

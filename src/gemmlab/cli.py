@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         rv = app(args=argv, standalone_mode=False)
     except UserError as e:
-        print(f"gemmlab: error: {e.message}", file=sys.stderr)
+        print(f"gemmlab: error: {e.named(_flag(e.option, argv))}", file=sys.stderr)
         sys.exit(e.code)
     except KeyboardInterrupt:
         _interrupted()
@@ -79,6 +79,23 @@ def main(argv: list[str] | None = None) -> None:
         _interrupted()
     if code:
         sys.exit(code)
+
+
+def _flag(option: str | None, argv: list[str] | None) -> str | None:
+    """The flag of the running command whose parameter is ``option`` (``launch_skip`` is
+    ``--launch-skip`` on ``profile``; ``grid`` is ``--preset`` on ``shapes``); ``option`` itself when
+    no parameter of that command matches."""
+    if option is None:
+        return None
+    args = sys.argv[1:] if argv is None else argv
+    name = next((a for a in args if not a.startswith("-")), None)
+    command = typer.main.get_command(app).commands.get(name) if name else None  # type: ignore[union-attr]
+    for p in getattr(command, "params", ()):
+        if p.name in (option, option + "_") and not p.hidden:
+            flags = [o for o in p.opts if o.startswith("--")]
+            if flags:
+                return flags[0]
+    return option
 
 
 def _exit_code(rv: object) -> int:

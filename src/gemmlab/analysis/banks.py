@@ -147,7 +147,7 @@ def parse_index(text: str, row_length: Optional[int] = None) -> tuple[_Expr, Opt
     if row_length is None:
         raise InputError(f"{text!r}: a 2-D access needs --row-length (elements per row of {array})")
     if row_length < 1:
-        raise InputError(f"--row-length {row_length}: must be ≥ 1")
+        raise InputError(f"{row_length}: must be ≥ 1", option="row_length")
     index = ast.BinOp(ast.BinOp(subs[0], ast.Mult(), ast.Constant(row_length)), ast.Add(), subs[1])
     return _Expr(text, ast.fix_missing_locations(index)), array
 
@@ -170,7 +170,7 @@ def lane_env(
     }
     for k, v in (variables or {}).items():
         if k in env:
-            raise InputError(f"--var {k}={v}: {k!r} is set per lane; choose another name")
+            raise InputError(f"{k}={v}: {k!r} is set per lane; choose another name", option="var")
         env[k] = v
     return env
 
@@ -346,12 +346,12 @@ def bank_conflicts(
     """Banks, N-way conflict and wavefronts of one warp's shared-memory access ``expression``
     (an element index, or ``As[row][col]`` with ``row_length``), and a padded alternative."""
     if elem_bytes not in ELEMENT_BYTES:
-        raise InputError(f"--bytes {elem_bytes}: element size must be one of {', '.join(map(str, ELEMENT_BYTES))}")
+        raise InputError(f"{elem_bytes}: element size must be one of {', '.join(map(str, ELEMENT_BYTES))}", option="elem_bytes")
     threads = block[0] * block[1] * block[2]
     if min(block) < 1 or threads > 1024:
-        raise InputError(f"--block {'x'.join(map(str, block))}: dimensions ≥ 1 and at most 1024 threads")
+        raise InputError(f"{'x'.join(map(str, block))}: dimensions ≥ 1 and at most 1024 threads", option="block")
     if not 0 <= warp < max(1, -(-threads // WARP)):
-        raise InputError(f"--warp {warp}: a block of {threads} threads has warps 0..{-(-threads // WARP) - 1}")
+        raise InputError(f"{warp}: a block of {threads} threads has warps 0..{-(-threads // WARP) - 1}", option="warp")
     variables = dict(variables or {})
     expr, _ = parse_index(expression, row_length)
     envs = [lane_env(lane, warp, block, variables) for lane in range(WARP)]
@@ -366,5 +366,5 @@ def parse_var(text: str) -> tuple[str, int]:
     """``k=3`` → ("k", 3); InputError otherwise."""
     m = re.fullmatch(r"\s*([A-Za-z_]\w*(?:\.[xyz])?)\s*=\s*(-?\d+)\s*", text)
     if not m:
-        raise InputError(f"--var {text!r}: expected NAME=INTEGER, e.g. k=3")
+        raise InputError(f"{text!r}: expected NAME=INTEGER, e.g. k=3", option="var")
     return m.group(1), int(m.group(2))

@@ -52,7 +52,7 @@ def resolve_arch(arch: str | ArchSpec) -> ArchSpec:
         return arch
     spec = find_arch(str(arch))
     if spec is None:
-        raise InputError(f"--arch {arch!r}: unknown architecture; known: {', '.join(ARCHS)}")
+        raise InputError(f"{arch!r}: unknown architecture; known: {', '.join(ARCHS)}", option="arch")
     return spec
 
 
@@ -85,13 +85,13 @@ class OccupancyInput:
                 f"({a.smem_per_block_optin // 1024} KiB, the opt-in maximum) on {a.name}"
             )
         if not 0 <= self.barriers <= MAX_BARRIERS_PER_BLOCK:
-            raise InputError(f"--barriers {self.barriers}: must be 0..{MAX_BARRIERS_PER_BLOCK}")
+            raise InputError(f"{self.barriers}: must be 0..{MAX_BARRIERS_PER_BLOCK}", option="barriers")
         if self.smem_config is not None and not 0 <= self.smem_config <= a.smem_per_sm:
             raise InputError(
                 f"shared-memory config {self.smem_config} B: must be 0..{a.smem_per_sm} B on {a.name}"
             )
         if self.carveout_pct is not None and not -1 <= self.carveout_pct <= 100:
-            raise InputError(f"--carveout {self.carveout_pct}: a percentage 0..100, or -1 for the default")
+            raise InputError(f"{self.carveout_pct}: a percentage 0..100, or -1 for the default", option="carveout")
         if self.smem_reserved is not None and self.smem_reserved < 0:
             raise InputError(f"reserved shared memory {self.smem_reserved} B: must be ≥ 0")
 

@@ -185,9 +185,9 @@ def measure(
 ) -> CeilingMeasurement:
     """Measure both ceilings on ``backend``'s GPU."""
     if runs < 3:
-        raise InputError(f"--repeats {runs}: at least 3 timed runs, so that a median means something")
+        raise InputError(f"{runs}: at least 3 timed runs, so that a median means something", option="runs")
     if copy_bytes < DEFAULT_COPY_BYTES:
-        raise InputError(f"--copy-mib {copy_bytes // 2**20}: at least 1024 MiB, to stream from DRAM rather than L2")
+        raise InputError(f"{copy_bytes // 2**20}: at least 1024 MiB, to stream from DRAM rather than L2", option="copy_mib")
     n = choose_gemm_n(backend.free_bytes(), gemm_n)
     if n != gemm_n:
         log.warning("SGEMM size reduced from %d to %d to fit free memory", gemm_n, n)

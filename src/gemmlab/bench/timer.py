@@ -98,9 +98,9 @@ class TimingOptions:
         for name in ("warmup_ms", "rep_ms", "hold_per_run_s", "hold_max_s"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
-                raise InputError(f"--{name.replace('_', '-')} must be a finite number >= 0, got {v!r}")
+                raise InputError(f"must be a finite number >= 0, got {v!r}", option=name)
         if self.rep_ms == 0 and self.repeats is None:
-            raise InputError("--rep-ms must be > 0 when --repeats is not given, got 0")
+            raise InputError("must be > 0 unless a repeat count is given, got 0", option="rep_ms")
         for name in ("min_repeats", "max_repeats", "estimate_runs", "batch_size"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
@@ -110,7 +110,7 @@ class TimingOptions:
         if self.repeats is not None and (
             isinstance(self.repeats, bool) or not isinstance(self.repeats, int) or not 1 <= self.repeats <= 100_000
         ):
-            raise InputError(f"--repeats must be an integer from 1 to 100000, got {self.repeats!r}")
+            raise InputError(f"must be an integer from 1 to 100000, got {self.repeats!r}", option="repeats")
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -169,7 +169,7 @@ def group(name: str) -> Group:
     for g in GROUPS:
         if g.name == name:
             return g
-    raise InputError(f"--groups {name!r}: unknown metric group; expected some of {', '.join(GROUP_NAMES)}")
+    raise InputError(f"{name!r}: unknown metric group; expected some of {', '.join(GROUP_NAMES)}", option="groups")
 
 
 def default_collection(groups: Optional[Sequence[str]] = None) -> Collection:

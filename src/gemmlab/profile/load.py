@@ -174,8 +174,8 @@ def _report_from_chunks(chunks: Iterator[bytes], source: str, metrics: Optional[
         try:
             launches = ncu_rep.read_rep(spooled, metrics)
         except UserError as e:
-            e.message = e.message.replace(str(spooled), source)
-            e.args = (e.message,)
+            e.detail = e.detail.replace(str(spooled), source)
+            e.args = (e.detail,)
             raise
     for launch in launches:
         launch.source = source
@@ -293,7 +293,7 @@ def kernel_regex(pattern: Optional[str]) -> Optional[re.Pattern[str]]:
     try:
         return re.compile(pattern)
     except re.error as e:
-        raise InputError(f"--kernel {pattern!r}: not a valid regular expression ({e})") from None
+        raise InputError(f"{pattern!r}: not a valid regular expression ({e})", option="kernel") from None
 
 
 def filter_kernels(launches: list[KernelLaunch], pattern: Optional[str], source: str) -> list[KernelLaunch]:

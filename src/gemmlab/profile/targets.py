@@ -50,16 +50,16 @@ class Target:
         if not self.app_argv or not self.app_argv[0]:
             raise InputError("the command to profile is empty; expected a program and its arguments after --")
         if self.launch_skip < 0:
-            raise InputError(f"--launch-skip {self.launch_skip}: expected 0 or more")
+            raise InputError(f"{self.launch_skip}: expected 0 or more", option="launch_skip")
         if self.launch_count < 1:
-            raise InputError(f"--launch-count {self.launch_count}: expected 1 or more")
+            raise InputError(f"{self.launch_count}: expected 1 or more", option="launch_count")
         if self.kernel_regex is not None:
             try:
                 re.compile(self.kernel_regex)
             except re.error as e:
-                raise InputError(f"--kernel {self.kernel_regex!r}: not a valid regular expression ({e})") from None
+                raise InputError(f"{self.kernel_regex!r}: not a valid regular expression ({e})", option="kernel") from None
         if self.nvtx_range is not None and (not self.nvtx_range or "/" in self.nvtx_range):
-            raise InputError(f"--range {self.nvtx_range!r}: expected an NVTX range name without '/'")
+            raise InputError(f"{self.nvtx_range!r}: expected an NVTX range name without '/'", option="range")
 
     @property
     def nvtx_include(self) -> Optional[str]:
@@ -103,7 +103,7 @@ def rung_target(rung: str, shape: tuple[int, int, int], warmup: int = DEFAULT_WA
                 python: str = sys.executable,
                 resolve: Callable[[str, int, int, int], Optional[str]] = launched_kernel) -> Target:
     if warmup < 0:
-        raise InputError(f"--warmup-launches {warmup}: expected 0 or more")
+        raise InputError(f"{warmup}: expected 0 or more", option="warmup")
     M, N, K = shape
     kernel = resolve(rung, M, N, K)
     app = (python, "-m", TARGET_MODULE, "--rung", rung, "--shape", f"{M},{N},{K}", "--warmup", str(warmup))
@@ -122,7 +122,7 @@ def script_target(script: str, args: Sequence[str] = (), nvtx_range: Optional[st
                   python: str = sys.executable) -> Target:
     p = Path(script)
     if not p.is_file():
-        raise InputError(f"--script {script}: no such file; expected a Python script")
+        raise InputError(f"{script}: no such file; expected a Python script", option="script")
     if nvtx_range is None and kernel is None:
         raise InputError(f"--script {script}: name the kernels to profile with --range NAME (an NVTX push/pop "
                          f"range in the script) or --kernel REGEX")

@@ -78,7 +78,7 @@ def nsys_timeline(nsys_exe: str, argv: Sequence[str], timeout_s: float, runner=s
 def run_timeline(argv: Sequence[str], via: str = "auto", timeout_s: float = 600.0, runner=subprocess.run,
                  nsys_exe: Optional[str] = None) -> Timeline:
     if via not in VIAS:
-        raise InputError(f"--via {via!r}: expected one of {', '.join(VIAS)}")
+        raise InputError(f"{via!r}: expected one of {', '.join(VIAS)}", option="via")
     notes: list[str] = []
     exe = nsys_exe or (find_nsys() if via in ("auto", "nsys") else None)
     if via == "nsys" and exe is None:

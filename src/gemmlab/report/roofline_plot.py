@@ -114,9 +114,9 @@ def plot_roofline(
 def _check_path(path: str | os.PathLike[str], overwrite: bool) -> Path:
     out = Path(path)
     if out.suffix.lower().lstrip(".") not in FORMATS:
-        raise InputError(f"--plot {out}: the file name must end in {', '.join('.' + f for f in FORMATS)}")
+        raise InputError(f"{out}: the file name must end in {', '.join('.' + f for f in FORMATS)}", option="plot")
     if out.exists() and not overwrite:
-        raise InputError(f"--plot {out}: the file exists; pass --force to replace it")
+        raise InputError(f"{out}: the file exists; pass --force to replace it", option="plot")
     if not out.parent.is_dir():
-        raise InputError(f"--plot {out}: directory {out.parent} does not exist")
+        raise InputError(f"{out}: directory {out.parent} does not exist", option="plot")
     return out

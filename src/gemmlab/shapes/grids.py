@@ -126,7 +126,7 @@ def grid(name: str) -> tuple[GridShape, ...]:
     try:
         return GRIDS[name]
     except KeyError:
-        raise InputError(f"--preset {name!r}: unknown shape grid; choose one of {', '.join(GRIDS)}") from None
+        raise InputError(f"{name!r}: unknown shape grid; choose one of {', '.join(GRIDS)}", option="grid") from None
 
 
 def parse_shapes(text: str) -> tuple[GridShape, ...]:
@@ -216,7 +216,7 @@ class ShapesOptions:
             seen.add(s.dims)
         object.__setattr__(self, "shapes", shapes)
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise InputError(f"--seed must be an integer >= 0, got {self.seed!r}")
+            raise InputError(f"must be an integer >= 0, got {self.seed!r}", option="seed")
         from gemmlab.kernels import registry
 
         registry.get(self.rung)  # one line naming the valid rungs otherwise
