@@ -204,6 +204,10 @@ def test_a_stored_run_maps_exactly_as_it_was_measured(tmp_path):
         summary = s.list_runs()[0]
     assert back.kind == "shapes" and back.meta["dtype"] == "fp32" and summary.kind == "shapes"
     assert S.from_record(back).to_dict() == S.from_record(res).to_dict()
+    from gemmlab.workflows.kinds import as_dict
+
+    rows = as_dict(back)["rows"]  # the JSON keeps each row's shape class, as gemmlab 0.1 wrote it
+    assert {r["shape_class"] for r in rows if r["grid_shape"]["M"] == 127} == {"small"}
     with Store(db) as s:  # append-only, as every run
         with pytest.raises(Exception, match="append-only"):
             s._db.execute("DELETE FROM runs")

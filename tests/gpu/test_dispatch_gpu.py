@@ -144,7 +144,7 @@ def test_workspace_is_allocated_once(cp):
 
 
 def test_shapes_maps_the_dispatch_rung_by_default(capsys):
-    code, stdout, err = run_cli(capsys, "shapes", "--grid", "quick", "--warmup-ms", "2", "--rep-ms", "5",
+    code, stdout, err = run_cli(capsys, "shapes", "--preset", "quick", "--warmup-ms", "2", "--rep-ms", "5",
                                 "--no-store", "--json")
     assert code == 0, err
     res = json.loads(stdout)

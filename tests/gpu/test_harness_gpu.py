@@ -190,6 +190,7 @@ def test_gpu_bench_end_to_end():
 
     from gemmlab.bench import env as envmod
     from gemmlab.bench.ladder import GpuBench, Target, run_targets
+    from gemmlab.bench.results import RunRecord
     from gemmlab.bench.spec import BenchSpec
     from gemmlab.bench.timer import TimingOptions
 
@@ -199,10 +200,11 @@ def test_gpu_bench_end_to_end():
     probe = Target(BenchSpec("probe", n, n, n), lambda: _launcher(n))
     lib = Target(BenchSpec("cupy_matmul", n, n, n), lambda: (lambda a, b, c, al, be: cp.matmul(a, b, out=c)))
     peak = envmod.fp32_peak(env)
-    rows, ref = run_targets([probe], lib, bench, peak["flops"])
-    assert rows[0].check.ok and ref.check.ok
+    rows, ref = run_targets([probe], lib, bench)
+    record = RunRecord("bench", (*rows, ref), env, {"peak": peak})
+    assert rows[0].correct and ref.correct
     assert rows[0].measurement.n >= 10 and rows[0].measurement.timing["l2_flush_bytes"] >= 2 * env["l2_bytes"]
-    assert 0 < rows[0].pct_of_cublas < 100
+    assert 0 < record.pct_of_reference(rows[0]) < 100
     assert env["clock_source"] in ("nvml", "nvidia-smi", "unavailable")
     if env["clock_source"] != "unavailable":
         assert rows[0].clocks["sm_mhz_before"] > 0 and rows[0].clocks["sm_mhz_after"] > 0
@@ -214,7 +216,7 @@ def test_gpu_bench_end_to_end():
             "probe_ms": rows[0].measurement.median * 1e3,
             "probe_rel_iqr": rows[0].measurement.relative_iqr,
             "cupy_matmul_ms": ref.measurement.median * 1e3,
-            "cupy_matmul_pct_of_peak": ref.pct_of_peak,
+            "cupy_matmul_pct_of_peak": record.pct_of_peak(ref),
             "clocks": [rows[0].clocks, ref.clocks],
         },
     )

@@ -67,9 +67,9 @@ def test_one_block_per_sm_is_what_the_driver_says(contexts):
 @pytest.mark.parametrize("name", registry.NAMES)
 def test_lesson_command_end_to_end(capsys, tmp_path, name):
     les = registry.get(name)
-    small = {"tiling": ["--sweep", "100,256"], "atomics": ["--size", "100003", "--sweep", "0,1"],
-             "coalescing": ["--size", "100003", "--sweep", "4,100"], "bank_conflicts": ["--sweep", "100,512"],
-             "occupancy": ["--size", "100003", "--sweep", "32,256"], "fusion": ["--sweep", "1000,100003"]}[name]
+    small = {"tiling": ["--points", "100,256"], "atomics": ["--size", "100003", "--points", "0,1"],
+             "coalescing": ["--size", "100003", "--points", "4,100"], "bank_conflicts": ["--points", "100,512"],
+             "occupancy": ["--size", "100003", "--points", "32,256"], "fusion": ["--points", "1000,100003"]}[name]
     db = tmp_path / "runs.sqlite"
     code, out, err = run_cli(capsys, "lesson", name, *small, "--rep-ms", "5", "--warmup-ms", "2", "--db", str(db), "--json")
     assert code == 0, err

@@ -10,6 +10,7 @@ import json
 import pytest
 from conftest import run_cli
 
+from gemmlab.bench.results import load_record
 from gemmlab.shapes import grids
 from gemmlab.shapes import shapemap as S
 
@@ -21,7 +22,7 @@ FAST = ["--warmup-ms", "2", "--rep-ms", "5"]
 def test_quick_grid_every_result_correct(capsys, tmp_path):
     db = tmp_path / "runs.sqlite"
     out = tmp_path / "shapes.json"
-    code, stdout, err = run_cli(capsys, "shapes", "--grid", "quick", "--rung", "double_buffered", *FAST,
+    code, stdout, err = run_cli(capsys, "shapes", "--preset", "quick", "--rung", "double_buffered", *FAST,
                                 "--db", str(db), "--out", str(out), "--json")
     assert code == 0, err
     res = json.loads(stdout)
@@ -30,7 +31,7 @@ def test_quick_grid_every_result_correct(capsys, tmp_path):
     bad = [(r["kernel"], r["grid_shape"], r["check"]["reason"]) for r in res["rows"] if not r["correct"]]
     assert not bad, bad
     assert "TF32 off" in res["env"]["cublas_math_mode"]
-    smap = S.from_result(res)
+    smap = S.from_record(load_record(res))
     by = {p.shape.dims: p for p in smap.points}
     assert by[(256, 256, 256)].ran == "double_buffered"  # aligned: the 16-byte instantiation
     assert by[(255, 257, 129)].ran == "double_buffered_scalar"  # N, K not multiples of 4: the scalar twin
@@ -63,6 +64,6 @@ def test_autotuned_rung_resolves_to_a_checked_candidate(capsys, tmp_path, monkey
     assert code == 0, err
     res = json.loads(stdout)
     assert all(r["correct"] for r in res["rows"])
-    ran = {p.shape.dims: p for p in S.from_result(res).points}
+    ran = {p.shape.dims: p for p in S.from_record(load_record(res)).points}
     assert ran[(200, 300, 64)].ran in {c.name for c in cands}
     assert ran[(200, 300, 64)].backend == "nvrtc"

@@ -300,6 +300,12 @@ def build(rows: Iterable[Row], goals: Goals = Goals(), copy_bytes_per_s: Optiona
     return ShapeMap(tuple(points), goals, rung_name, gpu)
 
 
+def row_extras(record: RunRecord) -> list[dict]:
+    """The derived numbers a shapes run's JSON shows beside each row: the ladder's, and the shape's class."""
+    return [{**extra, "shape_class": shape_class(*_shape_of(r).dims)}
+            for r, extra in zip(record.rows, record.ladder_extras())]
+
+
 def goals_of(record: RunRecord) -> Goals:
     g = (record.meta.get("options") or {}).get("goals") or {}
     return Goals(**{k: float(v) for k, v in g.items() if k in Goals.__dataclass_fields__})

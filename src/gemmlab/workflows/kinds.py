@@ -9,13 +9,14 @@ from typing import Callable
 
 from gemmlab.bench.results import KINDS, RunRecord
 from gemmlab.lessons import record as lesson_record
+from gemmlab.shapes import shapemap
 
 # kind -> the per-row derived numbers written beside each row in JSON and the store
 ROW_EXTRAS: dict[str, Callable[[RunRecord], list[dict]]] = {
     "ladder": RunRecord.ladder_extras,
     "bench": RunRecord.ladder_extras,
     "sweep": RunRecord.ladder_extras,
-    "shapes": RunRecord.ladder_extras,
+    "shapes": shapemap.row_extras,
     "lesson": lesson_record.extras,
 }
 assert set(ROW_EXTRAS) == set(KINDS), "every kind of run needs its row extras"
