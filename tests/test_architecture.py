@@ -9,6 +9,7 @@ so a new package or an upward import fails here with the file and line named.
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,7 @@ def module_name(path: Path, root: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@lru_cache(maxsize=None)
 def imports(root: Path) -> dict[str, list[tuple[str, int]]]:
     """module -> [(imported gemmlab module, line)], resolving relative imports and ``from pkg import mod``."""
     paths = {module_name(p, root): p for p in root.rglob("*.py")}
