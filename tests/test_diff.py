@@ -172,6 +172,27 @@ def test_run_diff_keeps_shapes_apart():
                                                              "x": 4.0}
 
 
+def test_run_diff_pairs_rows_on_kernel_shape_and_point_whatever_else_each_run_holds():
+    from gemmlab.bench.results import load_record
+
+    def lesson_row(kernel, stride, t):
+        row = _row(kernel, [t])
+        return {**row, "spec": {**row["spec"], "M": 8388608, "N": 1, "K": 1},
+                "point": {"size": 8388608, "param": "stride", "value": stride}}
+
+    a = load_record({"rows": [lesson_row("strided", 2, 1.0), lesson_row("coalesced", 2, 0.5),
+                              lesson_row("strided", 4, 2.0), lesson_row("coalesced", 4, 0.5)]})
+    b = load_record({"rows": [lesson_row("strided", 2, 1.0), lesson_row("coalesced", 2, 0.4)]})
+    rows = {d.kernel: (d.a_s, d.b_s) for d in diff_runs(a, b)}
+    assert rows["strided 8388608x1x1 stride=2"] == (1.0, 1.0) and rows["coalesced 8388608x1x1 stride=2"] == (0.5, 0.4)
+    assert rows["strided 8388608x1x1 stride=4"] == (2.0, None)
+    # one ladder at two sizes: nothing pairs (an "8x slower" would only be the size)
+    small = load_record({"rows": [_row("coalesced", [1.0], M=1024)]})
+    big = load_record({"rows": [_row("coalesced", [8.0], M=2048)]})
+    assert [(d.kernel, d.speedup) for d in diff_runs(small, big)] == [
+        ("coalesced 1024x1024x1024", None), ("coalesced 2048x2048x2048", None)]
+
+
 def test_cli_diff_unknown_run(tmp_path, capsys):
     from gemmlab.cli import main
     from gemmlab.store import Store

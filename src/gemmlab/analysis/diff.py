@@ -231,34 +231,38 @@ class RunKernelDiff:
                 "effect": None if c is None else c.verdict, "change": None if c is None else c.to_dict()}
 
 
-def _keyed(record: RunRecord) -> dict[str, Measurement]:
-    """{kernel label: measurement} of a run; a name that repeats gets its shape, then its sweep
-    point, added."""
-    def label(r: Row, depth: int) -> str:
-        out = r.name
-        if depth >= 1:
-            out += f" {r.spec.M}x{r.spec.N}x{r.spec.K}"
-        if depth >= 2 and r.extra.get("point"):
-            pt = r.extra["point"]
-            out += f" {pt.get('param')}={pt.get('value')}"
-        return out
+def _key(r: Row) -> tuple:
+    """What one row measured: kernel, shape and sweep point (a lesson's); two runs pair on it."""
+    pt = r.extra.get("point") or {}
+    return r.name, r.shape, str(pt.get("param") or ""), str(pt.get("value", ""))
 
-    counts: dict[str, int] = defaultdict(int)
-    for r in record.rows:
-        counts[r.name] += 1
-    out: dict[str, Measurement] = {}
-    for r in record.rows:
-        depth = 0 if counts[r.name] == 1 else 1
-        same_shape = sum(1 for x in record.rows if x.name == r.name and x.shape == r.shape)
-        if same_shape > 1:
-            depth = 2
-        out[label(r, depth)] = r.measurement
+
+def _labels(keys: list[tuple]) -> dict[tuple, str]:
+    """A label per key, as short as keeps the keys apart: the kernel's name, with its shape when the
+    name repeats, and its sweep point when name and shape repeat."""
+    names = defaultdict(set)
+    shapes = defaultdict(set)
+    for name, shape, param, value in keys:
+        names[name].add(shape)
+        shapes[(name, shape)].add((param, value))
+    out = {}
+    for key in keys:
+        name, shape, param, value = key
+        label = name
+        if len(names[name]) > 1 or len(shapes[(name, shape)]) > 1:
+            label += " " + "x".join(map(str, shape))
+        if len(shapes[(name, shape)]) > 1:
+            label += f" {param}={value}"
+        out[key] = label
     return out
 
 
 def diff_runs(a: RunRecord, b: RunRecord) -> list[RunKernelDiff]:
     """Per kernel of two runs, A's and B's measurement and the change between them: kernels of A
-    first, then B's new ones."""
-    ka, kb = _keyed(a), _keyed(b)
-    names = list(ka) + [k for k in kb if k not in ka]
-    return [RunKernelDiff(k, ka.get(k), kb.get(k)) for k in names]
+    first, then B's new ones. Rows pair when they measured the same kernel at the same shape and
+    sweep point; a label shows as much of that as tells the rows apart."""
+    ka = {_key(r): r.measurement for r in a.rows}
+    kb = {_key(r): r.measurement for r in b.rows}
+    keys = list(ka) + [k for k in kb if k not in ka]
+    labels = _labels(keys)
+    return [RunKernelDiff(labels[k], ka.get(k), kb.get(k)) for k in keys]
