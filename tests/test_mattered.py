@@ -6,7 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from gemmlab.analysis.mattered import RungRow, ladder_table, profiler_signal, what_mattered
+from gemmlab.analysis.mattered import (
+    RungRow,
+    ladder_table,
+    profiler_signal,
+    what_mattered,
+)
+from gemmlab.bench.results import Row
 from gemmlab.bench.spec import BenchSpec
 from gemmlab.bench.stats import Measurement
 from gemmlab.profile.load import load
@@ -30,7 +36,7 @@ def rows(**extra):
     for n, t in SEED01:
         e = dict(extra.get(n, {}))
         q1, q3 = e.pop("q1_s", None), e.pop("q3_s", None)
-        out.append(RungRow(n, meas(n, t, q1, q3), **e))
+        out.append(RungRow(Row(meas(n, t, q1, q3)), **e))
     return out
 
 
@@ -79,7 +85,7 @@ def test_markdown_has_both_tables():
 
 def test_bad_time_rejected():
     with pytest.raises(ValueError, match="samples must be finite positive seconds; x has"):
-        RungRow("x", meas("x", 0.0))
+        RungRow(Row(meas("x", 0.0)))
 
 
 def test_profiler_signal_on_the_h100_captures():
@@ -172,3 +178,12 @@ def test_profile_ladder_result_with_a_fake_profiler(monkeypatch, tmp_path, capsy
     assert out["table"][0]["signal"] == "98.8% L1/TEX, 16.5 ld sectors/req (4 of 32 B used), 32.0 st sectors/req (4 of 32 B used)"
     assert out["table"][0]["bottleneck"] == "uncoalesced global loads"
     assert out["mattered"][0]["optimization"] == "naive_uncoalesced -> coalesced" and not out["mattered"][0]["slower"]
+
+
+def test_a_kernel_that_counts_no_flops_shows_no_gflops():
+    """A lesson variant that does no arithmetic (a copy, a strided read) has no GFLOP/s: none is
+    made up from the spec's 2·M·N·K."""
+    copy = Row(meas("strided", 1.0), extra={"flops": None})
+    gemm = Row(meas("naive", 1.0))
+    assert RungRow(copy).gflops is None and ladder_table([RungRow(copy)])[0].gflops is None
+    assert RungRow(gemm).gflops == pytest.approx(2 * 2048**3 / 1.0 / 1e9)

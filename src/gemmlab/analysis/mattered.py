@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Optional, Sequence
 
+from gemmlab.bench.results import Row
 from gemmlab.bench.stats import SAME, SLOWER, Effect, Measurement, effect, speedup
 from gemmlab.profile.metrics import STALL_REASONS, value
 from gemmlab.profile.records import KernelLaunch
@@ -22,22 +23,27 @@ from gemmlab.profile.records import KernelLaunch
 
 @dataclass(frozen=True)
 class RungRow:
-    """One rung of the chain: its measurement (raw samples), and what profiling it said."""
+    """One rung of the chain: its measured row, and what profiling it said."""
 
-    name: str
-    measurement: Measurement
+    row: Row
     bottleneck: Optional[str] = None  # the analyzer's primary diagnosis, in words
     signal: Optional[str] = None  # the evidence behind it, in a few words
-    flops: Optional[int] = None  # FLOPs of one run when not the spec's 2·M·N·K (a lesson variant's own count)
+
+    @property
+    def name(self) -> str:
+        return self.row.name
+
+    @property
+    def measurement(self) -> Measurement:
+        return self.row.measurement
 
     @property
     def median_s(self) -> float:
-        return self.measurement.median
+        return self.row.median_s
 
     @property
     def gflops(self) -> Optional[float]:
-        f = self.flops if self.flops is not None else self.measurement.spec.flops
-        return f / self.median_s / 1e9 if f else None
+        return self.row.gflops  # None for a lesson variant that counts no FLOPs
 
 
 @dataclass(frozen=True)

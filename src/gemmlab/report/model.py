@@ -194,8 +194,8 @@ class RunView:
             return ()
         out: list[Change] = []
         for shape in self.shapes:
-            chain = [RungRow(r.name, r.measurement, (notes.get(r.name) or ProfileNote(None, None)).bottleneck,
-                             (notes.get(r.name) or ProfileNote(None, None)).signal, r.flops)
+            chain = [RungRow(r, (notes.get(r.name) or ProfileNote(None, None)).bottleneck,
+                             (notes.get(r.name) or ProfileNote(None, None)).signal)
                      for r in self.ladder(shape)]
             out += what_mattered(chain)
         return tuple(out)

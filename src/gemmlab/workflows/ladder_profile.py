@@ -92,8 +92,8 @@ def profile_rungs(rungs: Sequence[str], shape: tuple[int, int, int], *, ncu: str
 
 def rung_row(row: Row, profile: Optional[RungProfile]) -> RungRow:
     """A measured rung plus what profiling it said."""
-    return RungRow(row.name, row.measurement, None if profile is None else profile.bottleneck,
-                   None if profile is None else profile.signal, row.flops)
+    return RungRow(row, None if profile is None else profile.bottleneck,
+                   None if profile is None else profile.signal)
 
 
 def build_report(record: RunRecord, profiles: Sequence[RungProfile]) -> dict:
