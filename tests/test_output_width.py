@@ -41,3 +41,23 @@ def test_piped_tables_keep_headers_and_units_whole():
 def test_columns_still_sets_the_width():
     text = _run("analyze", "--example", columns="100")
     assert max(len(line) for line in _layout(text)) <= 100
+
+
+def test_a_narrow_terminal_never_splits_a_number_or_a_name(monkeypatch):
+    """At 80 columns a wide table wraps its prose at spaces and is printed wider than the terminal
+    rather than folding "55.8695" into "55.869" / "5" or a kernel name into pieces."""
+    import io
+
+    from rich.console import Console
+
+    from gemmlab import output
+
+    buf = io.StringIO()
+    monkeypatch.setattr(output, "console", Console(file=buf, width=80, markup=False))
+    cells = [["naive_uncoalesced", "55.8695", "12308.8", "1.00e-07", "the first article's deliberately bad kernel"],
+             ["bank_conflict_free", "0.4654", "36911.0", "8.10e-07", "ok"]]
+    output.print_table(["Version", "Time (ms)", "GFLOP/s", "Rel. error", "Note"] * 2, [r * 2 for r in cells])
+    text = buf.getvalue()
+    for row in cells:
+        for cell in row[:4]:
+            assert cell in text, cell

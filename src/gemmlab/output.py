@@ -110,11 +110,16 @@ def print_table(
         return
     t = Table(title=None if title is None else Text(title, style="table.title"),
               caption=None if caption is None else Text(caption, style="table.caption"), show_lines=False)
-    for c in columns:
-        t.add_column(Text(str(c)), overflow="fold")
-    for r in rows:
-        t.add_row(*[_cell(v) for v in r])
-    console.print(t)
+    cells = [[_cell(v) for v in r] for r in rows]
+    for j, c in enumerate(columns):
+        # A column is never narrower than its longest word, so a number or a kernel name is never
+        # split across lines; cells wrap only at spaces. A table wider than the terminal is printed
+        # whole (the terminal wraps its lines) rather than cut.
+        words = [w for cell in [Text(str(c))] + [r[j] for r in cells if j < len(r)] for w in cell.plain.split()]
+        t.add_column(Text(str(c)), overflow="fold", min_width=max(map(len, words), default=1))
+    for r in cells:
+        t.add_row(*r)
+    console.print(t, crop=False)
 
 
 def _cell(v: Any) -> Text:

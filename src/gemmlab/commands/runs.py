@@ -32,7 +32,7 @@ def runs(
                 return
             print_table(
                 ("Run", "Created (UTC)", "Kind", "GPU", "Dtype", "Results", "Kernels"),
-                [(s.id, s.created_utc, s.kind, s.gpu, s.dtypes, s.n_results, s.kernels) for s in summaries],
+                [(s.id, s.created_utc, s.kind, s.gpu, s.dtypes, s.n_results, s.kernels.replace(",", ", ")) for s in summaries],
                 title=f"Stored runs in {store.path}",
             )
             return
