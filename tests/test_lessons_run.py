@@ -218,3 +218,33 @@ def test_cli_profile_prints_diagnoses_and_what_mattered(fake_gpu, monkeypatch, c
     prof = json.loads(out)["profile"]
     assert [p["rung"] for p in prof["profiles"]] == ["atomic_per_match", "block_reduce"]
     assert prof["mattered"][0]["optimization"] == "atomic_per_match -> block_reduce"
+
+
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, RuntimeError])
+def test_a_profile_that_stops_keeps_the_measured_run(fake_gpu, monkeypatch, capsys, tmp_path, stop):
+    """Profiling every variant under ncu takes minutes; Ctrl-C (or a crash) there must not lose the
+    timing run already measured: it is stored and written before the error goes on."""
+    from gemmlab.profile import runner
+    from gemmlab.store import Store
+    from gemmlab.workflows import profile_run
+
+    def interrupted(*a, **kw):
+        raise stop("stopped while profiling")
+
+    monkeypatch.setattr(runner, "find_ncu", lambda path=None: "/fake/ncu")
+    monkeypatch.setattr(profile_run, "run_profile", interrupted)
+    monkeypatch.chdir(tmp_path)
+    db, out = tmp_path / "runs.sqlite", tmp_path / "run.json"
+    argv = ["lesson", "atomics", "--size", "1000", "--points", "0.1", "--repeats", "11", "--db", str(db),
+            "--out", str(out), "--profile"]
+    if stop is KeyboardInterrupt:
+        code, _, err = run_cli(capsys, *argv)
+        assert code == 130 and "interrupted" in err
+    else:
+        with pytest.raises(RuntimeError):
+            run_cli(capsys, *argv)
+        err = capsys.readouterr().err
+    assert "the measured run was kept (stored as run 1" in err
+    with Store(db, create=False) as s:
+        assert s.load_record(1).kind == "lesson"
+    assert json.loads(out.read_text())["lesson"] == "atomics"

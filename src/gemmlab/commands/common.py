@@ -6,6 +6,7 @@ other.
 from __future__ import annotations
 
 import difflib
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, Callable, Optional, Sequence
 
@@ -197,3 +198,24 @@ def table_command(fn: Callable[..., Any]) -> Callable[..., Any]:
     command.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
     command.__annotations__ = {**typing.get_type_hints(fn, include_extras=True), "csv_out": CsvOpt}
     return command
+
+
+@contextmanager
+def kept_if_stopped(record: Any, *, db: Optional[Path], no_store: bool, out: Optional[Path], force: bool):
+    """Around work done after a run was measured (profiling it, minutes under ncu): if that work fails
+    or is interrupted, the measured run is kept first (stored, --out written), then the error goes on."""
+    from gemmlab.workflows.keep import keep
+
+    try:
+        yield
+    except BaseException:
+        try:
+            kept = keep(record, db=db, no_store=no_store, out=out, force=force)
+            where = [f"stored as run {kept.record.run_id} in {kept.db}"] if kept.db else []
+            where += [f"written to {out}"] if out is not None else []
+            if where:
+                err_console.print(f"gemmlab: the measured run was kept ({' and '.join(where)}); profiling did not finish",
+                                  highlight=False, markup=False)
+        except UserError as e:
+            err_console.print(f"gemmlab: {e.message}", highlight=False, markup=False)
+        raise

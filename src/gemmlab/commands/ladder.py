@@ -36,6 +36,7 @@ from gemmlab.commands.common import (
     WarmupOpt,
     check_dtype,
     fail_on_wrong,
+    kept_if_stopped,
     progress_run,
     renamed,
     require_gpu,
@@ -124,7 +125,8 @@ def ladder(
         from gemmlab.commands.profiled import profile_ladder_record, show_ladder_profile
         from gemmlab.workflows.ladder_profile import with_profile
 
-        report = profile_ladder_record(record, ncu_path, full=profile_full)
+        with kept_if_stopped(record, db=db, no_store=no_store, out=out, force=force):
+            report = profile_ladder_record(record, ncu_path, full=profile_full)
         record = with_profile(record, report)
     _finish(record, json_out=json_out, out=out, force=force, db=db, no_store=no_store,
             after_table=None if report is None else (lambda: show_ladder_profile(report, as_json=False)))

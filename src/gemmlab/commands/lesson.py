@@ -26,6 +26,7 @@ from gemmlab.commands.common import (
     SeedOpt,
     WarmupOpt,
     fail_on_wrong,
+    kept_if_stopped,
     progress_run,
     renamed,
     require_gpu,
@@ -81,7 +82,8 @@ def lesson(
         from gemmlab.commands.profiled import profile_lesson_record
         from gemmlab.workflows.lesson_profile import report_dict
 
-        report = profile_lesson_record(les, record, ncu_path)
+        with kept_if_stopped(record, db=db, no_store=no_store, out=out, force=force):
+            report = profile_lesson_record(les, record, ncu_path)
         record = replace(record, meta={**record.meta, "profile": report_dict(report)})
     kept = keep(record, db=db, no_store=no_store, out=out, force=force)
     if json_out:
