@@ -175,3 +175,13 @@ def test_every_recorded_run_file_loads(path):
         pytest.skip(f"{path.name} is not a run record (a benchmark script's own JSON)")
     for record in file_records(path):
         assert record.rows and all(r.median_s > 0 for r in record.rows)
+
+
+def test_the_store_and_the_file_give_a_run_the_same_time(tmp_path):
+    from dataclasses import replace
+
+    record = replace(article_result(), created_utc="2026-01-02T03:04:05+00:00")
+    kept = keep(record, db=tmp_path / "r.sqlite", no_store=False, out=tmp_path / "r.json", force=False)
+    with Store(tmp_path / "r.sqlite", create=False) as s:
+        assert s.newest().created_utc == "2026-01-02T03:04:05+00:00" == kept.document["created_utc"]
+        assert s.newest("lesson") is None and s.newest("ladder").id == 1

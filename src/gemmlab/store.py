@@ -210,14 +210,16 @@ class Store:
         self.close()
 
     # --- writing ----------------------------------------------------------------------------
-    def add_run(self, command: str, env: Mapping[str, Any], rows: Iterable[Mapping[str, Any]], meta: Mapping[str, Any] | None = None) -> int:
-        """Append one run and its results (``Row.to_dict()`` dicts) in one transaction; its id."""
+    def add_run(self, command: str, env: Mapping[str, Any], rows: Iterable[Mapping[str, Any]],
+                meta: Mapping[str, Any] | None = None, created_utc: str = "") -> int:
+        """Append one run and its results (``Row.to_dict()`` dicts) in one transaction; its id.
+        ``created_utc``: when the run was measured (default: now)."""
         rows = list(rows)
         with self._db:
             cur = self._db.execute(
                 "INSERT INTO runs(created_utc, command, gpu, gemmlab_version, env_json, meta_json) VALUES (?,?,?,?,?,?)",
                 (
-                    utc_now(),
+                    created_utc or utc_now(),
                     command,
                     env.get("gpu"),
                     env.get("gemmlab"),
@@ -267,20 +269,22 @@ class Store:
         copies); its id."""
         d = record.to_dict(row_extras)
         meta = {k: v for k, v in d.items() if k not in ("command", "env", "rows", "run_id", "created_utc")}
-        return self.add_run(record.kind, d["env"], d["rows"], meta)
+        return self.add_run(record.kind, d["env"], d["rows"], meta, record.created_utc)
 
     # --- reading ----------------------------------------------------------------------------
-    def list_runs(self, limit: Optional[int] = None) -> list[RunSummary]:
-        """Newest first."""
-        sql = """SELECT r.id, r.created_utc, r.command, r.gpu, count(x.id), coalesce(group_concat(x.kernel, ','), ''),
-                        coalesce((SELECT group_concat(DISTINCT d.dtype) FROM results d WHERE d.run_id = r.id), '')
-                 FROM runs r LEFT JOIN (SELECT * FROM results ORDER BY run_id, seq) x ON x.run_id = r.id
-                 GROUP BY r.id ORDER BY r.id DESC"""
-        if limit is not None:
-            sql += f" LIMIT {int(limit)}"
-        return [RunSummary(i, created, kind, gpu, n, _distinct(kernels.split(",")),
-                           _distinct(_ab_type(d) for d in dtypes.split(",")))
-                for i, created, kind, gpu, n, kernels, dtypes in self._db.execute(sql).fetchall()]
+    def list_runs(self, limit: Optional[int] = None, kind: Optional[str] = None) -> list[RunSummary]:
+        """Newest first (of ``kind`` when given). Reads the runs table and the results' names and
+        dtypes only: never the samples."""
+        where, params = ("WHERE command = ?", [kind]) if kind is not None else ("", [])
+        lim = "" if limit is None else f"LIMIT {int(limit)}"
+        runs = self._db.execute(f"SELECT id, created_utc, command, gpu FROM runs {where} ORDER BY id DESC {lim}",
+                                params).fetchall()
+        out = []
+        for i, created, run_kind, gpu in runs:
+            names = self._db.execute("SELECT kernel, dtype FROM results WHERE run_id = ? ORDER BY seq", (i,)).fetchall()
+            out.append(RunSummary(i, created, run_kind, gpu, len(names), _distinct(k for k, _ in names),
+                                  _distinct(_ab_type(d) for _, d in names)))
+        return out
 
     def load_run(self, run_id: int) -> dict:
         """A stored run as one dict (the same shape as the JSON a command writes with --out)."""
@@ -319,7 +323,8 @@ class Store:
 
     def newest(self, kind: Optional[str] = None) -> Optional[RunSummary]:
         """The newest run (of ``kind``), or None."""
-        return next((r for r in self.list_runs() if kind is None or r.kind == kind), None)
+        found = self.list_runs(limit=1, kind=kind)
+        return found[0] if found else None
 
     def export_json(self, run_id: int) -> str:
         return _dumps(self.load_run(run_id), indent=2)
