@@ -24,7 +24,7 @@ from gemmlab.bench.env import utc_now
 from gemmlab.bench.results import RunRecord, load_record
 from gemmlab.errors import InputError
 from gemmlab.fileio import to_json
-from gemmlab.problem import LEGACY_DTYPES
+from gemmlab.problem import LEGACY_DTYPES, gemm_types
 
 SCHEMA_VERSION = 1
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -320,6 +320,13 @@ class Store:
     def load_record(self, run_id: int) -> RunRecord:
         """A stored run as a ``RunRecord``, whichever gemmlab version stored it."""
         return load_record(self.load_run(run_id), f"{self.path} run {run_id}")
+
+    def run_types(self, run_id: int) -> set[tuple[str, str]]:
+        """The (A/B, C) dtype pairs of a run's rows, read without loading its samples."""
+        rows = self._db.execute(
+            "SELECT DISTINCT dtype, json_extract(config_json, '$.spec.out_dtype') FROM results WHERE run_id = ?",
+            (run_id,)).fetchall()
+        return {gemm_types(d, out or None) for d, out in rows}
 
     def newest(self, kind: Optional[str] = None) -> Optional[RunSummary]:
         """The newest run (of ``kind``), or None."""

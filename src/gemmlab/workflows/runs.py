@@ -97,17 +97,17 @@ def _companions(store: Store, newest_record: RunRecord) -> list[int]:
         return []
     seen = {run_types(newest_record)}
     out = []
-    for summary in store.list_runs():  # newest first
-        if summary.kind != "ladder" or summary.gpu != newest_record.gpu or summary.id == newest_record.run_id:
+    for summary in store.list_runs(kind="ladder"):  # newest first
+        if summary.gpu != newest_record.gpu or summary.id == newest_record.run_id:
             continue
         try:
-            rec = store.load_record(summary.id)
-            key = run_types(rec)
+            types = store.run_types(summary.id)  # the rows' dtypes only, not their samples
         except InputError:
             continue  # a run this version cannot show is not a companion
-        if key not in seen:
-            seen.add(key)
-            out.append(summary.id)
+        if len(types) != 1 or types <= seen:
+            continue  # rows of mixed types are no ladder; a ladder already picked has a newer run
+        seen |= types
+        out.append(summary.id)
     return out
 
 
