@@ -177,7 +177,7 @@ def test_launched_kernel_follows_the_registry():
 
 
 def test_rung_shape_like_the_ladder_command():
-    from gemmlab.commands.profile import rung_shape
+    from gemmlab.commands.common import resolve_shape as rung_shape  # profile takes the ladder's own
 
     assert rung_shape(None, None) == (2048, 2048, 2048)
     assert rung_shape(1000, None) == (1000, 1000, 1000)
@@ -188,3 +188,5 @@ def test_rung_shape_like_the_ladder_command():
         rung_shape(0, None)
     with pytest.raises(InputError, match="--shape expects three positive integers"):
         rung_shape(None, "1,2")
+    with pytest.raises(InputError, match="32-bit int"):  # the kernels' indexing limit, as the ladder says
+        rung_shape(70000, None)

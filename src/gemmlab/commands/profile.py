@@ -22,7 +22,15 @@ from typing import List, Optional, Sequence
 import typer
 from rich.text import Text
 
-from gemmlab.commands.common import DbOpt, JsonOpt, renamed, table_command
+from gemmlab.commands.common import (
+    DbOpt,
+    JsonOpt,
+    ShapeOpt,
+    SizeOpt,
+    renamed,
+    resolve_shape,
+    table_command,
+)
 from gemmlab.errors import InputError, ToolMissing
 from gemmlab.output import (
     console,
@@ -54,20 +62,6 @@ def _is_rung(name: str) -> bool:
     return name in registry.names()
 
 
-def rung_shape(size: Optional[int], shape: Optional[str]) -> tuple[int, int, int]:
-    """--size N (square) or --shape M,N,K, as the ladder command takes them; 2048 cubed by default."""
-    from gemmlab.problem import parse_shape
-
-    if size is not None and shape is not None:
-        raise InputError(f"give either --size or --shape, not both (got --size {size} and --shape {shape})")
-    if shape is not None:
-        return parse_shape(shape)
-    n = targets.DEFAULT_SIZE if size is None else size
-    if n < 1:
-        raise InputError(f"--size must be a positive integer, got {n}")
-    return n, n, n
-
-
 def build_target(args: Sequence[str], shape: tuple[int, int, int], warmup: int, script: Optional[str], range_: Optional[str],
                  kernel: Optional[str], launch_skip: Optional[int], launch_count: int) -> targets.Target:
     """The target from the command line: a rung, a script, or a command."""
@@ -89,8 +83,8 @@ def build_target(args: Sequence[str], shape: tuple[int, int, int], warmup: int, 
 
 def profile_cmd(
     args: Optional[List[str]] = typer.Argument(None, help="A ladder rung, or (after --) the command to profile."),
-    size: Optional[int] = typer.Option(None, "--size", help="Rung problem size M=N=K (default 2048)."),
-    shape: Optional[str] = typer.Option(None, "--shape", help="Rung problem shape M,N,K."),
+    size: SizeOpt = None,
+    shape: ShapeOpt = None,
     warmup: int = typer.Option(targets.DEFAULT_WARMUP, "--warmup-launches", help="Rung launches before the profiled one."),
     warmup_old: Optional[int] = typer.Option(None, "--warmup", hidden=True),
     script: Optional[str] = typer.Option(None, "--script", help="A Python script to run (arguments after --)."),
@@ -114,7 +108,7 @@ def profile_cmd(
     _check_timeout(timeout)
     warmup = renamed(warmup, warmup_old, "--warmup-launches", "--warmup", unset=targets.DEFAULT_WARMUP)
     output = renamed(output, output_old, "--out", "--output")
-    target = build_target(args or [], rung_shape(size, shape), warmup, script, range_, kernel, launch_skip, launch_count)
+    target = build_target(args or [], resolve_shape(size, shape), warmup, script, range_, kernel, launch_skip, launch_count)
     collection = collect.full_collection() if full else collect.default_collection(collect.parse_groups(groups))
     out = targets.report_path(output, target.label, full)
     if dry_run:
