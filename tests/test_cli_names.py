@@ -164,6 +164,11 @@ def test_error_messages_name_flags_that_exist():
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
                 for part in ast.walk(node.exc):
+                    if isinstance(part, ast.JoinedStr):  # f"--{name}": a flag made up from a field name
+                        for left, right in zip(part.values, part.values[1:]):
+                            if isinstance(left, ast.Constant) and str(left.value).endswith("--") \
+                                    and isinstance(right, ast.FormattedValue):
+                                unknown.append(f"{path.relative_to(SRC)}:{node.lineno} a flag built from a name")
                     if isinstance(part, ast.Constant) and isinstance(part.value, str):
                         for flag in re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", part.value):
                             if flag not in visible | OTHER_TOOLS:

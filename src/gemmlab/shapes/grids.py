@@ -175,9 +175,9 @@ class Goals:
         for name in ("target_pct", "floor_pct", "skinny_pct", "skinny_copy_pct"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not 0 < v <= 1000:
-                raise InputError(f"--{name.replace('_pct', '').replace('_', '-')} must be a percentage in (0, 1000], got {v!r}")
+                raise InputError(f"must be a percentage in (0, 1000], got {v!r}", option=name.removesuffix("_pct"))
         if self.floor_pct > self.target_pct:
-            raise InputError(f"--floor ({self.floor_pct:g}%) must not be above --target ({self.target_pct:g}%)")
+            raise InputError(f"({self.floor_pct:g}%) must not be above the target ({self.target_pct:g}%)", option="floor")
 
     def to_dict(self) -> dict:
         return {"target_pct": self.target_pct, "floor_pct": self.floor_pct, "skinny_pct": self.skinny_pct,
