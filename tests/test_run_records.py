@@ -62,6 +62,7 @@ def _row_dict(**over):
         (dict(samples_s=None), "has no raw samples"),
         (dict(samples_s=[]), "has no raw samples"),
         (dict(info="yes"), "info must be an object"),
+        (dict(timing=[1, 2]), "timing must be an object"),
         (dict(beta=float("inf")), "beta must be a finite number"),
     ],
 )
@@ -301,3 +302,28 @@ def test_ceilings_are_measured_when_stored_else_spec_else_none(tmp_path, monkeyp
     measured = report_inputs.ceilings_for("NVIDIA H100 80GB HBM3")
     assert measured.source == "measured" and measured.fp32_flops == 51.6e12 and measured.dram_bytes_per_s == 3.0e12
     assert os.path.exists(store)
+
+
+@pytest.mark.parametrize("field", ["shape", "peak", "options"])
+def test_a_hand_edited_run_with_a_malformed_field_is_one_line(tmp_path, capsys, field):
+    import json
+
+    from conftest import run_cli
+
+    d = json.loads(H100_RUN.read_text())
+    d[field] = "oops"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(d))
+    code, _, err = run_cli(capsys, "report", str(bad), "--out", str(tmp_path / "r.html"))
+    assert code == 2 and f"'{field}' must be an object, got str" in err and "Traceback" not in err
+
+
+def test_a_peak_without_its_formula_still_prints():
+    import json
+
+    from gemmlab.bench.results import load_record
+    from gemmlab.report.tables import caption
+
+    d = json.loads(H100_RUN.read_text())
+    d["peak"] = {"flops": d["peak"]["flops"]}  # a hand-edited file: the formula's terms are gone
+    assert "FP32 peak 66.9 TFLOP/s = ? SMs x ? lanes x 2 x ? MHz" in caption(load_record(d, "edited"))

@@ -198,6 +198,8 @@ class Row:
         samples = d.get("samples_s")
         if not isinstance(samples, (list, tuple)) or not samples:
             raise InputError(f"{where}: kernel {spec.get('kernel')!r} has no raw samples (samples_s); expected {RUN_EXPECTED}")
+        if d.get("timing") is not None and not isinstance(d.get("timing"), Mapping):
+            raise InputError(f"{where}: timing must be an object, got {type(d['timing']).__name__}")
         try:
             bad = [s for s in samples if isinstance(s, bool) or not isinstance(s, (int, float))
                    or not math.isfinite(s) or s <= 0]
@@ -210,8 +212,6 @@ class Row:
         if isinstance(d.get("check"), Mapping) or isinstance(d.get("correct"), bool):
             check = Check.from_dict(d.get("check") or {}, d["correct"] if isinstance(d.get("correct"), bool) else None)
         extra = {k: v for k, v in d.items() if k not in _ROW_KEYS and k not in DERIVED_ROW_KEYS}
-        if isinstance(d.get("flops"), (int, float)) or "flops" in d and d["flops"] is None:
-            extra["flops"] = d.get("flops")
         for name in ("info", "launched", "clocks"):
             if d.get(name) is not None and not isinstance(d.get(name), Mapping):
                 raise InputError(f"{where}: {name} must be an object, got {type(d[name]).__name__}")
@@ -335,6 +335,9 @@ def load_record(d: Any, source: str = "") -> RunRecord:
         raise InputError(f"{where}: 'env' must be an object, got {type(env).__name__}")
     if not d["rows"]:
         raise InputError(f"{where}: the run has no result rows")
+    for name in ("shape", "peak", "options", "ceiling", "map"):
+        if d.get(name) is not None and not isinstance(d[name], Mapping):
+            raise InputError(f"{where}: '{name}' must be an object, got {type(d[name]).__name__}")
     rows = tuple(Row.from_dict(r, f"{where}: result row {i}") for i, r in enumerate(d["rows"]))
     meta = {k: v for k, v in d.items() if k not in _RUN_KEYS}
     run_id = d.get("run_id")

@@ -122,14 +122,14 @@ def caption(record: RunRecord) -> str:
         parts.append("SM MHz before→after: " + ", ".join(clocks))
     if peak.get("flops") and tensor:
         parts.append(
-            f"dense {dtype.upper()} peak {peak['flops'] / 1e12:.1f} TFLOP/s = {peak['sm_count']} SMs x "
-            f"{peak[f'{dtype}_flops_per_clk_per_sm']} FLOP/clk x {peak['clock_mhz']} MHz (max clock; "
+            f"dense {dtype.upper()} peak {peak['flops'] / 1e12:.1f} TFLOP/s = {peak.get('sm_count', '?')} SMs x "
+            f"{peak.get(f'{dtype}_flops_per_clk_per_sm', '?')} FLOP/clk x {peak.get('clock_mhz', '?')} MHz (max clock; "
             f"each row's % uses the clock its run saw)"
         )
     elif peak.get("flops"):
         parts.append(
-            f"FP32 peak {peak['flops'] / 1e12:.1f} TFLOP/s = {peak['sm_count']} SMs x "
-            f"{peak['fp32_lanes_per_sm']} lanes x 2 x {peak['clock_mhz']} MHz"
+            f"FP32 peak {peak['flops'] / 1e12:.1f} TFLOP/s = {peak.get('sm_count', '?')} SMs x "
+            f"{peak.get('fp32_lanes_per_sm', '?')} lanes x 2 x {peak.get('clock_mhz', '?')} MHz"
         )
     ref = next((r for r in rows if r.reference), None)
     if tensor and ref is not None and ref.info.get("summary"):
