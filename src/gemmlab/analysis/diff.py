@@ -242,17 +242,17 @@ def _labels(keys: list[tuple]) -> dict[tuple, str]:
     name repeats, and its sweep point when name and shape repeat."""
     names = defaultdict(set)
     shapes = defaultdict(set)
-    for name, shape, param, value in keys:
+    for name, shape, param, point in keys:
         names[name].add(shape)
-        shapes[(name, shape)].add((param, value))
+        shapes[(name, shape)].add((param, point))
     out = {}
     for key in keys:
-        name, shape, param, value = key
+        name, shape, param, point = key
         label = name
         if len(names[name]) > 1 or len(shapes[(name, shape)]) > 1:
             label += " " + "x".join(map(str, shape))
         if len(shapes[(name, shape)]) > 1:
-            label += f" {param}={value}"
+            label += f" {param}={point}"
         out[key] = label
     return out
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 from gemmlab.bench.spec import BenchSpec
 from gemmlab.bench.stats import Measurement
@@ -245,14 +245,6 @@ class RunRecord:
     def gpu(self) -> str:
         return str(self.meta.get("gpu") or self.env.get("gpu") or "unknown GPU")
 
-    @property
-    def label(self) -> str:
-        return f"{self.source} ({self.kind})" if self.source else self.kind
-
-    @property
-    def reference_rows(self) -> list[Row]:
-        return [r for r in self.rows if r.reference]
-
     def reference_at(self, shape: tuple[int, int, int]) -> Optional[Row]:
         """The reference (cuBLAS) row at ``shape``, if the run has one."""
         return next((r for r in self.rows if r.reference and r.shape == shape), None)
@@ -293,11 +285,6 @@ class RunRecord:
         """Per row, the numbers a ladder table shows beside it (written into ``--out`` JSON)."""
         return [{"speedup_vs_previous": self.speedup_vs_previous(r), "pct_of_cublas": self.pct_of_reference(r),
                  "pct_of_peak": self.pct_of_peak(r)} for r in self.rows]
-
-    def with_rows(self, rows: Iterable[Row]) -> "RunRecord":
-        from dataclasses import replace
-
-        return replace(self, rows=tuple(rows))
 
     def to_dict(self, row_extras: Optional[Sequence[Mapping[str, Any]]] = None) -> dict:
         """The run as JSON (what ``--out`` writes and ``--json`` prints). ``row_extras``: per row,

@@ -153,6 +153,7 @@ FASTER, SLOWER, SAME = "faster", "slower", "same"
 # SM clock moves between 1350 and 1500 MHz), and the fourth seed article calls its 1% change
 # "essentially no difference".
 MIN_EFFECT = 0.03
+SAME_MEANS = f"the interquartile ranges overlap or the change is under {MIN_EFFECT:.0%}"  # for captions
 
 
 @dataclass(frozen=True)

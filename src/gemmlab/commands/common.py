@@ -19,7 +19,7 @@ from gemmlab.output import err_console
 from gemmlab.problem import parse_shape
 
 DEFAULT_SIZE = 2048  # the first article's M=N=K
-LADDER_TITLES = {"fp32": "SGEMM ladder", "bf16": "BF16 tensor-core ladder", "fp8": "FP8 (e4m3) tensor-core ladder"}
+LADDERS = ("fp32", "bf16", "fp8")  # --dtype: which ladder (report.ladders names each)
 
 # --- options shared by several commands -------------------------------------------------------
 SizeOpt = Annotated[Optional[int], typer.Option("--size", help="Square problem M=N=K (default 2048).")]
@@ -72,8 +72,8 @@ def hidden(name: str, kind: type = str) -> Any:
 
 
 def check_dtype(dtype: str) -> str:
-    if dtype not in LADDER_TITLES:
-        *first, last = LADDER_TITLES
+    if dtype not in LADDERS:
+        *first, last = LADDERS
         raise InputError(f"--dtype {dtype!r}: expected {', '.join(first)} or {last}")
     return dtype
 

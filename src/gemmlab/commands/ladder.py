@@ -18,7 +18,6 @@ from gemmlab.bench.spec import BenchSpec
 from gemmlab.bench.timer import TimingOptions
 from gemmlab.commands import show
 from gemmlab.commands.common import (
-    LADDER_TITLES,
     DbOpt,
     DtypeOpt,
     ForceOpt,
@@ -47,6 +46,7 @@ from gemmlab.commands.common import (
 )
 from gemmlab.errors import InputError
 from gemmlab.output import print_json, print_table
+from gemmlab.report.ladders import ladder_of
 from gemmlab.workflows.keep import check_destinations, keep
 
 
@@ -226,7 +226,7 @@ def kernels(
             (i["order"], i["name"], i["family"], " ".join(f"{k}={v}" for k, v in i["params"].items()), i["summary"])
             for i in items
         ],
-        title=f"{LADDER_TITLES[dtype]} rungs"
+        title=f"{ladder_of(dtype).name} rungs"
         + ((" and variants" if dtype != "fp32" else " and sweep variants") if include_sweep else ""),
     )
 

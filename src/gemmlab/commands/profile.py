@@ -22,6 +22,7 @@ from typing import List, Optional, Sequence
 import typer
 from rich.text import Text
 
+from gemmlab.bench.stats import SAME_MEANS
 from gemmlab.commands.common import (
     DbOpt,
     JsonOpt,
@@ -275,8 +276,7 @@ def diff_cmd(
                       None if r.speedup is None else f"{r.speedup:.2f}x",
                       None if r.change is None else r.change.verdict] for r in rows],
                     title="Stored runs",
-                    caption="speedup: A's median / B's median; effect: faster, slower, or same (the interquartile "
-                            "ranges overlap, or the change is under 3%)")
+                    caption=f"speedup: A's median / B's median; effect: faster, slower, or same ({SAME_MEANS})")
         return
     from gemmlab.profile.load import load
 

@@ -41,12 +41,12 @@ def show_ladder_profile(report: Mapping[str, Any], as_json: bool) -> None:
 
         print_json(report_dict(report))
         return
-    from gemmlab.commands.common import LADDER_TITLES
+    from gemmlab.report.ladders import ladder_of
 
     print_table(LADDER_PROFILE_COLUMNS,
                 [[r.version, f"{r.time_s * 1e3:.4f}", None if r.gflops is None else f"{r.gflops:.1f}",
                   _x(r.speedup_vs_previous), r.signal, r.bottleneck] for r in report["table"]],
-                title=LADDER_TITLES.get(report.get("dtype") or "fp32", "SGEMM ladder") + ", profiled")
+                title=ladder_of(report.get("dtype") or "fp32").name + ", profiled")
     print_table(MATTERED_COLUMNS, mattered_rows(report["mattered"]), title="What actually mattered")
     for p in report["profiles"]:
         if p.error:

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from gemmlab.bench.stats import MIN_EFFECT
+from gemmlab.bench.stats import SAME_MEANS
 from gemmlab.commands.common import JsonOpt, table_command
 from gemmlab.output import console, print_json, print_table, warn
 
@@ -76,7 +76,7 @@ def _show_lesson_compare(results: list[dict], json_out: bool) -> None:
         for s in cmp["points"]:
             print_table(L.COMPARE_COLUMNS, s["rows"], title=s["title"])
         print_table(L.STEP_COLUMNS, L.step_rows(cmp), title="Did it help, where?",
-                    caption="same: the interquartile ranges overlap or the change is under 3%")
+                    caption=f"same: {SAME_MEANS}")
         if cmp["article"]["rows"]:
             print_table(("Method", "MX330 (ms)", "A4000 (ms)"), cmp["article"]["rows"], title="The article's figures (as published)")
         for sentence in cmp["sentences"].values():
@@ -123,8 +123,7 @@ def compare(
                     for s in sc.steps
                 ],
                 title="Which changes helped where",
-                caption="speedup = previous rung's median / this rung's median; 'same': the two "
-                f"interquartile ranges overlap or the change is under {MIN_EFFECT:.0%}",
+                caption=f"speedup = previous rung's median / this rung's median; 'same': {SAME_MEANS}",
             )
     for side, names in (("A", result.only_a), ("B", result.only_b)):
         if names:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Callable
 
 from gemmlab.bench.results import RunRecord
+from gemmlab.bench.stats import SAME_MEANS
 from gemmlab.output import console, err_console, print_table
 from gemmlab.report import tables
 
@@ -19,9 +20,10 @@ def ladder(record: RunRecord) -> None:
         columns, cells = tables.sweep_table(record)
         print_table(columns, cells, title=f"SGEMM sweep, {title_shape}", caption=tables.caption(record))
     else:
-        from gemmlab.commands.common import LADDER_TITLES
+        from gemmlab.report.ladders import ladder_of
+        from gemmlab.report.model import run_types
 
-        name = LADDER_TITLES.get(record.meta.get("dtype") or "fp32", "SGEMM ladder")
+        name = ladder_of(*run_types(record)).name
         print_table(tables.ladder_columns(record), tables.ladder_rows(record), title=f"{name}, {title_shape}",
                     caption=tables.caption(record))
     for s in record.meta.get("skipped") or []:
@@ -39,7 +41,7 @@ def lesson(record: RunRecord) -> None:
     for title, rows in L.run_tables(record):
         print_table(L.RUN_COLUMNS, rows, title=f"{title} on {record.gpu}", caption=cap)
     print_table(("Change", "Point", "Verdict"), L.verdict_rows(record), title="Did the optimisation help here?",
-                caption="same: the interquartile ranges overlap or the change is under 3%")
+                caption=f"same: {SAME_MEANS}")
     art = L.article_rows(str(record.meta.get("lesson")))
     if art:
         print_table(("Method", "MX330 (ms)", "A4000 (ms)"), art, title="The article's figures (as published)")

@@ -10,6 +10,7 @@ from typing import Optional, Sequence
 
 from gemmlab import __version__
 from gemmlab.bench.results import RunRecord
+from gemmlab.bench.stats import SAME_MEANS
 from gemmlab.lessons import registry
 from gemmlab.lessons.article import CITATION, GPUS
 from gemmlab.report import lessons as L
@@ -71,7 +72,7 @@ def render(runs_a: Sequence[RunRecord], runs_b: Sequence[RunRecord] = (), note: 
            f"<style>{CSS}</style></head><body><main>", f"<header><h1>{e(title)}</h1>",
            f'<p class="source">The experiments of {e(CITATION)}, measured with gemmlab\'s harness (CUDA events, L2 flushed, '
            "median and interquartile range). Speed-ups: baseline median / variant median; the verdict says "
-           "“same” when the interquartile ranges overlap or the change is under 3%.</p>"]
+           f"“same” when {e(SAME_MEANS)}.</p>"]
     if note:
         out.append(f'<div class="banner" id="data-note"><strong>Data:</strong> {e(note)}</div>')
     out.append("</header>")

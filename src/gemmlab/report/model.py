@@ -116,10 +116,6 @@ class RunView:
                 raise InputError("run: diagnoses must be a Diagnosis JSON object with a 'kernels' list")
         object.__setattr__(self, "sweep", tuple(self.sweep) or sweep_points(self.record))
 
-    @classmethod
-    def of(cls, record: RunRecord) -> "RunView":
-        return cls(record)
-
     # --- the record, as the report names it -------------------------------------------------
     @property
     def results(self) -> tuple[Row, ...]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Iterable, Optional
 
 from gemmlab.bench.results import Row, RunRecord, pct_of
 from gemmlab.problem import gemm_flops
@@ -385,9 +385,3 @@ def summary_lines(m: ShapeMap) -> list[str]:
     if bad:
         lines.append("WRONG results: " + ", ".join(p.shape.name for p in bad))
     return lines
-
-
-def sorted_points(points: Sequence[ShapePoint]) -> list[ShapePoint]:
-    """Points grouped by class (CLASSES order), grid order within a class."""
-    order = {c: i for i, c in enumerate(CLASSES)}
-    return sorted(points, key=lambda p: order.get(p.cls, len(order)))
