@@ -299,3 +299,21 @@ def test_the_real_checker_catches_an_edge_bug_at_odd_shapes_only():
     assert verdicts == {(256, 256, 256): "meets", (255, 257, 129): "WRONG"}
     bad = next(r for r in rows if r.name == "edgy" and not r.correct)
     assert "poison" in bad.check.reason and tuple(bad.check.details["first_unwritten"]) == (0, 256)
+
+
+def test_the_rung_target_is_the_ladders_and_records_what_prepare_resolved(monkeypatch):
+    import types
+
+    from gemmlab.bench.spec import BenchSpec
+    from gemmlab.kernels import registry
+    from gemmlab.runtime import launch
+    from gemmlab.shapes.measure import rung_target
+
+    cand = registry.autotune_candidates()[0]
+    monkeypatch.setattr(launch, "prepare", lambda rung, M, N, K: types.SimpleNamespace(backend="nvrtc", requested=cand))
+    s = grids.GridShape(255, 257, 129, "odd", "test")
+    t = rung_target("autotuned", s)
+    assert t.spec == BenchSpec("autotuned", 255, 257, 129, params=dict(registry.get("autotuned").params))
+    assert t.info["family"] == registry.get("autotuned").family and "backend" not in t.info
+    t.prepare()
+    assert t.info["backend"] == "nvrtc" and t.info["resolved"] == cand.name

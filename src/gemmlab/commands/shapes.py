@@ -23,13 +23,13 @@ from gemmlab.commands.common import (
     OutOpt,
     RepeatsOpt,
     SeedOpt,
+    fail_on_wrong,
     progress_run,
     renamed,
     require_gpu,
     table_command,
     timing_options,
 )
-from gemmlab.errors import UserError
 from gemmlab.output import print_json, print_table
 from gemmlab.workflows.keep import check_destinations, keep
 
@@ -74,9 +74,7 @@ def shapes(
         print_json(kept.document)
     else:
         show.show(kept.record)
-    wrong = shapemap.from_record(kept.record).wrong()
-    if wrong:
-        raise UserError(f"{len(wrong)} shape(s) gave a wrong result: {', '.join(p.shape.name for p in wrong)}", code=1)
+    fail_on_wrong([p.shape.name for p in shapemap.from_record(kept.record).wrong()], noun="shape(s)")
 
 
 def _list(options, json_out: bool) -> None:

@@ -19,7 +19,6 @@ from typing import Callable, Optional, Sequence
 
 from gemmlab.bench.ladder import Bench, Target, cublas_target, run_targets
 from gemmlab.bench.results import Row, RunRecord
-from gemmlab.bench.spec import BenchSpec
 from gemmlab.shapes import shapemap
 from gemmlab.shapes.grids import GridShape, ShapesOptions
 
@@ -31,19 +30,16 @@ TargetsFor = Callable[[GridShape], tuple[Target, Optional[Target]]]
 
 
 def rung_target(rung_name: str, s: GridShape) -> Target:
-    """The rung at this shape; the prepared launcher records what it will launch (and its compiler)."""
+    """The rung at this shape (the ladder's target for it); the prepared launcher records what it
+    will launch (and its compiler)."""
+    from gemmlab.bench.ladder import rung_targets
     from gemmlab.kernels import registry
-    from gemmlab.runtime import device
-    from gemmlab.runtime.launch import prepare
 
-    rung = registry.get(rung_name)
-    sms = device.info().sm_count if rung.persistent else None  # persistent: one CTA per SM
-    grid, block, smem = rung.launch_config(*s.dims, sms=sms)
-    info = {"order": rung.order, "family": rung.family, "summary": rung.summary, "source": rung.source,
-            "function": rung.kernel, "params": dict(rung.params)}
+    (base,) = rung_targets([registry.get(rung_name)], *s.dims)
+    info = dict(base.info)
 
     def prep():
-        run = prepare(rung, *s.dims)
+        run = base.prepare()
         # What prepare resolved to (the autotuned rung: a tuned candidate and its compiler; the
         # dispatch rung: itself, with its plan as ``rung``); the harness records the launched
         # instantiation and geometry itself (``launched_by``).
@@ -52,8 +48,7 @@ def rung_target(rung_name: str, s: GridShape) -> Target:
         info["resolved"] = getattr(requested, "name", None)
         return run
 
-    del grid, block, smem  # launch_config only validates the grid limits here
-    return Target(BenchSpec(rung.name, *s.dims, params=dict(rung.params)), prep, info)
+    return Target(base.spec, prep, info)
 
 
 def _at(row: Row, s: GridShape) -> Row:
