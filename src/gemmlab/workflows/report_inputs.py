@@ -62,7 +62,8 @@ def _diagnosis_doc(p: Path) -> dict:
             return _diagnosis_json(_json_bytes(data, stream_name(p)), stream_name(p))
         return _analyze_export(p, data)
     check_file(p, DIAG_EXPECTED)
-    head = p.read_bytes()[:4096].lstrip()
+    with open(p, "rb") as f:
+        head = f.read(4096).lstrip()  # enough to tell JSON from an export (a .ncu-rep can be gigabytes)
     if head.startswith(b"{"):
         return _diagnosis_json(read_json(p, DIAG_EXPECTED), str(p))
     return _analyze_export(p)  # the profile loader names what is wrong with a bad export
