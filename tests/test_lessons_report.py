@@ -117,3 +117,18 @@ def test_html_escapes_run_text():
     page = lesson_html.render([run])
     assert "<b>GPU</b>" not in page and "&lt;b&gt;GPU&lt;/b&gt;" in page
     assert "the article&#x27;s claim transfers" in page
+
+
+def test_compare_reads_each_run_once(capsys, tmp_path, monkeypatch):
+    """compare picks what to compare from the runs it read, instead of reading each side twice."""
+    from gemmlab.store import Store
+
+    db_a, db_b = tmp_path / "a.sqlite", tmp_path / "b.sqlite"
+    _store(db_a, fake_run("tiling", "NVIDIA H100 80GB HBM3", TILING_H100))
+    _store(db_b, fake_run("tiling", "NVIDIA H200", TILING_H100, seed=3))
+    loads = []
+    real = Store.load_record
+    monkeypatch.setattr(Store, "load_record", lambda self, i: loads.append(i) or real(self, i))
+    code, out, err = run_cli(capsys, "compare", str(db_a), str(db_b))
+    assert code == 0, err and "Did it help, where?" in out
+    assert len(loads) == 2

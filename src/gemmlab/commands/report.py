@@ -95,13 +95,11 @@ def compare(
     from gemmlab.report.compare import COLUMNS, table_rows
     from gemmlab.workflows import report as wf
 
-    lessons = wf.compare_lessons(run_a, run_b, run_id_a, run_id_b, lesson) if (
-        lesson is not None or "lesson" in (wf.kind_of(run_a, run_id_a, "--run-a"), wf.kind_of(run_b, run_id_b, "--run-b"))
-    ) else None
-    if lessons is not None:
-        _show_lesson_compare(lessons, json_out)
+    kind, compared = wf.compare(run_a, run_b, run_id_a, run_id_b, lesson)
+    if kind == "lesson":
+        _show_lesson_compare(compared, json_out)
         return
-    result, a, b = wf.compare_ladders(run_a, run_b, run_id_a, run_id_b)
+    result, a, b = compared
     if json_out:
         print_json(result.to_dict())
         return

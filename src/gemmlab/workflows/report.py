@@ -190,25 +190,34 @@ def _ladder_report(req: ReportRequest, records: list[RunRecord], how: str) -> Wr
 
 # --- compare -----------------------------------------------------------------------------------
 
-def compare_ladders(path_a: Path, path_b: Path, id_a: Optional[int], id_b: Optional[int]) -> tuple[Any, RunView, RunView]:
-    from gemmlab.report.compare import compare
+def compare(path_a: Path, path_b: Path, id_a: Optional[int], id_b: Optional[int],
+            lesson: Optional[str] = None) -> tuple[str, Any]:
+    """Two runs side by side, each read once: ("lesson", [lesson comparisons]) when they are lesson
+    runs (or ``lesson`` names which), else ("ladder", (Comparison, RunView A, RunView B))."""
+    if lesson is not None:
+        return "lesson", _lesson_comparisons(runs.lesson_records(path_a, id_a, lesson, flag="--run-a"),
+                                             runs.lesson_records(path_b, id_b, lesson, flag="--run-b"))
+    a, b = runs.records(path_a, id_a, "--run-a"), runs.records(path_b, id_b, "--run-b")
+    if any(r.kind == "lesson" for r in a + b):
+        return "lesson", _lesson_comparisons([r for r in a if r.kind == "lesson"],
+                                             [r for r in b if r.kind == "lesson"])
+    if len(a) > 1 or len(b) > 1:
+        many = path_a if len(a) > 1 else path_b
+        raise InputError(f"{many}: holds several runs; compare two ladder runs, or lesson runs with --lesson")
+    return "ladder", _ladder_comparison(RunView(a[0]), RunView(b[0]))
 
-    a = RunView(runs.load(path_a, id_a, flag="--run-a"))
-    b = RunView(runs.load(path_b, id_b, flag="--run-b"))
+
+def _ladder_comparison(a: RunView, b: RunView) -> tuple[Any, RunView, RunView]:
+    from gemmlab.report.compare import compare as compare_views
+
     if a.source == b.source:
         raise InputError(f"RUN_A and RUN_B are the same run ({a.source}); pick two runs (--run-a/--run-b)")
-    return compare(a, b), a, b
+    return compare_views(a, b), a, b
 
 
-def compare_lessons(path_a: Path, path_b: Path, id_a: Optional[int], id_b: Optional[int],
-                    lesson: Optional[str]) -> Optional[list[dict]]:
-    """The lesson comparison, or None when the arguments pick runs of another kind."""
+def _lesson_comparisons(a: list[RunRecord], b: list[RunRecord]) -> list[dict]:
     from gemmlab.report import lessons as L
 
-    a = runs.lesson_records(path_a, id_a, lesson, flag="--run-a")
-    b = runs.lesson_records(path_b, id_b, lesson, flag="--run-b")
-    if not a and not b:
-        return None
     if not a or not b:
         raise InputError("RUN_A and RUN_B must both be lesson runs (or both ladder runs)")
     la, lb = L.latest_by_lesson(a), L.latest_by_lesson(b)
@@ -216,18 +225,3 @@ def compare_lessons(path_a: Path, path_b: Path, id_a: Optional[int], id_b: Optio
     if not names:
         raise InputError(f"RUN_A ({', '.join(la)}) and RUN_B ({', '.join(lb)}) share no lesson")
     return [L.compare_runs(la[n], lb[n]) for n in names]
-
-
-def kind_of(path: Path, run_id: Optional[int], flag: str) -> str:
-    """The kind of run the arguments pick (the newest in a database)."""
-    rec = runs.load(path, run_id, flag=flag) if run_id is not None or not runs.is_database(path) else None
-    if rec is None:
-        from gemmlab.store import Store
-
-        with Store(path, create=False) as store:
-            newest = store.newest()
-            if newest is None:
-                raise InputError(f"{path}: the database holds no runs yet (run `gemmlab ladder` first)")
-            return newest.kind
-    return rec.kind
-

@@ -71,6 +71,14 @@ def load(path: str | Path, run_id: Optional[int] = None, flag: str = "--run") ->
     return records[0]
 
 
+def records(path: str | Path, run_id: Optional[int] = None, flag: str = "--run") -> list[RunRecord]:
+    """The run a database's ``run_id`` (or newest) names, or every run of a JSON file."""
+    p = Path(path)
+    if is_database(p) or run_id is not None:
+        return [load(p, run_id, flag)]
+    return file_records(p)
+
+
 def newest(path: str | Path, kind: str) -> RunRecord:
     """The newest run of ``kind`` in a database, or a JSON file's run when it is of that kind."""
     p = Path(path)
