@@ -17,8 +17,8 @@ from gemmlab.analysis.evidence import report_dict
 from gemmlab.analysis.overview import DEFAULT_TOP
 from gemmlab.commands.common import table_command
 from gemmlab.errors import UserError
-from gemmlab.output import console, csv_active, print_json, print_table
-from gemmlab.profile.load import load, stream_name
+from gemmlab.output import console, csv_active, print_json, print_table, warn
+from gemmlab.profile.load import is_stream, load, stream_name
 
 EXAMPLE = "h100_gemm_ladder_raw.csv"
 EXAMPLE_NOTE = ("Bundled example: a real H100 Nsight Compute capture (--set full, --page raw) of five SGEMM "
@@ -43,6 +43,7 @@ def analyze(
     app: Optional[str] = typer.Option(None, "--app", help="Program and arguments to put in the printed ncu command, e.g. \"./ladder --size 2048\"."),
     top: Optional[int] = typer.Option(None, "--top", metavar="N", help=f"Full diagnosis cards for the N kernel groups with the most GPU time (default {DEFAULT_TOP}; 0: all). The overview table lists every group; --json has every launch."),
     all_groups: bool = typer.Option(False, "--all", help="A card for every kernel group (same as --top 0)."),
+    no_lines: bool = typer.Option(False, "--no-lines", help="Leave out an .ncu-rep's hot source lines (~0.1–1 s a launch; --json and --csv read every launch's)."),
 ) -> None:
     """Name each kernel's bottleneck, with evidence, honest confidence, what is missing, and what to do next.
 
@@ -75,14 +76,36 @@ def analyze(
         source, note = stream_name(file), ""
     diagnoses = diagnose_all(launches, options)
     ov = overview.build(launches, diagnoses)
+    # hot source lines: an .ncu-rep's per-instruction samples (a CSV export has none); JSON and CSV
+    # carry every launch's, the cards those of the launches they show (Markdown has none yet)
+    hot = {}
+    if (file is not None and not no_lines and not markdown and not is_stream(file)
+            and launches[0].format == "ncu-rep"):
+        every = as_json or csv_active()
+        hot = _hot_lines(file, [d.kernel_id for d in diagnoses] if every
+                         else [g.representative.kernel_id for g in ov.top(top)])
     if as_json:
-        print_json(report_dict(source, diagnoses, note, ov.to_dict()))
+        doc = report_dict(source, diagnoses, note, ov.to_dict())
+        if hot:
+            from gemmlab.analysis.hot_lines import finding_line
+
+            for k, d in zip(doc["kernels"], diagnoses):
+                h = hot.get(d.kernel_id)
+                if h is not None:
+                    k["hot_lines"] = {**h.to_dict(), "finding_line": finding_line(d, h)}
+        print_json(doc)
     elif csv_active():
         from gemmlab.report import diagnosis_table
         from gemmlab.report import overview as ov_render
 
         print_table(ov_render.COLUMNS, ov_render.rows(ov), title="Kernels ranked by total GPU time")
         print_table(diagnosis_table.COLUMNS, diagnosis_table.rows(diagnoses), title="Diagnosis per launch")
+        if hot:
+            from gemmlab.report import hot_lines as hot_render
+
+            print_table(hot_render.CSV_COLUMNS, hot_render.csv_rows(hot[d.kernel_id] for d in diagnoses
+                                                                    if d.kernel_id in hot),
+                        title="Hot source lines per launch")
     elif markdown:
         from gemmlab.report import diagnosis_markdown
 
@@ -90,7 +113,20 @@ def analyze(
     else:
         from gemmlab.report import diagnosis_text
 
-        diagnosis_text.render(diagnoses, source, console, note, ov, top)
+        diagnosis_text.render(diagnoses, source, console, note, ov, top, hot)
+
+
+def _hot_lines(file: Path, ids: list[int]) -> dict:
+    """{launch id: HotLines} of the launches ``ids`` of the report; {} with a warning when they cannot
+    be read (the diagnosis stands without them)."""
+    from gemmlab.analysis.hot_lines import hot_lines
+    from gemmlab.profile.source_lines import read_lines
+
+    try:
+        return {ll.id: hot_lines(ll) for ll in read_lines(file, ids)}
+    except UserError as e:
+        warn(f"hot source lines left out: {e.message}")
+        return {}
 
 
 def register(app: typer.Typer) -> None:

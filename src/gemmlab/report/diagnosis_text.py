@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Mapping, Optional, Sequence
 
 from rich.console import Console, Group
 from rich.panel import Panel
@@ -11,7 +11,9 @@ from rich.text import Text
 
 from gemmlab.analysis.context import fmt
 from gemmlab.analysis.evidence import Diagnosis, Evidence, Finding
+from gemmlab.analysis.hot_lines import HotLines, finding_line
 from gemmlab.analysis.overview import Overview
+from gemmlab.report import hot_lines as hot_render
 
 CONF_STYLE = {"high": "bold green", "medium": "bold yellow", "low": "bold red"}
 
@@ -58,7 +60,9 @@ def findings_table(findings: Sequence[Finding]) -> Table:
     return t
 
 
-def render_diagnosis(d: Diagnosis, console: Console, group_note: str = "") -> None:
+def render_diagnosis(d: Diagnosis, console: Console, group_note: str = "", hot: Optional[HotLines] = None) -> None:
+    """One kernel's card; with ``hot`` (its hot source lines, from an .ncu-rep), the line that carries the
+    primary finding's evidence in the panel and the ranked lines after the card."""
     p = d.primary
     if group_note:
         console.print(Text(group_note, style="dim"))
@@ -69,6 +73,9 @@ def render_diagnosis(d: Diagnosis, console: Console, group_note: str = "") -> No
     head.append("  ")
     head.append(f"{p.confidence.value} confidence", style=CONF_STYLE[p.confidence.value])
     lines = [Text(p.summary)]
+    where = finding_line(d, hot) if hot is not None else None
+    if where:
+        lines.append(Text(f"Source line: {where}"))
     imp = f"Impact ≈ {impact_text(p)} of run time ({p.impact_basis})" if impact_text(p) != "n/e" \
         else f"Impact: {p.impact_basis}"
     lines.append(Text(f"{imp}. "
@@ -103,13 +110,21 @@ def render_diagnosis(d: Diagnosis, console: Console, group_note: str = "") -> No
         console.print(Text("Recommendations:", style="bold"))
         for i, r in enumerate(d.recommendations, 1):
             console.print(f"  {i}. {r}", highlight=False, markup=False)
+    if hot is not None:
+        note = hot_render.note(hot)
+        if note:
+            console.print(Text(note, style="dim"), soft_wrap=True)  # one line, however wide
+        else:
+            console.print(hot_render.rich_table(hot), crop=False)
     console.print()
 
 
 def render(diagnoses: Sequence[Diagnosis], source: str, console: Console, note: str = "",
-           overview: Optional[Overview] = None, top: int = 0) -> None:
+           overview: Optional[Overview] = None, top: int = 0, hot: Optional[Mapping[int, HotLines]] = None) -> None:
     """Every diagnosis in order; with an ``overview``, the overview first and then the cards of its top
-    ``top`` groups (``top <= 0``: every group), one card per group (its longest launch)."""
+    ``top`` groups (``top <= 0``: every group), one card per group (its longest launch). ``hot``: the hot
+    source lines of launches by id (an .ncu-rep's), shown in their cards."""
+    hot = hot or {}
     title = f"gemmlab analyze — {source}"
     console.print(Text(title, style="bold underline"))
     if note:
@@ -118,7 +133,7 @@ def render(diagnoses: Sequence[Diagnosis], source: str, console: Console, note: 
     console.print()
     if overview is None:
         for d in diagnoses:
-            render_diagnosis(d, console)
+            render_diagnosis(d, console, hot=hot.get(d.kernel_id))
         return
     from gemmlab.report import overview as ov_render
 
@@ -126,7 +141,7 @@ def render(diagnoses: Sequence[Diagnosis], source: str, console: Console, note: 
         console.print(part)
     console.print()
     for g in overview.top(top):
-        render_diagnosis(g.representative, console, ov_render.group_note(g))
+        render_diagnosis(g.representative, console, ov_render.group_note(g), hot.get(g.representative.kernel_id))
     rest = ov_render.rest_note(overview, top)
     if rest:
         console.print(Text(rest, style="italic"))
