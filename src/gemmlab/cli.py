@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "runs",  # gemmlab runs: the stored runs
     "lesson",  # gemmlab lesson: the fourth seed article's experiments
     "shapes",  # gemmlab shapes: the shape map (% of cuBLAS over a grid of shapes)
+    "history",  # gemmlab history: your own kernel's versions (its worklog)
 )
 
 app = typer.Typer(

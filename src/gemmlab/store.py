@@ -156,6 +156,27 @@ class RunSummary:
         return dict(self.__dict__)
 
 
+# A user run's kernel name and version key (the source text's hash; a run without one counts as
+# its own version) inside meta_json.
+_USER_NAME = "json_extract(meta_json, '$.kernel.name')"
+_USER_SOURCE = ("coalesce(json_extract(meta_json, '$.kernel.source_sha256'), "
+                "json_extract(meta_json, '$.kernel.source'), 'run ' || id)")
+
+
+@dataclass(frozen=True)
+class UserKernel:
+    """One of your own kernels in the store: its name, runs and distinct sources (versions)."""
+
+    name: str
+    runs: int
+    versions: int
+    first_utc: str
+    last_utc: str
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
 class Store:
     """An open results database. Use as a context manager or call ``close()``."""
 
@@ -327,6 +348,25 @@ class Store:
             "SELECT DISTINCT dtype, json_extract(config_json, '$.spec.out_dtype') FROM results WHERE run_id = ?",
             (run_id,)).fetchall()
         return {gemm_types(d, out or None) for d, out in rows}
+
+    # --- your own kernel's runs (kind "user", filed under meta.kernel.name) -------------------
+    def user_kernels(self) -> list[UserKernel]:
+        """Your kernels' names (runs of kind "user"), in the order each first ran, with how many runs
+        and distinct source texts (versions) each has. Reads the runs table only, never the samples."""
+        rows = self._db.execute(
+            f"""SELECT {_USER_NAME} AS name, count(*), count(DISTINCT {_USER_SOURCE}), min(created_utc),
+                       max(created_utc)
+                FROM runs WHERE command = 'user' AND {_USER_NAME} IS NOT NULL
+                GROUP BY name ORDER BY min(id)""").fetchall()
+        return [UserKernel(str(n), int(runs), int(versions), first or "", last or "")
+                for n, runs, versions, first, last in rows]
+
+    def user_runs(self, name: str) -> list[RunRecord]:
+        """Every run of your kernel ``name`` (kind "user"), oldest first (in the order they were
+        stored); [] when there is none."""
+        ids = self._db.execute(f"SELECT id FROM runs WHERE command = 'user' AND {_USER_NAME} = ? ORDER BY id",
+                               (name,)).fetchall()
+        return [self.load_record(i) for (i,) in ids]
 
     def newest(self, kind: Optional[str] = None) -> Optional[RunSummary]:
         """The newest run (of ``kind``), or None."""
