@@ -35,7 +35,7 @@ RANKS = {
     "cli": 13, "__main__": 14,
 }
 # Commands import these shared modules and no other command.
-COMMAND_HELPERS = {"common", "show", "profiled", "calc_parse"}
+COMMAND_HELPERS = {"common", "show", "profiled", "calc_parse", "yours"}
 
 
 def module_name(path: Path, root: Path) -> str:

@@ -33,6 +33,7 @@ VOCABULARY = {
     "--ceilings": "where the roofline ceilings come from",
     "--csv": "print the tables as CSV",
     "--db": "the results database",
+    "--declare": "a declaration key of your own .cu kernel (KEY=VALUE)",
     "--dtype": "which ladder (fp32, bf16, fp8)",
     "--force": "replace an existing output file",
     "--from-capture": "an Nsight Compute capture to read launches from",

@@ -38,6 +38,7 @@ KINDS: dict[str, str] = {
     "sweep": "a sweep run (gemmlab sweep): the first article's tile/block/unroll variants, then cuBLAS",
     "lesson": "a lesson run (gemmlab lesson NAME): one of the fourth article's experiments",
     "shapes": "a shape map (gemmlab shapes): one rung and cuBLAS over a grid of shapes",
+    "user": "a run of your own kernel (gemmlab bench FILE.cu / FILE.py:FN): one version of it, and cuBLAS",
 }
 LADDER_KINDS = ("ladder", "bench", "sweep")  # runs of ladder rungs at one shape, against cuBLAS
 
@@ -51,7 +52,7 @@ DERIVED_ROW_KEYS = frozenset({
 _ROW_KEYS = frozenset({"kernel", "is_reference", "info", "spec", "samples_s", "timing", "correct", "check",
                        "clocks", "launched"})
 _RUN_KEYS = frozenset({"version", "kind", "command", "env", "rows", "run_id", "created_utc", "db", "source"})
-RUN_EXPECTED = "a gemmlab run (`--out FILE` JSON of ladder, bench, sweep, lesson or shapes, or a results database)"
+RUN_EXPECTED = "a gemmlab run (`--out FILE` JSON of ladder, bench, sweep, lesson, shapes or user, or a results database)"
 
 
 @dataclass(frozen=True)

@@ -133,7 +133,10 @@ def ladder(
 
 
 def bench(
-    names: Annotated[list[str], typer.Argument(metavar="RUNG...", help="Rung name(s); see `gemmlab kernels`.")],
+    names: Annotated[list[str], typer.Argument(
+        metavar="RUNG... | FILE.cu | FILE.py[:FN]",
+        help="Rung name(s) (see `gemmlab kernels`), or your own kernel: a .cu file with a GEMM kernel (declared "
+             "by // gemmlab: comments; docs/your-kernel.md), or a Python file's callable.")],
     size: SizeOpt = None,
     shape: ShapeOpt = None,
     alpha: Annotated[float, typer.Option("--alpha", help="alpha in C = alpha*A@B + beta*C.")] = 1.0,
@@ -149,8 +152,39 @@ def bench(
     force: ForceOpt = False,
     db: DbOpt = None,
     no_store: NoStoreOpt = False,
+    declare: Annotated[Optional[list[str]], typer.Option(
+        "--declare", metavar="KEY=VALUE",
+        help="Your .cu kernel: a declaration key, as in its // gemmlab: header (block=16,16, tile=64,64, args=sgemm, "
+             "kernel=NAME, grid=..., smem=..., dtype=bf16); overrides the header. Repeatable.")] = None,
+    timeout: Annotated[float, typer.Option("--timeout", help="Your kernel: seconds before its process is stopped (a hang).")] = 600.0,
+    no_place: Annotated[bool, typer.Option("--no-place", help="Your kernel: do not place it on the ladder (no ladder run).")] = False,
+    profile: Annotated[bool, typer.Option("--profile", help="Your kernel: then profile it with ncu: the diagnosis and its hot source lines.")] = False,
+    ncu: NcuOpt = None,
+    watch: Annotated[bool, typer.Option("--watch", help="Your kernel: bench (and --profile) again each time the file is saved.")] = False,
 ) -> None:
-    """Check and time one kernel (or a few), with cuBLAS in the same process for % of cuBLAS."""
+    """Check and time one kernel (or a few), with cuBLAS in the same process for % of cuBLAS. Your own kernel
+    (FILE.cu, FILE.py:FN) is checked at several shapes, timed against cuBLAS in interleaved rounds, placed on
+    the ladder and stored as a version of it (gemmlab history NAME)."""
+    from gemmlab.workflows.user_run import is_user_input
+
+    if any(is_user_input(n) for n in names):
+        from gemmlab.commands.yours import bench_file
+
+        if len(names) != 1:
+            raise InputError(f"{' '.join(names)}: bench one file at a time (rungs and files do not mix)")
+        if watch and out is not None:
+            raise InputError("--watch and --out: every save would replace the file; store the runs (the default) "
+                             "and read them with gemmlab history")
+        options = timing_options(warmup_ms, rep_ms, repeats, no_l2_flush)
+        return bench_file(names[0], declare=declare, size=size, shape=shape, alpha=alpha, beta=beta,
+                          no_cublas=no_cublas, timing=options.to_dict(), seed=seed, json_out=json_out, out=out,
+                          force=force, db=db, no_store=no_store, no_place=no_place, timeout=timeout,
+                          profile=profile, ncu=ncu, watch=watch)
+    for flag, given in (("--declare", bool(declare)), ("--no-place", no_place), ("--profile", profile),
+                        ("--watch", watch)):
+        if given:
+            raise InputError(f"{flag} is for your own kernel (FILE.cu or FILE.py:FN); for rungs use gemmlab ladder "
+                             f"--profile or gemmlab profile RUNG")
     dims = resolve_shape(size, shape)
     BenchSpec("bench", *dims, alpha=alpha, beta=beta)
     options = timing_options(warmup_ms, rep_ms, repeats, no_l2_flush)

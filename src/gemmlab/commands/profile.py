@@ -101,14 +101,30 @@ def profile_cmd(
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the exact ncu command and stop."),
     ncu: Optional[str] = typer.Option(None, "--ncu", help="Path of ncu (else $GEMMLAB_NCU, PATH, install folders)."),
     timeout: float = typer.Option(profile_run.DEFAULT_TIMEOUT_S, "--timeout", help="Seconds before ncu is stopped."),
+    declare: Optional[List[str]] = typer.Option(None, "--declare", metavar="KEY=VALUE",
+                                                help="Your .cu kernel: a declaration key (as in its // gemmlab: header)."),
     json_out: JsonOpt = False,
 ) -> None:
-    """Profile a rung, a script or a command with Nsight Compute and print the diagnosis."""
+    """Profile a rung, your own kernel (FILE.cu, FILE.py[:FN]: the diagnosis and its hot source lines), a script or
+    a command with Nsight Compute and print the diagnosis."""
     if full and groups:
         raise InputError("--full and --groups: choose one (--full collects every section)")
     _check_timeout(timeout)
     warmup = renamed(warmup, warmup_old, "--warmup-launches", "--warmup", unset=targets.DEFAULT_WARMUP)
     output = renamed(output, output_old, "--out", "--output")
+    from gemmlab.workflows.user_run import is_user_input
+
+    if args and len(args) == 1 and script is None and is_user_input(args[0]):
+        from gemmlab.commands.yours import profile_file
+
+        if full or groups or kernel or range_ or launch_skip is not None or dry_run:
+            raise InputError("--full, --groups, --kernel, --range, --launch-skip and --dry-run are for rungs, scripts "
+                             "and commands; your kernel gets the targeted collection with its source lines")
+        return profile_file(args[0], declare=declare, size=size, shape=shape, warmup=warmup,
+                            out=Path(output) if output else None, force=force, ncu=ncu, timeout=timeout,
+                            json_out=json_out)
+    if declare:
+        raise InputError("--declare is for your own kernel (FILE.cu)")
     target = build_target(args or [], resolve_shape(size, shape), warmup, script, range_, kernel, launch_skip, launch_count)
     collection = collect.full_collection() if full else collect.default_collection(collect.parse_groups(groups))
     out = targets.report_path(output, target.label, full)

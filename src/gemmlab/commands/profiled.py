@@ -5,6 +5,7 @@ work is in ``workflows.ladder_profile`` and ``workflows.lesson_profile``.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Mapping
 
 from gemmlab.bench.results import RunRecord
@@ -82,3 +83,39 @@ def show_lesson_profile(report: Mapping[str, Any]) -> None:
     for p in report["profiles"]:
         if p.error:
             warn(f"{p.rung}: not profiled: {p.error}")
+
+
+HOT_COLUMNS = ["Rank", "Line", "Share", "Samples", "Top stalls", "Source"]
+
+
+def show_hot_lines(profile: Mapping[str, Any]) -> None:
+    """A user kernel's profile (``workflows.user_profile.summarize``): the diagnosis, then the hot
+    source lines with their stall reasons, the lines with excess sectors or wavefronts, and where
+    the report and its annotated-source page are."""
+    if not profile:
+        return
+    if profile.get("hot_lines_error"):
+        warn(profile["hot_lines_error"])
+    hot = profile.get("hot_lines") or {}
+    if hot.get("no_line_info"):
+        console.print(f"Hot source lines: {hot['no_line_info']}", highlight=False, soft_wrap=True, markup=False)
+    elif hot.get("lines"):
+        rows = []
+        for ln in hot["lines"]:
+            stalls = ", ".join(f"{s.get('label') or s.get('reason')} {100 * s.get('share', 0):.0f}%"
+                               for s in ln.get("top_stalls") or [])
+            rows.append([ln.get("rank"), f"{Path(str(ln.get('file'))).name}:{ln.get('line')}",
+                         f"{100 * float(ln.get('share') or 0):.1f}%", ln.get("samples"), stalls, ln.get("source") or ""])
+        print_table(HOT_COLUMNS, rows, title=f"Hot source lines of {hot.get('name')} (share of {hot.get('ranked_by')})")
+        for key in ("global_excess", "shared_excess"):
+            h = hot.get(key)
+            if h:
+                console.print(f"{h['what']}: {100 * h['share']:.0f}% from line {h['line']} of "
+                              f"{Path(str(h['file'])).name} ({h['amount']:,} of {h['total']:,})",
+                              highlight=False, soft_wrap=True, markup=False)
+    if profile.get("finding_line"):
+        console.print(f"finding: {profile['finding_line']}", highlight=False, soft_wrap=True, markup=False)
+    where = [f"report: {profile.get('report')}"]
+    if profile.get("lines_html"):
+        where.append(f"annotated source: {profile['lines_html']}")
+    console.print("   ".join(where), highlight=False, soft_wrap=True, markup=False)

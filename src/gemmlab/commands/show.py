@@ -65,8 +65,32 @@ def shapes(record: RunRecord) -> None:
         console.print(line, highlight=False, soft_wrap=True, markup=False)
 
 
+def user(record: RunRecord) -> None:
+    """A run of the user's own kernel: the table (kernel, cuBLAS), then where it sits on the ladder,
+    the shapes it was checked at, and how it was launched and compiled."""
+    from gemmlab.report.user_lines import user_lines
+
+    kernel = record.meta.get("kernel") or {}
+    shape = record.meta.get("shape") or {}
+    dtype = record.meta.get("dtype", "fp32")
+    title = f"{kernel.get('name', 'your kernel')} ({kernel.get('function') or 'custom_kernel'})" + \
+        (f", {dtype} " if dtype != "any" else ", ")
+    if "M" in shape:
+        title += f"{shape['M']}x{shape['N']}x{shape['K']}"
+    else:
+        title += ", ".join(f"{k}={v}" for k, v in shape.items())
+    columns, caption = tables.ladder_columns(record), tables.caption(record)
+    if record.meta.get("reference_name"):  # a spec's kernel is compared with the spec's own reference
+        columns = tuple("% of reference" if c == "% of cuBLAS" else c for c in columns)
+        caption = (f"% of reference: {record.meta['reference_name']} median / this median x 100. "
+                   + caption.replace("M,N,K = None,None,None FP32; ", ""))  # not a GEMM: no M, N, K
+    print_table(columns, tables.ladder_rows(record), title=f"{title} on {record.gpu}", caption=caption)
+    for line in user_lines(record):
+        console.print(line, highlight=False, soft_wrap=True, markup=False)
+
+
 SHOW: dict[str, Callable[[RunRecord], None]] = {
-    "ladder": ladder, "bench": ladder, "sweep": ladder, "lesson": lesson, "shapes": shapes,
+    "ladder": ladder, "bench": ladder, "sweep": ladder, "lesson": lesson, "shapes": shapes, "user": user,
 }
 
 

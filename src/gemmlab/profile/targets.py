@@ -45,6 +45,7 @@ class Target:
     nvtx_range: Optional[str] = None  # ncu --nvtx --nvtx-include "<this>/"
     launch_skip: int = 0
     launch_count: int = 1
+    import_source: bool = False  # embed the source files in the report (ncu --import-source yes)
 
     def __post_init__(self) -> None:
         if not self.app_argv or not self.app_argv[0]:
@@ -187,5 +188,6 @@ def build_argv(ncu: str, target: Target, collection, output: Path, overwrite: bo
         clock_control="none",
         target_processes="all",
         force_overwrite=overwrite,
+        import_source=target.import_source,
         ncu=ncu,
     )

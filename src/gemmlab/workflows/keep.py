@@ -58,7 +58,7 @@ def keep(record: RunRecord, *, db: Optional[Path], no_store: bool, out: Optional
                 run_id = store.add_record(record, _extras(record))
                 stored_in = store.path
             record = replace(record, run_id=run_id)
-        except (UserError, OSError, sqlite3.Error) as e:  # a failure to store must not lose the run
+        except (UserError, OSError, sqlite3.Error, KeyError, TypeError, ValueError) as e:  # a failure to store must not lose the run
             problems.append(f"could not store the run in {db or default_path()} ({_why(e)})")
     document = as_dict(record)
     if stored_in is not None:

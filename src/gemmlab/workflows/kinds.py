@@ -18,6 +18,7 @@ ROW_EXTRAS: dict[str, Callable[[RunRecord], list[dict]]] = {
     "sweep": RunRecord.ladder_extras,
     "shapes": shapemap.row_extras,
     "lesson": lesson_record.extras,
+    "user": RunRecord.ladder_extras,  # % of cuBLAS and of peak; no "previous" (versions: gemmlab history)
 }
 assert set(ROW_EXTRAS) == set(KINDS), "every kind of run needs its row extras"
 
