@@ -305,3 +305,30 @@ def test_child_count_follows_launches(monkeypatch, tmp_path):
     assert source_lines._child_count(f, list(range(200))) == source_lines.ncu_rep_isolated.MAX_PROCS
     monkeypatch.setenv("GEMMLAB_NCU_REP_PROCS", "2")
     assert source_lines._child_count(f, [0]) == 1 and source_lines._child_count(f, [0, 1, 2]) == 2
+
+
+# --- a user's own kernel, profiled by `gemmlab bench examples/your-kernel/01_bad.cu --profile` on an H100
+# (docs/results/your-kernel-h100-2026-11-24): -lineinfo under the file's own path, --import-source yes.
+USER_BAD = Path(__file__).parent / "fixtures" / "ncu" / "h100" / "user_01_bad_lineinfo.ncu-rep"
+
+
+@pytest.fixture(scope="module")
+def user_bad():
+    from gemmlab.profile.source_lines import read_lines
+
+    return read_lines(USER_BAD)
+
+
+def test_a_user_kernel_report_maps_its_samples_and_excess_sectors_to_its_own_line(user_bad):
+    from gemmlab.analysis.hot_lines import finding_line, hot_lines
+
+    (launch,) = user_bad
+    hot = hot_lines(launch)
+    top = hot.lines[0]
+    assert top.file.endswith("examples/your-kernel/01_bad.cu") and top.line == 21 and top.share > 0.99
+    assert "B[k * N + col]" in top.text  # the embedded source (ncu --import-source yes), not the disk
+    assert launch.source_origin[top.file] == "embedded"
+    assert hot.global_excess.line == 21 and hot.global_excess.share > 0.99
+    assert top.top_stalls[0].reason == "lg_throttle"
+    sentence = finding_line("uncoalesced_global_loads", hot)
+    assert "line 21" in sentence and "excess global sectors" in sentence
