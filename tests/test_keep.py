@@ -12,7 +12,7 @@ import pytest
 from conftest import run_cli
 from fakes_bench import article_result
 
-from gemmlab.bench.results import load_record
+from gemmlab.bench.results import KINDS, load_record
 from gemmlab.errors import InputError, UserError
 from gemmlab.store import Store
 from gemmlab.workflows.keep import check_destinations, keep
@@ -160,7 +160,7 @@ def test_every_recorded_database_run_loads(path):
     assert ids
     for i in ids:
         record = load(path, i)
-        assert record.rows and record.run_id == i and record.kind in ("ladder", "lesson", "shapes", "sweep", "bench")
+        assert record.rows and record.run_id == i and record.kind in KINDS
         for row in record.rows:
             assert row.median_s > 0
 

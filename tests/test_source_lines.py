@@ -309,7 +309,7 @@ def test_child_count_follows_launches(monkeypatch, tmp_path):
 
 # --- a user's own kernel, profiled by `gemmlab bench examples/your-kernel/01_bad.cu --profile` on an H100
 # (docs/results/your-kernel-h100-2026-11-24): -lineinfo under the file's own path, --import-source yes.
-USER_BAD = Path(__file__).parent / "fixtures" / "ncu" / "h100" / "user_01_bad_lineinfo.ncu-rep"
+USER_BAD = Path(__file__).parent / "fixtures" / "user" / "01_bad_lineinfo.ncu-rep"
 
 
 @pytest.fixture(scope="module")
