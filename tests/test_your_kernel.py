@@ -290,3 +290,32 @@ def test_bench_shape_refused_by_requires_before_the_gpu(tmp_path, capsys):
 def test_rung_only_flags_are_refused_for_rungs(capsys):
     code, _, err = run_cli(capsys, "bench", "coalesced", "--watch")
     assert code == 2 and "--watch is for your own kernel" in err
+
+
+def test_watch_benches_again_after_each_save_and_survives_errors(tmp_path, monkeypatch):
+    from gemmlab.commands import yours
+
+    src = tmp_path / "k.cu"
+    src.write_text(SEED)
+    runs, ticks = [], iter(range(100))
+
+    def fake_once(inp, **kw):
+        runs.append(inp.sha256)
+        if len(runs) == 2:
+            raise UserError("k.cu: wrong result")  # printed, and the watch goes on
+
+    def fake_sleep(_s):
+        n = next(ticks)
+        if n in (1, 3):  # two saves, each with new text
+            src.write_text(SEED + f"// edit {n}\n")
+            import os
+
+            os.utime(src, ns=(10**18 + n, 10**18 + n))
+        if n == 5:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(yours, "_once", fake_once)
+    monkeypatch.setattr(yours.time, "sleep", fake_sleep)
+    with pytest.raises(KeyboardInterrupt):
+        yours._watch(str(src), {}, None, None, {"ncu_path": None})
+    assert len(runs) == 3 and len(set(runs)) == 3

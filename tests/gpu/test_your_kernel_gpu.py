@@ -110,3 +110,10 @@ def test_triton_softmax_through_a_gpu_mode_spec():
 def test_a_cuda_softmax_through_a_spec():
     run = bench_user(read_input(str(EXAMPLES / "row_softmax_spec.py")), None, QUICK)
     assert run.record.rows[0].correct and run.record.meta["convention"] == "gpumode"
+
+
+@pytest.mark.skipif(not _has("triton"), reason="triton is not installed")
+def test_a_kernelbench_model_new():
+    run = bench_user(read_input(str(EXAMPLES / "kernelbench_swish.py")), None, QUICK)
+    user, ref = run.record.rows
+    assert user.correct and ref.reference and run.record.meta["convention"] == "kernelbench"

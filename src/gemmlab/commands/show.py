@@ -73,7 +73,8 @@ def user(record: RunRecord) -> None:
     kernel = record.meta.get("kernel") or {}
     shape = record.meta.get("shape") or {}
     dtype = record.meta.get("dtype", "fp32")
-    title = f"{kernel.get('name', 'your kernel')} ({kernel.get('function') or 'custom_kernel'})" + \
+    entry = "ModelNew" if record.meta.get("convention") == "kernelbench" else "custom_kernel"
+    title = f"{kernel.get('name', 'your kernel')} ({kernel.get('function') or entry})" + \
         (f", {dtype} " if dtype != "any" else ", ")
     if "M" in shape:
         title += f"{shape['M']}x{shape['N']}x{shape['K']}"

@@ -58,14 +58,14 @@ def primary_label(diagnosis: Any) -> Optional[str]:
     return None if cat is None else cat.replace("_", " ")
 
 
-def fresh_dir(base: Path = targets.DEFAULT_DIR, now: Callable[[], float] = time.time) -> Path:
-    """``gemmlab-profiles/ladder-YYYYmmdd-HHMMSS[-n]``: a folder no earlier run wrote."""
+def fresh_dir(base: Path = targets.DEFAULT_DIR, now: Callable[[], float] = time.time, prefix: str = "ladder") -> Path:
+    """``gemmlab-profiles/<prefix>-YYYYmmdd-HHMMSS[-n]``: a folder no earlier run wrote."""
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now()))
-    d = base / f"ladder-{stamp}"
+    d = base / f"{prefix}-{stamp}"
     n = 1
     while d.exists():
         n += 1
-        d = base / f"ladder-{stamp}-{n}"
+        d = base / f"{prefix}-{stamp}-{n}"
     return d
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional
@@ -25,13 +24,9 @@ from gemmlab.workflows import profile_run
 
 def profile_dir(name: str, base: Path = targets.DEFAULT_DIR) -> Path:
     """``gemmlab-profiles/<name>-YYYYmmdd-HHMMSS[-n]``: a folder no earlier run wrote."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    d = base / f"{name}-{stamp}"
-    n = 1
-    while d.exists():
-        n += 1
-        d = base / f"{name}-{stamp}-{n}"
-    return d
+    from gemmlab.workflows.ladder_profile import fresh_dir
+
+    return fresh_dir(base, prefix=name)
 
 
 def user_target(inp: Any, shape: Any, job_dir: Path, warmup: int = targets.DEFAULT_WARMUP,
