@@ -99,6 +99,10 @@ class RunView:
     def __post_init__(self) -> None:
         if not self.record.rows:
             raise InputError(f"run {self.record.run_id or self.record.source or '?'}: has no kernel results")
+        if self.record.kind == "user":  # your kernel's page is its worklog, every version on one page
+            name = (self.record.meta.get("kernel") or {}).get("name", "NAME")
+            raise InputError(f"{self.record.source or 'run'} is a run of your kernel {name}; its HTML page is the "
+                             f"worklog: gemmlab history {name} --html FILE")
         if self.record.kind not in LADDER_KINDS:
             raise InputError(f"{self.record.source or 'run'} is a {self.record.kind} run; a ladder report shows "
                              f"{', '.join(LADDER_KINDS)} runs")
