@@ -319,3 +319,12 @@ def test_watch_benches_again_after_each_save_and_survives_errors(tmp_path, monke
     with pytest.raises(KeyboardInterrupt):
         yours._watch(str(src), {}, None, None, {"ncu_path": None})
     assert len(runs) == 3 and len(set(runs)) == 3
+
+
+def test_a_spec_kernel_failing_names_its_keyword_shape():
+    from gemmlab.workflows.user_run import wrong_message
+
+    msg = wrong_message("softmax.py", {"shape": {"rows": 127, "cols": 1000},
+                                       "check": {"ok": False, "reason": "3 NaN/inf elements where the reference is finite"}})
+    assert msg == ("softmax.py: wrong result at rows=127, cols=1000: 3 NaN/inf elements where the reference is "
+                   "finite - not timed")

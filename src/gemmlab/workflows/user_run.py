@@ -183,14 +183,18 @@ def bench_user(inp: UserInput, shape: Any, timing: dict, *, alpha: float = 1.0, 
 
 def wrong_message(what: str, failed: dict) -> str:
     """One line: where the check failed and why, and that nothing was timed."""
-    M, N, K = failed.get("shape", ["?"] * 3)
+    shape = failed.get("shape")
+    if isinstance(shape, (list, tuple)) and len(shape) == 3:
+        at, size = "M,N,K=" + ",".join(str(v) for v in shape), shape[0] * shape[1]
+    else:  # a spec's keyword set (or KernelBench's get_inputs())
+        at, size = ", ".join(f"{k}={v}" for k, v in (shape or {}).items()) or "get_inputs()", "?"
     c = failed.get("check") or {}
     parts = [str(c.get("reason") or "wrong result")]
     if c.get("n_unwritten"):
-        parts.append(f"{c['n_unwritten']} of {M * N if isinstance(M, int) else '?'} elements never written "
+        parts.append(f"{c['n_unwritten']} of {size} elements never written "
                      f"(first at row, col {tuple(c.get('first_unwritten') or ())})")
     if c.get("n_guard_written"):
         parts.append(f"{c['n_guard_written']} elements written past the end of C")
     if c.get("n_over_bound"):
         parts.append(f"{c['n_over_bound']} elements outside the error bound (first at {tuple(c.get('first_over_bound') or ())})")
-    return f"{what}: wrong result at M,N,K={M},{N},{K}: " + "; ".join(parts) + " - not timed"
+    return f"{what}: wrong result at {at}: " + "; ".join(parts) + " - not timed"
