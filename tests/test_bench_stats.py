@@ -121,7 +121,7 @@ def test_spec_is_frozen_and_hashable_with_params():
         ({"K": True}, "K must be a positive integer, got True"),
         ({"M": "64"}, "M must be a positive integer, got '64'"),
         ({"alpha": float("nan")}, "alpha must be a finite number, got nan"),
-        ({"dtype": "float16"}, "dtype must be one of fp32, bf16, fp8, int32, got 'float16'"),
+        ({"dtype": "float16"}, "dtype must be one of fp32, bf16, fp8, int32, fp16, got 'float16'"),
         ({"kernel": ""}, "kernel must be a non-empty name"),
         ({"params": {"TILE": 1.5}}, "params['TILE'] must be an integer, got 1.5"),
         ({"M": 65536, "K": 65536}, "at most 2147483647 are allowed"),

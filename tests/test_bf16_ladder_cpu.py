@@ -300,7 +300,8 @@ def test_spec_accepts_the_bf16_dtypes():
     old = BenchSpec.from_dict({"kernel": "x", "M": 2, "N": 2, "K": 2, "dtype": "bf16_fp32out"})
     assert (old.dtype, old.out_dtype) == ("bf16", "fp32")
     with pytest.raises(InputError):
-        BenchSpec("x", 2, 2, 2, dtype="fp16")
+        BenchSpec("x", 2, 2, 2, dtype="fp64")
+    assert BenchSpec("x", 2, 2, 2, dtype="fp16").out_dtype == "fp16"  # your own fp16 kernels
 
 
 # --- CLI ------------------------------------------------------------------------------------

@@ -73,5 +73,7 @@ def test_gemm_ex_args_types_and_refusal():
     assert args[6] == 20 and args[9] == 10  # B first, then A (C^T = B^T A^T)
     assert args[-2:] == (cublas.CUBLAS_COMPUTE_32F, cublas.CUBLAS_GEMM_DEFAULT) == (68, -1)
     with pytest.raises(InputError):
-        cublas.gemm_ex_args(2, 3, 4, 10, 20, 30, "fp16", 1, 2)
+        cublas.gemm_ex_args(2, 3, 4, 10, 20, 30, "fp64", 1, 2)
+    half = cublas.gemm_ex_args(2, 3, 4, 10, 20, 30, "fp16", 1, 2, in_dtype="fp16")
+    assert half[7] == half[10] == half[14] == cublas.CUDA_R_16F == 2  # A, B and C all CUDA_R_16F
     assert "CUBLAS_COMPUTE_32F" in cublas.bf16_label() and "16BF" in cublas.bf16_label()

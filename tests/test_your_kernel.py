@@ -78,7 +78,7 @@ def test_flags_override_the_header(tmp_path):
      None, "is a template"),
     ("// gemmlab: block=16,16\n__global__ void a() {}\n__global__ void b() {}", None, "2 __global__ kernels found (a, b)"),
     (SEED, {"kernel": "nope"}, "no __global__ function 'nope'"),
-    (SEED, {"dtype": "fp64"}, "expected one of fp32, bf16, fp8"),
+    (SEED, {"dtype": "fp64"}, "expected one of fp32, bf16, fp16, fp8"),
     (SEED, {"dtype": "bf16"}, "A is declared as fp32"),
     (SEED, {"shape": "1,2"}, "three positive integers"),
 ])
@@ -328,3 +328,78 @@ def test_a_spec_kernel_failing_names_its_keyword_shape():
                                        "check": {"ok": False, "reason": "3 NaN/inf elements where the reference is finite"}})
     assert msg == ("softmax.py: wrong result at rows=127, cols=1000: 3 NaN/inf elements where the reference is "
                    "finite - not timed")
+
+
+# --- fp16 (a user's .cu kernel with __half pointers) ------------------------------------------------
+def _fp16_runs():
+    import numpy as np
+
+    def fp32_accumulate(a, b, c, al, be):
+        c[...] = (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
+
+    def fp16_accumulate(a, b, c, al, be):  # an __hfma chain: every partial sum rounded to half
+        acc = np.zeros(c.shape, np.float16)
+        for k in range(a.shape[1]):
+            acc = (acc + a[:, k:k + 1] * b[k:k + 1, :]).astype(np.float16)
+        c[...] = acc
+
+    def half_written(a, b, c, al, be):
+        c[:8] = (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)[:8]
+
+    def nan_one(a, b, c, al, be):
+        fp32_accumulate(a, b, c, al, be)
+        c[3, 4] = np.float16("nan")
+
+    return fp32_accumulate, fp16_accumulate, half_written, nan_one
+
+
+def test_fp16_check_holds_fp32_accumulation_and_catches_the_rest():
+    import numpy as np
+
+    from gemmlab.bench.check import Checker
+
+    ok, fp16_acc, half, nan = _fp16_runs()
+    ch = Checker(xp=np, seed=3)
+    assert ch.check(ok, 33, 17, 2000, in_dtype="fp16", out_dtype="fp16").ok
+    r = ch.check(fp16_acc, 33, 17, 2000, in_dtype="fp16", out_dtype="fp16")
+    assert not r.ok and "FP16-input" in r.reason  # half accumulation is not what the bound allows
+    assert "poison" in ch.check(half, 33, 17, 100, in_dtype="fp16", out_dtype="fp16").reason
+    assert "NaN or inf, first at (3, 4)" in ch.check(nan, 33, 17, 100, in_dtype="fp16", out_dtype="fp16").reason
+
+
+def test_half_pointers_declare_an_fp16_kernel(tmp_path):
+    d = decl_of("""\
+        // gemmlab: block=16,16
+        __global__ void h(const __half* A, const __half* B, float* C, int M, int N, int K) {}
+        """, tmp_path)
+    assert (d.dtype, d.out_dtype) == ("fp16", "fp32")
+
+
+# --- a rung exported as a user file ------------------------------------------------------------
+def test_every_exportable_rung_declares_its_own_launch(tmp_path):
+    from gemmlab.kernels import registry
+    from gemmlab.kernels.export import refusal, user_file
+
+    exported = 0
+    for dtype in ("fp32", "bf16", "fp8"):
+        for r in registry.ladder(dtype):
+            if refusal(r):
+                continue
+            p = tmp_path / f"{r.name}.cu"
+            p.write_text(user_file(r))
+            d = declare(p, p.read_text())
+            assert (d.dtype, d.out_dtype, d.args) == (r.dtype, r.out_dtype, ("M", "N", "K", "alpha", "A", "B", "beta", "C"))
+            for s in ((127, 129, 67), (2048, 2048, 2048), (1000, 3000, 80)):
+                assert (d.refusal(*s) is None) == r.accepts(*s), (r.name, s)
+                if d.refusal(*s) is None:
+                    grid, block, smem = r.launch_config(*s)
+                    assert d.launch(*s) == (tuple(grid), tuple(block), smem), (r.name, s)
+            exported += 1
+    assert exported >= 12
+
+
+def test_tma_and_abstract_rungs_are_not_exported(capsys):
+    code, _, err = run_cli(capsys, "kernels", "--export", "tma_bf16")
+    assert code == 2 and "TMA tensor maps" in err
+    code, _, err = run_cli(capsys, "kernels", "--export", "autotuned")
+    assert code == 2 and "picks its kernel" in err

@@ -13,9 +13,9 @@ from gemmlab.errors import InputError
 # Element types, one vocabulary everywhere (the kernel registry, BenchSpec, the store, run JSON and
 # the CLI's --dtype): "fp32"; "bf16" (bfloat16, held as uint16 bit patterns); "fp8" (OCP e4m3, held
 # as uint8 bit patterns); "int32" (the atomics lesson's counters).
-DTYPES = ("fp32", "bf16", "fp8", "int32")
+DTYPES = ("fp32", "bf16", "fp8", "int32", "fp16")  # fp16: IEEE half, your own kernels only
 # C's type when only A's and B's is named: the FP8 ladder writes bf16; the others keep the type.
-DEFAULT_OUT = {"fp32": "fp32", "bf16": "bf16", "fp8": "bf16", "int32": "int32"}
+DEFAULT_OUT = {"fp32": "fp32", "bf16": "bf16", "fp8": "bf16", "int32": "int32", "fp16": "fp16"}
 # The names BenchSpec used before there was one vocabulary (runs stored by gemmlab 0.1): (A/B, C).
 LEGACY_DTYPES = {"float32": ("fp32", "fp32"), "bf16_fp32out": ("bf16", "fp32"), "fp8_e4m3": ("fp8", "bf16")}
 

@@ -117,3 +117,47 @@ def test_a_kernelbench_model_new():
     run = bench_user(read_input(str(EXAMPLES / "kernelbench_swish.py")), None, QUICK)
     user, ref = run.record.rows
     assert user.correct and ref.reference and run.record.meta["convention"] == "kernelbench"
+
+
+HGEMM = """#include <cuda_fp16.h>
+// gemmlab: block=16,16
+__global__ void hgemm(const __half* A, const __half* B, OUT* C, int M, int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= M || col >= N) return;
+  ACC acc = ACC(0.f);
+  for (int k = 0; k < K; ++k) acc = STEP;
+  C[row * N + col] = STORE;
+}
+"""
+
+
+@pytest.mark.parametrize("out", ["__half", "float"])
+def test_an_fp16_kernel_is_checked_and_timed_against_cublas_fp16(tmp_path, out):
+    src = tmp_path / "hgemm.cu"
+    src.write_text(HGEMM.replace("OUT", out).replace("ACC", "float")
+                   .replace("STEP", "acc + __half2float(A[row * K + k]) * __half2float(B[k * N + col])")
+                   .replace("STORE", "__float2half(acc)" if out == "__half" else "acc"))
+    run = bench_user(read_input(str(src)), (256, 320, 192), QUICK, place_it=False)
+    user, ref = run.record.rows
+    assert run.record.meta["dtype"] == "fp16" and user.correct and ref.correct and ref.reference
+    assert "CUDA_R_16F" in ref.info["summary"]
+
+
+def test_an_fp16_kernel_that_accumulates_in_half_fails_the_check(tmp_path):
+    src = tmp_path / "hgemm_half_acc.cu"
+    src.write_text(HGEMM.replace("OUT", "__half").replace("ACC", "__half")
+                   .replace("STEP", "__hfma(A[row * K + k], B[k * N + col], acc)").replace("STORE", "acc"))
+    with pytest.raises(WrongResult, match="FP16-input"):
+        bench_user(read_input(str(src)), (128, 128, 1024), QUICK, place_it=False)
+
+
+@pytest.mark.parametrize("rung", ["blocktile_2d", "warptiling", "mma_sync_bf16", "wgmma_bf16"])
+def test_an_exported_rung_benches_unchanged_as_a_user_file(tmp_path, rung):
+    from gemmlab.kernels import registry
+    from gemmlab.kernels.export import user_file
+
+    r = registry.get(rung)
+    src = tmp_path / f"my_{rung}.cu"
+    src.write_text(user_file(r))
+    run = bench_user(read_input(str(src)), (512, 384, 256), QUICK, place_it=False)
+    assert run.record.rows[0].correct and run.record.meta["dtype"] == r.dtype

@@ -126,6 +126,12 @@ def evaluate(
         poison_value, unit = xp.uint16(POISON_BF16), xp.uint16
         unwritten = out == poison_value
         out64 = from_bits(out).astype(xp.float64)
+    elif out.dtype == np.float16:
+        from gemmlab.numerics.fp16 import POISON_FP16
+
+        poison_value, unit = xp.uint16(POISON_FP16), xp.uint16
+        unwritten = out.view(xp.uint16) == poison_value
+        out64 = out.astype(xp.float64)
     else:
         poison_value, unit = xp.uint32(POISON_BITS), xp.uint32
         unwritten = out.view(xp.uint32) == poison_value
@@ -149,7 +155,8 @@ def evaluate(
         bound, what = normwise_bound(K), "FP32"
     else:
         allowed = tol.elementwise(absref, ref)
-        label, module = (("FP8-input", "fp8") if tol.in_dtype == "fp8" else ("BF16-input", "bf16"))
+        label, module = {"fp8": ("FP8-input", "fp8"), "fp16": ("FP16-input", "fp16")}.get(tol.in_dtype,
+                                                                                      ("BF16-input", "bf16"))
         kind = f"{label} componentwise bound ({tol.out_dtype} output, gemmlab.numerics.{module})"
         bound, what = tol.normwise, f"{label} ({tol.out_dtype} output)"
     over = finite & (xp.abs(diff) > allowed)
@@ -260,6 +267,8 @@ class Checker:
 
     def _operand(self, shape: tuple[int, int], dtype: str) -> Any:
         x = self._uniform(shape)
+        if dtype == "fp16":
+            return x.astype(self.xp.float16)
         if dtype == "bf16":
             from gemmlab.numerics.bf16 import to_bits
 
@@ -279,6 +288,10 @@ class Checker:
             from gemmlab.numerics.bf16 import POISON_BF16
 
             buf = xp.full((M * N + guard_n,), POISON_BF16, dtype=xp.uint16)
+        elif out_dtype == "fp16":
+            from gemmlab.numerics.fp16 import POISON_FP16
+
+            buf = xp.full((M * N + guard_n,), POISON_FP16, dtype=xp.uint16).view(xp.float16)
         else:
             buf = poison(xp, (M * N + guard_n,))
         c = buf[: M * N].reshape(M, N)
@@ -293,6 +306,10 @@ class Checker:
 
             tol = tolerance(K, out_dtype)
             a, b = from_bits(a), from_bits(b)
+        elif in_dtype == "fp16":
+            from gemmlab.numerics import fp16
+
+            tol = fp16.tolerance(K, out_dtype)  # a, b, c0 are exact float16 values: reference() widens them
         elif in_dtype == "fp8":
             from gemmlab.numerics import fp8
 

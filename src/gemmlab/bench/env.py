@@ -212,7 +212,8 @@ def fp8_peak(env: dict, clock_mhz: Optional[float] = None) -> dict:
 
 
 def tensor_peak(dtype: str, env: dict, clock_mhz: Optional[float] = None) -> dict:
-    """bf16_peak or fp8_peak by the run's input dtype."""
+    """bf16_peak or fp8_peak by the run's input dtype (fp16: BF16's - the same dense tensor rate on
+    Ampere and Hopper, A100 and H100 datasheets)."""
     return fp8_peak(env, clock_mhz) if dtype == "fp8" else bf16_peak(env, clock_mhz)
 
 

@@ -167,6 +167,8 @@ class GpuBench:
 
     def _operand(self, shape: tuple[int, int], dtype: str) -> Any:
         x = self._rng.random(shape, dtype=self._cupy.float32) * 2 - 1
+        if dtype == "fp16":
+            return x.astype(self._cupy.float16)
         if dtype == "bf16":
             from gemmlab.numerics.bf16 import to_bits
 

@@ -67,9 +67,23 @@ def reference_target(dtype: str, out_dtype: str, M: int, N: int, K: int, alpha: 
     """cuBLAS at its best for the kernel's types: SGEMM, BF16 (GemmEx or cuBLASLt), FP8 (cuBLASLt)."""
     if dtype == "fp8":
         return cublas_fp8_target(M, N, K, alpha, beta)
+    if dtype == "fp16":
+        return cublas_fp16_target(M, N, K, alpha, beta, out_dtype)
     if dtype == "bf16":
         return cublas_bf16_target(M, N, K, alpha, beta, out_dtype)
     return cublas_target(M, N, K, alpha, beta)
+
+
+def cublas_fp16_target(M: int, N: int, K: int, alpha: float, beta: float, out_dtype: str) -> Target:
+    """cuBLAS with float16 A, B, ``out_dtype`` C and FP32 compute: cublasGemmEx's default algorithm
+    (the BF16 reference times cuBLASLt's heuristics too; for fp16 that search is not wired yet, so
+    this reference can be slower than cuBLAS at its best - the summary says which was timed)."""
+    from gemmlab.runtime import cublas
+
+    info = {"order": None, "family": "library", "summary": cublas.fp16_label(out_dtype), "dtype": "fp16",
+            "out_dtype": out_dtype}
+    spec = BenchSpec(CUBLAS, M, N, K, alpha, beta, "fp16", out_dtype=out_dtype)
+    return Target(spec, lambda: (lambda a, b, c, al, be: cublas.gemm_fp16(a, b, c, al, be)), info)
 
 
 def check_shapes(decl: Declaration, shape: tuple[int, int, int]) -> list[tuple[tuple[int, int, int], Optional[str]]]:
@@ -164,7 +178,7 @@ def measure_user(decl: Declaration, path: Path, text: str, shape: tuple[int, int
     for (t, r), parts, chk in zip(sides, timed, [user_check, ref_check]):
         m, clocks = merge(parts)
         rows.append(Row(m, chk, t is not target, dict(t.info), launched_by(r), clocks))
-    tensor = decl.dtype in ("bf16", "fp8")
+    tensor = decl.dtype in ("bf16", "fp16", "fp8")  # fp16's dense tensor peak is BF16's on Ampere and Hopper
     if tensor:
         rows = with_tensor_peaks(rows, env, decl.dtype)
     peak = envmod.tensor_peak(decl.dtype, env) if tensor else envmod.fp32_peak(env)

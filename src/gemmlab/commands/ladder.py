@@ -227,9 +227,31 @@ def kernels(
     include_sweep: Annotated[bool, typer.Option("--with-sweep", help="List the sweep variants too.")] = False,
     include_sweep_old: Annotated[bool, typer.Option("--sweep", hidden=True)] = False,
     dtype: DtypeOpt = "fp32",
+    export: Annotated[Optional[str], typer.Option(
+        "--export", metavar="RUNG",
+        help="Print RUNG as a user file (its source, includes inlined, and its // gemmlab: launch): copy it, edit "
+             "it, gemmlab bench it.")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", help="With --export: write the file here instead.")] = None,
+    force: ForceOpt = False,
 ) -> None:
-    """List the ladder's rungs with their one-line summaries."""
+    """List the ladder's rungs with their one-line summaries (or --export one as a file of your own)."""
     from gemmlab.kernels import registry as reg
+
+    if export is not None:
+        from gemmlab.fileio import write_new
+        from gemmlab.kernels.export import user_file
+
+        text = user_file(reg.get(export))
+        if out is None:
+            print(text, end="")
+            return
+        try:
+            write_new(out, text, force=force)
+        except FileExistsError:
+            raise InputError(f"--out {out}: file exists; pass --force to replace it") from None
+        return
+    if out is not None:
+        raise InputError("--out is for --export RUNG")
 
     check_dtype(dtype)
     include_sweep = renamed(include_sweep, include_sweep_old, "--with-sweep", "--sweep", unset=False)

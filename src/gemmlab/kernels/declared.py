@@ -13,7 +13,7 @@ one ``key = value`` with spaces), overridden by command-line flags of the same n
 Keys: ``name`` (the history key; the file's stem by default), ``kernel`` (the ``__global__``
 function, or a template's name expression; by default the file's only kernel), ``args`` (a preset or
 the parameter order as names from A, B, C, M, N, K, alpha, beta; by default read from the kernel's
-own parameter names), ``dtype`` (fp32, bf16, fp8; by default from the type of A's pointer), ``out``
+own parameter names), ``dtype`` (fp32, bf16, fp16, fp8; by default from the type of A's pointer), ``out``
 (C's type), ``block`` (required), ``tile`` (BM,BN: grid = (cdiv(N, BN), cdiv(M, BM))) or ``grid``
 (expressions), ``smem`` (dynamic shared memory bytes), ``requires`` (conditions on M, N, K),
 ``shape`` (the default M,N,K), ``compiler`` (nvrtc, nvcc), ``arch`` (e.g. sm_90a). An upper-case
@@ -43,7 +43,7 @@ PRESETS: dict[str, tuple[str, ...]] = {
 }
 ARG_NAMES = ("A", "B", "C", "M", "N", "K", "alpha", "beta")
 POINTERS = ("A", "B", "C")
-USER_DTYPES = ("fp32", "bf16", "fp8")
+USER_DTYPES = ("fp32", "bf16", "fp16", "fp8")
 KEYS = ("name", "kernel", "args", "dtype", "out", "block", "tile", "grid", "smem", "requires", "shape",
         "compiler", "arch")
 COMPILERS = ("nvrtc", "nvcc")
@@ -63,6 +63,7 @@ _GLOBAL = re.compile(r"(template\s*<[^{;]*?>\s*)?(?:static\s+)?__global__\s+" + 
 _C_TYPES = {
     "fp32": ("float",),
     "bf16": ("__nv_bfloat16", "nv_bfloat16", "__bf16", "bf16", "bfloat16"),
+    "fp16": ("__half", "half"),
     "fp8": ("__nv_fp8_e4m3", "fp8_e4m3", "uint8_t", "unsigned char"),
 }
 
@@ -374,7 +375,7 @@ def _types(dtype: Optional[str], out: Optional[str], kernel: Optional[Kernel], a
         raise InputError(f"{where}: {dtype!r}; expected one of {', '.join(USER_DTYPES)}")
     if out is None:
         c = by_arg.get("C")
-        out = c if c in ("fp32", "bf16") else None
+        out = c if c in ("fp32", "bf16", "fp16") else None
     d, o = gemm_types(dtype, out)
     if by_arg.get("A") not in (None, d):
         raise InputError(f"{where}: dtype {d}, but A is declared as {by_arg['A']} in the kernel's parameters")

@@ -280,7 +280,7 @@ DTYPES = ("fp32", "bf16", "fp8")
 ITEMSIZE = {"fp32": 4, "bf16": 2, "fp8": 1}  # bytes per element of A and B
 # How B is given per dtype: "kn" = K x N row-major; "nk" = N x K row-major ("TN", B transposed:
 # the only layout 8-bit wgmma and cuBLASLt's FP8 kernels read).
-B_LAYOUTS = {"fp32": "kn", "bf16": "kn", "fp8": "nk"}
+B_LAYOUTS = {"fp32": "kn", "bf16": "kn", "fp8": "nk", "fp16": "kn"}
 
 
 def b_shape(dtype: str, K: int, N: int) -> tuple[int, int]:

@@ -30,7 +30,7 @@ LADDER_COLUMNS = (
 def ladder_columns(record: RunRecord) -> tuple[str, ...]:
     """LADDER_COLUMNS, with the peak column naming the BF16 (FP8) tensor peak for a bf16 (fp8) run."""
     dtype = record.meta.get("dtype")
-    if dtype in ("bf16", "fp8"):
+    if dtype in ("bf16", "fp16", "fp8"):
         name = f"% of {dtype.upper()} peak"
         return tuple(name if c == "% of FP32 peak" else c for c in LADDER_COLUMNS)
     return LADDER_COLUMNS
@@ -104,11 +104,14 @@ def caption(record: RunRecord) -> str:
     rows = record.rows
     timing = (meta.get("options") or {}).get("timing") or {}
     dtype = meta.get("dtype")
-    tensor = dtype in ("bf16", "fp8")
+    tensor = dtype in ("bf16", "fp16", "fp8")
     types = "FP32"
     if dtype == "bf16":
         out = (meta.get("options") or {}).get("out_dtype", "bf16")
         types = f"A, B bf16, FP32 accumulate, C {out}"
+    elif dtype == "fp16":
+        out = (meta.get("options") or {}).get("out_dtype", "fp16")
+        types = f"A, B fp16, FP32 accumulate, C {out}"
     elif dtype == "fp8":
         types = "A e4m3 (M x K), B e4m3 given N x K ('TN'), FP32 accumulator without promotion, C bf16"
     parts = [f"M,N,K = {shape.get('M')},{shape.get('N')},{shape.get('K')} {types}"]
@@ -123,7 +126,7 @@ def caption(record: RunRecord) -> str:
     if peak.get("flops") and tensor:
         parts.append(
             f"dense {dtype.upper()} peak {peak['flops'] / 1e12:.1f} TFLOP/s = {peak.get('sm_count', '?')} SMs x "
-            f"{peak.get(f'{dtype}_flops_per_clk_per_sm', '?')} FLOP/clk x {peak.get('clock_mhz', '?')} MHz (max clock; "
+            f"{peak.get(f'{dtype}_flops_per_clk_per_sm', peak.get('bf16_flops_per_clk_per_sm', '?'))} FLOP/clk x {peak.get('clock_mhz', '?')} MHz (max clock; "
             f"each row's % uses the clock its run saw)"
         )
     elif peak.get("flops"):

@@ -95,14 +95,16 @@ def tf32_off(math: str = "fp32") -> bool:
 # ---- BF16: cublasGemmEx with bfloat16 inputs and FP32 compute ------------------------------
 # cudaDataType / cublasComputeType_t values (stable in the CUDA headers).
 CUDA_R_32F = 0
+CUDA_R_16F = 2
 CUDA_R_16BF = 14
 CUBLAS_COMPUTE_32F = 68
 CUBLAS_GEMM_DEFAULT = -1
-_CUDA_TYPES = {"bf16": CUDA_R_16BF, "fp32": CUDA_R_32F}
+_CUDA_TYPES = {"bf16": CUDA_R_16BF, "fp32": CUDA_R_32F, "fp16": CUDA_R_16F}
+_IN_TYPES = {"bf16": CUDA_R_16BF, "fp16": CUDA_R_16F}
 
 
 def gemm_ex_args(M: int, N: int, K: int, a_ptr: int, b_ptr: int, c_ptr: int, out_dtype: str,
-                 alpha_ptr: int, beta_ptr: int) -> tuple:
+                 alpha_ptr: int, beta_ptr: int, in_dtype: str = "bf16") -> tuple:
     """The cublasGemmEx arguments after the handle for row-major C (M x N) = A (M x K, bf16) @
     B (K x N, bf16), FP32 compute, C in ``out_dtype``.
 
@@ -111,18 +113,19 @@ def gemm_ex_args(M: int, N: int, K: int, a_ptr: int, b_ptr: int, c_ptr: int, out
     (ld K), C with ld N, no transposes. alpha and beta are host float32 pointers (FP32 compute
     takes float scalars)."""
     if out_dtype not in _CUDA_TYPES:
-        raise InputError(f"out_dtype={out_dtype!r}: expected 'bf16' or 'fp32'")
-    return (_OP_N, _OP_N, N, M, K, alpha_ptr, b_ptr, CUDA_R_16BF, N, a_ptr, CUDA_R_16BF, K,
+        raise InputError(f"out_dtype={out_dtype!r}: expected 'bf16', 'fp16' or 'fp32'")
+    t = _IN_TYPES[in_dtype]
+    return (_OP_N, _OP_N, N, M, K, alpha_ptr, b_ptr, t, N, a_ptr, t, K,
             beta_ptr, c_ptr, _CUDA_TYPES[out_dtype], N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)
 
 
 def call_gemm_ex(lib: Any, handle: int, M: int, N: int, K: int, a_ptr: int, b_ptr: int,
-                 c_ptr: int, out_dtype: str, alpha: float, beta: float) -> None:
+                 c_ptr: int, out_dtype: str, alpha: float, beta: float, in_dtype: str = "bf16") -> None:
     """One cublasGemmEx call through ``lib`` (CuPy's cublas module, or a fake in CPU tests)."""
     al = np.array(alpha, dtype=np.float32)
     be = np.array(beta, dtype=np.float32)
     lib.gemmEx(handle, *gemm_ex_args(M, N, K, a_ptr, b_ptr, c_ptr, out_dtype, al.ctypes.data,
-                                     be.ctypes.data))
+                                     be.ctypes.data, in_dtype))
 
 
 def gemm_bf16(a: Any, b: Any, c: Any, alpha: float = 1.0, beta: float = 0.0) -> None:
@@ -140,6 +143,26 @@ def gemm_bf16(a: Any, b: Any, c: Any, alpha: float = 1.0, beta: float = 0.0) -> 
     h = _handle("fp32")  # CUBLAS_DEFAULT_MATH: 16-bit inputs use tensor cores in any math mode
     lib.setStream(h, cupy.cuda.get_current_stream().ptr)
     call_gemm_ex(lib, h, M, N, K, a.data.ptr, b.data.ptr, c.data.ptr, out_dtype, alpha, beta)
+
+
+def gemm_fp16(a: Any, b: Any, c: Any, alpha: float = 1.0, beta: float = 0.0) -> None:
+    """As ``gemm_bf16`` for IEEE half: A, B float16, CUBLAS_COMPUTE_32F, C float16 or float32 (c's
+    dtype) - the reference a user's fp16 kernel is compared with."""
+    import cupy
+
+    from gemmlab.runtime.operands import operand_shape
+
+    out_dtype = "fp16" if c.dtype == np.float16 else "fp32"
+    M, N, K = operand_shape(a, b, c, "fp16", out_dtype)
+    lib = _lib()
+    h = _handle("fp32")
+    lib.setStream(h, cupy.cuda.get_current_stream().ptr)
+    call_gemm_ex(lib, h, M, N, K, a.data.ptr, b.data.ptr, c.data.ptr, out_dtype, alpha, beta, "fp16")
+
+
+def fp16_label(out_dtype: str = "fp16") -> str:
+    return (f"cublasGemmEx A,B CUDA_R_16F, C {'CUDA_R_16F' if out_dtype == 'fp16' else 'CUDA_R_32F'},"
+            f" CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT")
 
 
 def bf16_label(out_dtype: str = "bf16") -> str:

@@ -16,9 +16,9 @@ from gemmlab.kernels.families import B_LAYOUTS
 
 
 # NumPy/CuPy dtype holding each gemmlab dtype.
-ARRAY_DTYPES = {"fp32": np.dtype(np.float32), "bf16": np.dtype(np.uint16),
+ARRAY_DTYPES = {"fp32": np.dtype(np.float32), "bf16": np.dtype(np.uint16), "fp16": np.dtype(np.float16),
                 "fp8": np.dtype(np.uint8)}
-_DTYPE_WORDS = {"fp32": "float32", "bf16": "uint16 (bfloat16 bit patterns; gemmlab.bf16.to_bits "
+_DTYPE_WORDS = {"fp32": "float32", "fp16": "float16", "bf16": "uint16 (bfloat16 bit patterns; gemmlab.bf16.to_bits "
                                             "converts)",
                 "fp8": "uint8 (e4m3 bit patterns; gemmlab.numerics.fp8.to_bits converts)"}
 

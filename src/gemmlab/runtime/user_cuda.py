@@ -38,9 +38,41 @@ log = logging.getLogger(__name__)
 _STATIC_SMEM_LIMIT = 48 * 1024  # above this a block needs the dynamic-shared-memory opt-in
 
 
-def options_for(path: Path) -> tuple[str, ...]:
-    """The compile options of a user kernel: gemmlab's (C++17, -lineinfo) and the file's directory."""
-    return (*BASE_OPTIONS, f"-I{path.resolve().parent}")
+def options_for(path: Path, compiler: str = "nvrtc") -> tuple[str, ...]:
+    """The compile options of a user kernel: gemmlab's (C++17, -lineinfo), the file's directory, and
+    for NVRTC the CUDA toolkit's headers (``<cuda_fp16.h>``, ``<mma.h>``: nvcc finds its own, NVRTC
+    finds none of them by itself)."""
+    dirs = [str(path.resolve().parent)] + (cuda_include_dirs() if compiler == "nvrtc" else [])
+    return (*BASE_OPTIONS, *(f"-I{d}" for d in dirs))
+
+
+def cuda_include_dirs() -> list[str]:
+    """Folders holding the CUDA toolkit's headers: $CUDA_HOME/$CUDA_PATH, nvcc's toolkit, CuPy's
+    CUDA path, /usr/local/cuda, and the headers of NVIDIA's pip wheels (nvidia/*/include)."""
+    import glob
+    import os
+    import shutil
+
+    roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH")]
+    nvcc = shutil.which("nvcc")
+    if nvcc:
+        roots.append(str(Path(nvcc).resolve().parent.parent))
+    try:
+        import cupy
+
+        roots.append(cupy.cuda.get_cuda_path())
+    except Exception as e:  # noqa: BLE001 - no CuPy or no toolkit: the other places still count
+        log.debug("no CUDA path from CuPy: %s", e)
+    roots.append("/usr/local/cuda")
+    found = []
+    for r in roots:
+        if r and (Path(r) / "include" / "cuda_fp16.h").is_file() and str(Path(r) / "include") not in found:
+            found.append(str(Path(r) / "include"))
+    for site in sys.path:
+        for inc in sorted(glob.glob(os.path.join(site, "nvidia", "*", "include"))):
+            if (Path(inc) / "cuda_fp16.h").is_file() and inc not in found:
+                found.append(inc)
+    return found[:1]  # one toolkit's headers: two versions' side by side would mix their definitions
 
 
 def with_line_directive(text: str, path: Path) -> str:
@@ -86,7 +118,7 @@ def _nvcc(source: str, options: Sequence[str], arch: str, path: Path) -> bytes:
 
 def compile_user(decl: Declaration, path: Path, text: str, arch: str) -> tuple[Path, str]:
     """(cached cubin, the symbol to load) for the declared kernel of ``text``."""
-    options = options_for(path)
+    options = options_for(path, decl.compiler)
     source = with_line_directive(text, path)
     compiler = get_compiler(decl.compiler)
     # NVRTC lowers every kernel's name through a name expression (a C++ kernel's symbol is mangled);
