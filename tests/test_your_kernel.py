@@ -403,3 +403,31 @@ def test_tma_and_abstract_rungs_are_not_exported(capsys):
     assert code == 2 and "TMA tensor maps" in err
     code, _, err = run_cli(capsys, "kernels", "--export", "autotuned")
     assert code == 2 and "picks its kernel" in err
+
+
+def test_a_python_gemm_is_placed_after_it_ran(tmp_path):
+    """Its dtype is known only from its record: the ladder is then measured by a second child."""
+    from gemmlab.bench.results import Check, Row, RunRecord
+    from gemmlab.bench.spec import BenchSpec
+    from gemmlab.bench.stats import Measurement
+    from gemmlab.workflows.user_run import bench_user, read_input
+
+    def row(name, ms, ref=False):
+        return Row(Measurement(BenchSpec(name, 64, 64, 64, dtype="bf16"), (ms / 1e3,) * 5), Check(True), ref)
+
+    env = {"gpu": "Fake GPU"}
+    meta = {"shape": {"M": 64, "N": 64, "K": 64}, "dtype": "bf16"}
+    user = RunRecord("user", (row("mm", 2.0), row("cublas", 1.0, True)), env, meta)
+    ladder = RunRecord("ladder", (row("wmma_bf16", 4.0), row("mma_sync_bf16", 1.5), row("cublas", 1.0, True)), env, meta)
+    src = tmp_path / "mm.py"
+    src.write_text("def mm(a, b):\n    return a @ b\n")
+    child = fake_child(tmp_path, f"""\
+        rec = {json.dumps(user.to_dict())!r} if job["entry"] == "python" else {json.dumps(ladder.to_dict())!r}
+        if job["entry"] == "ladder":
+            assert job["shape"] == [64, 64, 64] and "wmma_bf16" in job["ladder"]
+        json.dump({{"status": "ok", "record": json.loads(rec), "ladder": None}}, open(result_path, "w"))
+        """)
+    run = bench_user(read_input(f"{src}:mm"), None, {}, db=tmp_path / "none.sqlite", gpu="Fake GPU", child=child)
+    assert run.ladder is not None and run.ladder.kind == "ladder"
+    p = run.record.meta["placement"]
+    assert (p["below"]["name"], p["above"]["name"]) == ("wmma_bf16", "mma_sync_bf16")

@@ -94,10 +94,12 @@ def _has(module: str) -> bool:
 
 
 @pytest.mark.skipif(not _has("triton"), reason="triton is not installed")
-def test_triton_matmul_through_the_python_entry():
-    run = bench_user(read_input(str(EXAMPLES / "triton_matmul.py") + ":matmul"), (512, 384, 256), QUICK)
+def test_triton_matmul_through_the_python_entry(tmp_path):
+    run = bench_user(read_input(str(EXAMPLES / "triton_matmul.py") + ":matmul"), (512, 384, 256), QUICK,
+                     db=tmp_path / "runs.sqlite")
     user, ref = run.record.rows
     assert user.correct and ref.reference and run.record.meta["dtype"] == "bf16"
+    assert run.ladder.meta["dtype"] == "bf16" and run.record.meta["placement"]["text"]  # placed on the BF16 ladder
 
 
 @pytest.mark.skipif(not _has("triton"), reason="triton is not installed")

@@ -69,7 +69,20 @@ def run_job(job: dict) -> dict:
         from gemmlab.bench.user_python import run_python_job
 
         return run_python_job(job)
+    if job.get("entry") == "ladder":  # gemmlab's own rungs, to place a Python entry on
+        return _run_ladder(job)
     return _run_cuda(job)
+
+
+def _run_ladder(job: dict) -> dict:
+    from gemmlab.bench.ladder import measure
+    from gemmlab.bench.timer import TimingOptions
+    from gemmlab.kernels import registry
+
+    M, N, K = job["shape"]
+    record = measure("ladder", [registry.get(n) for n in job["ladder"]], M, N, K, TimingOptions(**job.get("timing", {})),
+                     seed=job.get("seed", 0), progress=progress_line)
+    return {"status": "ok", "record": record.to_dict()}
 
 
 def _run_cuda(job: dict) -> dict:

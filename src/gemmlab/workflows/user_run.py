@@ -174,11 +174,30 @@ def bench_user(inp: UserInput, shape: Any, timing: dict, *, alpha: float = 1.0, 
         raise ChildFailed(f"{inp.arg}: the child process returned no result (status {status!r})")
     record = load_record(result["record"], inp.arg)
     ladder = load_record(result["ladder"], "the ladder measured for placement") if result.get("ladder") else None
+    if inp.entry == "python" and place_it and cublas and "M" in (record.meta.get("shape") or {}):
+        # a Python GEMM's dtype is known only once it ran: its ladder is looked up (or measured) now
+        s = record.meta["shape"]
+        dims, dtype = (s["M"], s["N"], s["K"]), str(record.meta.get("dtype", "fp32"))
+        stored = ladder_for_placement(db, gpu, dtype, dims)
+        if stored is None and dtype in ("fp32", "bf16"):
+            ladder = measure_ladder(dtype, dims, timing, seed, child, timeout_s, forward)
     meta = {**record.meta, "kernel": inp.meta()}
     placement = place(record, ladder or stored)
     if placement is not None:
         meta["placement"] = placement
     return UserRun(replace(record, meta=meta), ladder)
+
+
+def measure_ladder(dtype: str, shape: tuple, timing: dict, seed: int, child: tuple, timeout_s: float,
+                   on_progress: Callable[[dict], None]) -> Optional[RunRecord]:
+    """The ladder's rungs at ``shape`` measured in a child of their own (for placing a Python entry)."""
+    job = {"entry": "ladder", "mode": "bench", "shape": list(shape), "timing": timing, "seed": seed,
+           "ladder": placement_rungs(dtype)}
+    result = run_child(child, job, what=f"the {dtype} ladder at {'x'.join(map(str, shape))}", timeout_s=timeout_s,
+                       on_progress=on_progress).result or {}
+    if result.get("status") != "ok":
+        raise ChildFailed(f"measuring the {dtype} ladder for placement failed: {result.get('message')}")
+    return load_record(result["record"], "the ladder measured for placement")
 
 
 def wrong_message(what: str, failed: dict) -> str:
