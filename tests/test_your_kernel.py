@@ -431,3 +431,25 @@ def test_a_python_gemm_is_placed_after_it_ran(tmp_path):
     assert run.ladder is not None and run.ladder.kind == "ladder"
     p = run.record.meta["placement"]
     assert (p["below"]["name"], p["above"]["name"]) == ("wmma_bf16", "mma_sync_bf16")
+
+
+def test_a_stored_user_run_prints_as_a_table_and_as_csv_alone(tmp_path, capsys):
+    from gemmlab.bench.results import Check, Row, RunRecord
+    from gemmlab.bench.spec import BenchSpec
+    from gemmlab.bench.stats import Measurement
+    from gemmlab.store import Store
+
+    def row(name, ms, ref=False):
+        return Row(Measurement(BenchSpec(name, 64, 64, 64), (ms / 1e3,) * 5), Check(True), ref)
+
+    meta = {"shape": {"M": 64, "N": 64, "K": 64}, "dtype": "fp32", "checked": [{"shape": [64, 64, 64], "ok": True}],
+            "kernel": {"name": "k", "function": "k", "file": "/x/k.cu", "source_sha256": "ab" * 32}}
+    db = tmp_path / "r.sqlite"
+    with Store(db) as s:
+        s.add_record(RunRecord("user", (row("k", 2.0), row("cublas", 1.0, True)), {"gpu": "G"}, meta))
+    code, out, err = run_cli(capsys, "runs", "1", "--db", str(db))
+    assert code == 0 and "k (k), fp32 64x64x64 on G" in out and "checked at: 64x64x64 ok" in out
+    code, out, err = run_cli(capsys, "runs", "1", "--db", str(db), "--csv")
+    assert code == 0 and "checked at" not in out and "checked at: 64x64x64 ok" in err
+    lines = out.splitlines()
+    assert lines[0].startswith("Version,Time (ms),") and lines[1].startswith("k,2.0000,") and len(lines) == 3

@@ -94,11 +94,14 @@ def show_hot_lines(profile: Mapping[str, Any]) -> None:
     the report and its annotated-source page are."""
     if not profile:
         return
+    from gemmlab.output import csv_active
+
+    out = err_console if csv_active() else console  # with --csv, stdout holds the CSV alone
     if profile.get("hot_lines_error"):
         warn(profile["hot_lines_error"])
     hot = profile.get("hot_lines") or {}
     if hot.get("no_line_info"):
-        console.print(f"Hot source lines: {hot['no_line_info']}", highlight=False, soft_wrap=True, markup=False)
+        out.print(f"Hot source lines: {hot['no_line_info']}", highlight=False, soft_wrap=True, markup=False)
     elif hot.get("lines"):
         rows = []
         for ln in hot["lines"]:
@@ -110,12 +113,12 @@ def show_hot_lines(profile: Mapping[str, Any]) -> None:
         for key in ("global_excess", "shared_excess"):
             h = hot.get(key)
             if h:
-                console.print(f"{h['what']}: {100 * h['share']:.0f}% from line {h['line']} of "
+                out.print(f"{h['what']}: {100 * h['share']:.0f}% from line {h['line']} of "
                               f"{Path(str(h['file'])).name} ({h['amount']:,} of {h['total']:,})",
                               highlight=False, soft_wrap=True, markup=False)
     if profile.get("finding_line"):
-        console.print(f"finding: {profile['finding_line']}", highlight=False, soft_wrap=True, markup=False)
+        out.print(f"finding: {profile['finding_line']}", highlight=False, soft_wrap=True, markup=False)
     where = [f"report: {profile.get('report')}"]
     if profile.get("lines_html"):
         where.append(f"annotated source: {profile['lines_html']}")
-    console.print("   ".join(where), highlight=False, soft_wrap=True, markup=False)
+    out.print("   ".join(where), highlight=False, soft_wrap=True, markup=False)

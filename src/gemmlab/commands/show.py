@@ -86,8 +86,11 @@ def user(record: RunRecord) -> None:
         caption = (f"% of reference: {record.meta['reference_name']} median / this median x 100. "
                    + caption.replace("M,N,K = None,None,None FP32; ", ""))  # not a GEMM: no M, N, K
     print_table(columns, tables.ladder_rows(record), title=f"{title} on {record.gpu}", caption=caption)
+    from gemmlab.output import csv_active
+
+    out = err_console if csv_active() else console  # with --csv, stdout holds the CSV alone
     for line in user_lines(record):
-        console.print(line, highlight=False, soft_wrap=True, markup=False)
+        out.print(line, highlight=False, soft_wrap=True, markup=False)
 
 
 SHOW: dict[str, Callable[[RunRecord], None]] = {
