@@ -203,3 +203,44 @@ def test_find_ncu_bad_explicit_paths():
         runner.find_ncu("/x/ncu", {}, lambda n: None, lambda p: [], lambda p: False)
     with pytest.raises(ToolMissing, match=r"^GEMMLAB_NCU=/y: not an executable file"):
         runner.find_ncu(None, {"GEMMLAB_NCU": "/y"}, lambda n: None, lambda p: [], lambda p: False)
+
+
+def test_has_option_reads_ncu_help_once(tmp_path):
+    import stat
+
+    from gemmlab.profile.runner import _OPTIONS, has_option
+
+    calls = tmp_path / "calls"
+    for name, text in (("new", "--nvtx-push-pop-scope arg  thread|process"), ("old", "--nvtx-include arg")):
+        ncu = tmp_path / name
+        ncu.write_text(f"#!/bin/sh\necho x >> {calls}\necho '{text}'\n")
+        ncu.chmod(ncu.stat().st_mode | stat.S_IEXEC)
+    new, old = str(tmp_path / "new"), str(tmp_path / "old")
+    assert has_option(new, "--nvtx-push-pop-scope") is True
+    assert has_option(new, "--nvtx-push-pop-scope") is True  # cached: ncu --help ran once
+    assert has_option(old, "--nvtx-push-pop-scope") is False
+    assert has_option(str(tmp_path / "missing"), "--nvtx-push-pop-scope") is None
+    assert calls.read_text().count("x") == 2
+    for k in (new, old, str(tmp_path / "missing")):
+        _OPTIONS.pop(k, None)
+
+
+def test_a_range_without_process_scope_warns(tmp_path, monkeypatch):
+    from gemmlab.profile import collect, runner
+    from gemmlab.profile.runner import NcuMessages, NcuRun, ProfiledKernel
+    from gemmlab.profile.targets import Target
+    from gemmlab.workflows import profile_run
+
+    monkeypatch.setattr(runner, "has_option", lambda ncu, option: False)
+    report = tmp_path / "r.ncu-rep"
+
+    def run(argv, timeout_s, _runner):
+        assert "--nvtx-push-pop-scope" not in argv
+        report.write_text("x")
+        return NcuRun(argv, 0, "", "", 1.0, NcuMessages(kernels=[ProfiledKernel("k", 0, 1)]))
+
+    monkeypatch.setattr(runner, "run_ncu", run)
+    monkeypatch.setattr(runner, "check", lambda r: None)
+    res = profile_run.run_profile(Target(("python", "s.py"), "s", nvtx_range="step"), collect.default_collection(),
+                                  ncu="/opt/ncu-2024", output=report, overwrite=False, analyze=False)
+    assert len(res.warnings) == 1 and "PyTorch's backward pass" in res.warnings[0]

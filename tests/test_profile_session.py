@@ -21,7 +21,7 @@ OUT = FIX / "ncu_output"
 def fake_argv(monkeypatch):
     """build_argv stands in for the analyzer's command builder: the runner's behaviour is under test here."""
     monkeypatch.setattr(profile_run, "build_argv",
-                        lambda ncu, t, c, out, ow: [ncu, "-o", str(out), *t.app_argv])
+                        lambda ncu, t, c, out, ow, process_scope=None: [ncu, "-o", str(out), *t.app_argv])
 
 
 def scripted(*steps):

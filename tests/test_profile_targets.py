@@ -128,7 +128,8 @@ def test_argv_rung_full_over_an_agreed_file():
 
     t = targets.rung_target("autotuned", (4096, 4096, 4096), warmup=3, python=PY, resolve=fixed(None))
     argv = targets.build_argv("ncu", t, collect.full_collection(), Path("r.ncu-rep"), True)
-    assert argv == ["ncu", "--set", "full", "--nvtx", "--nvtx-include", "gemmlab/", "--launch-count", "1",
+    assert argv == ["ncu", "--set", "full", "--nvtx", "--nvtx-include", "gemmlab/", "--nvtx-push-pop-scope", "process",
+                    "--launch-count", "1",
                     "--clock-control", "none", "--target-processes", "all", "-f", "-o", "r.ncu-rep",
                     PY, "-m", "gemmlab.profile.target", "--rung", "autotuned", "--shape", "4096,4096,4096",
                     "--warmup", "3"]
@@ -142,8 +143,12 @@ def test_argv_script_with_range(tmp_path):
     t = targets.script_target(str(s), ["--batch", "8"], nvtx_range="step", python=PY)
     argv = targets.build_argv("ncu", t, collect.default_collection(["speed_of_light"]), Path("o.ncu-rep"), False)
     assert argv == ["ncu", "--metrics", ",".join(collect.default_collection(["speed_of_light"]).metrics),
-                    "--nvtx", "--nvtx-include", "step/", "--launch-count", "1", "--clock-control", "none",
-                    "--target-processes", "all", "-o", "o.ncu-rep", PY, str(s), "--batch", "8"]
+                    "--nvtx", "--nvtx-include", "step/", "--nvtx-push-pop-scope", "process", "--launch-count", "1",
+                    "--clock-control", "none", "--target-processes", "all", "-o", "o.ncu-rep", PY, str(s), "--batch", "8"]
+    # an ncu without the option (runner.has_option said False): the range stays per thread
+    old = targets.build_argv("ncu", t, collect.default_collection(["speed_of_light"]), Path("o.ncu-rep"), False,
+                             process_scope=False)
+    assert "--nvtx-push-pop-scope" not in old and "--nvtx-include" in old
 
 
 def test_argv_command_with_kernel_regex():

@@ -164,6 +164,8 @@ def profile_cmd(
 
 
 def show_profile(result: profile_run.ProfileResult) -> None:
+    for w in result.warnings:
+        warn(w)
     console.print(Text.assemble(("command:", "bold"), " ", shlex.join(result.argv)), highlight=False, soft_wrap=True)
     print_table(["Kernel", "ncu launch #", "Replay passes"],
                 [[k.name, k.index, k.passes] for k in result.kernels],

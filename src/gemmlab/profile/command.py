@@ -55,6 +55,10 @@ class NcuOptions:
     import_source: bool = False
     force_overwrite: bool = False  # -f: only when the caller asked to overwrite
     nvtx_include: tuple[str, ...] = ()
+    # "process": an NVTX push/pop range opened on one thread covers the launches of every thread of
+    # the process. PyTorch's autograd runs the backward pass on a thread of its own, so with ncu's
+    # default (per-thread ranges) `--range step` sees the forward and the optimizer, not the backward.
+    nvtx_scope: Optional[str] = None
     extra: tuple[str, ...] = ()
     ncu: str = "ncu"
 
@@ -77,6 +81,8 @@ class NcuOptions:
                 raise _bad("section", s, "a section identifier such as WarpStateStats")
         if len(set(self.sections)) != len(self.sections):
             raise _bad("sections", list(self.sections), "each section once")
+        if self.nvtx_scope not in (None, "thread", "process"):
+            raise _bad("nvtx_scope", self.nvtx_scope, "'thread' or 'process'")
         for m in self.metrics:
             if not _METRIC.match(m):
                 raise _bad("metric", m, "one metric name without spaces or commas")
@@ -123,6 +129,8 @@ def ncu_argv(app_argv: Sequence[str], opts: NcuOptions) -> list[str]:
         argv.append("--nvtx")
         for r in opts.nvtx_include:
             argv += ["--nvtx-include", r]
+        if opts.nvtx_scope:
+            argv += ["--nvtx-push-pop-scope", opts.nvtx_scope]
     k = kernel_filter(opts)
     if k is not None:
         argv += ["-k", k]

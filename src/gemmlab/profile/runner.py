@@ -200,6 +200,26 @@ class NcuRun:
 
 Runner = Callable[..., "subprocess.CompletedProcess[str]"]
 
+_OPTIONS: dict[str, Optional[str]] = {}
+
+
+def has_option(ncu: str, option: str, timeout_s: float = 60.0) -> Optional[bool]:
+    """Whether ``ncu --help`` lists ``option`` (True/False), or None when ncu cannot be asked (not
+    an executable, a timeout). The help text is read once per ncu path."""
+    if ncu not in _OPTIONS:
+        try:
+            res = subprocess.run([ncu, "--help"], capture_output=True, text=True, timeout=timeout_s, check=False)
+            _OPTIONS[ncu] = res.stdout + res.stderr if res.returncode == 0 else None
+        except (OSError, subprocess.SubprocessError):
+            _OPTIONS[ncu] = None
+    text = _OPTIONS[ncu]
+    return None if text is None else option in text
+
+
+NO_PROCESS_SCOPE = ("{ncu} has no --nvtx-push-pop-scope: the NVTX range covers only the thread that opened it, so "
+                    "kernels launched from other threads (PyTorch's backward pass) are not profiled; Nsight "
+                    "Compute 2025.3 and newer have the option")
+
 
 def run_ncu(argv: Sequence[str], timeout_s: float, runner: Runner = subprocess.run,
             clock: Callable[[], float] = time.perf_counter) -> NcuRun:

@@ -171,8 +171,13 @@ def may_overwrite(path: Path, force: bool, isatty: bool, confirm: Callable[[str]
 
 # ----------------------------------------------------------------------------- the ncu command
 
-def build_argv(ncu: str, target: Target, collection, output: Path, overwrite: bool) -> list[str]:
-    """The exact ncu argument list, through the analyzer's command builder (gemmlab.profile.command)."""
+def build_argv(ncu: str, target: Target, collection, output: Path, overwrite: bool,
+               process_scope: Optional[bool] = None) -> list[str]:
+    """The exact ncu argument list, through the analyzer's command builder (gemmlab.profile.command).
+
+    An NVTX range covers the launches of every thread of the process (``--nvtx-push-pop-scope
+    process``) unless ``process_scope`` is False - an ncu without that option
+    (``runner.has_option``); None (not known) keeps it, as the ncu gemmlab is tested with has it."""
     from gemmlab.profile.command import ncu_command
 
     return ncu_command(
@@ -182,6 +187,7 @@ def build_argv(ncu: str, target: Target, collection, output: Path, overwrite: bo
         metrics=list(collection.metrics),
         set_name=collection.set_name,
         nvtx_include=(target.nvtx_include,) if target.nvtx_include else (),
+        nvtx_scope="process" if target.nvtx_include and process_scope is not False else None,
         launch_skip=target.launch_skip or None,
         launch_count=target.launch_count,
         output=str(output),

@@ -33,6 +33,7 @@ class ProfileResult:
     kernels: list[ProfiledKernel]  # what ncu said it profiled, with replay passes
     launches: list[KernelLaunch] = field(default_factory=list)
     diagnoses: list[Any] = field(default_factory=list)  # the analyzer's Diagnosis objects, one per launch
+    warnings: list[str] = field(default_factory=list)  # what the capture may have missed, one line each
 
     @property
     def passes(self) -> Optional[int]:
@@ -46,6 +47,7 @@ class ProfileResult:
             "report": str(self.report),
             "wall_s": self.wall_s,
             "kernels": [{"name": k.name, "launch": k.index, "passes": k.passes} for k in self.kernels],
+            "warnings": list(self.warnings),
             "diagnoses": [d.to_dict() if hasattr(d, "to_dict") else d for d in self.diagnoses],
         }
 
@@ -69,7 +71,8 @@ def primary_category(diagnosis: Any) -> Optional[str]:
 def run_profile(target: Target, collection: Collection, *, ncu: str, output: Path, overwrite: bool,
                 timeout_s: float = DEFAULT_TIMEOUT_S, runner=subprocess.run,
                 analyze: bool = True) -> ProfileResult:
-    argv = build_argv(ncu, target, collection, output, overwrite)
+    scoped = ncu_runner.has_option(ncu, "--nvtx-push-pop-scope") if target.nvtx_range else None
+    argv = build_argv(ncu, target, collection, output, overwrite, process_scope=scoped)
     output.parent.mkdir(parents=True, exist_ok=True)
     run = ncu_runner.run_ncu(argv, timeout_s, runner)
     try:
@@ -81,6 +84,8 @@ def run_profile(target: Target, collection: Collection, *, ncu: str, output: Pat
         raise UserError(f"ncu finished but wrote no report at {report}; its last lines: "
                         + " | ".join((run.stdout + run.stderr).strip().splitlines()[-3:]))
     result = ProfileResult(target, collection, argv, report, run.wall_s, run.output.kernels)
+    if scoped is False:
+        result.warnings.append(ncu_runner.NO_PROCESS_SCOPE.format(ncu=ncu))
     if analyze:
         from gemmlab.profile.load import load
 
