@@ -5,6 +5,7 @@ refusals before any GPU work."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -59,7 +60,7 @@ def test_sgemm_preset_template_constants_and_expressions(tmp_path):
 
 def test_flags_override_the_header(tmp_path):
     d = decl_of(SEED, tmp_path, {"block": "32,8", "name": "mine"})
-    assert d.block == ("32", "8") and d.name == "mine" and d.where["block"] == "--block"
+    assert d.block == ("32", "8") and d.name == "mine" and d.where["block"] == "--declare block"
 
 
 @pytest.mark.parametrize("text, flags, message", [
@@ -453,3 +454,67 @@ def test_a_stored_user_run_prints_as_a_table_and_as_csv_alone(tmp_path, capsys):
     assert code == 0 and "checked at" not in out and "checked at: 64x64x64 ok" in err
     lines = out.splitlines()
     assert lines[0].startswith("Version,Time (ms),") and lines[1].startswith("k,2.0000,") and len(lines) == 3
+
+
+# --- what a review found: each a test ----------------------------------------------------------
+@pytest.mark.parametrize("text", ["K in M", "K is M", "~K", "-" * 3000 + "K", "M" + "*M" * 400])
+def test_expressions_refuse_membership_inversion_and_runaway_nesting(text):
+    with pytest.raises(InputError):
+        expr.evaluate(text, {"M": 2, "K": 3}, "grid")
+
+
+@pytest.mark.parametrize("sig, message", [
+    ("const float* A, const float* B, float* C, long M, int N, int K", "parameter M of k is 'long'"),
+    ("const float* A, const float* B, float* C, size_t M, size_t N, size_t K", "gemmlab passes a 32-bit int"),
+    ("int M, int N, int K, double alpha, const float* A, const float* B, double beta, float* C", "'double'"),
+    ("const T* A, const T* B, T* C, int M, int N, int K", "declare dtype="),
+    ("const float* A, const float* B, __half* C, int M, int N, int K", "fp32 inputs with a fp16 output"),
+    ("const __half* A, const float* B, __half* C, int M, int N, int K", "B is declared as fp32"),
+])
+def test_parameters_the_harness_cannot_pass_are_refused(tmp_path, sig, message):
+    with pytest.raises(InputError, match=re.escape(message)):
+        decl_of(f"// gemmlab: block=16,16\n__global__ void k({sig}) {{}}\n", tmp_path)
+
+
+def test_default_arguments_and_a_prototype_before_the_definition(tmp_path):
+    d = decl_of("""\
+        // gemmlab: block=16,16
+        __global__ void k(const float* A, const float* B, float* C, int M, int N, int K = 64);
+        __global__ void k(const float* A, const float* B, float* C, int M, int N, int K) {}
+        """, tmp_path)
+    assert d.kernel == "k" and d.args == ("A", "B", "C", "M", "N", "K")
+
+
+def test_block_z_is_held_to_64(tmp_path):
+    with pytest.raises(InputError, match="block.z = 65"):
+        decl_of(SEED, tmp_path, {"block": "4,4,65", "tile": "4,4"}).launch(64, 64, 64)
+
+
+def test_an_edited_local_header_is_part_of_the_compile_key(tmp_path):
+    from gemmlab.runtime.user_cuda import local_includes
+
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "helpers.cuh").write_text('#include "inc/deep.cuh"\n#define TILE 16\n')
+    (tmp_path / "inc" / "deep.cuh").write_text("#define DEEP 1\n")
+    found = local_includes('#include "helpers.cuh"\n#include <cuda_fp16.h>\n', tmp_path)
+    assert [Path(p).name for p, _ in found] == ["helpers.cuh", "deep.cuh"]
+    assert "TILE 16" in found[0][1]
+
+
+def test_fp16_is_not_placed_on_another_dtypes_ladder():
+    from gemmlab.workflows.user_run import LADDER_DTYPES, placement_rungs
+
+    assert "fp16" not in LADDER_DTYPES
+    rungs = placement_rungs("bf16", (2048, 2048, 2047))  # K off a 16-byte pitch: TMA rungs refuse it
+    assert "tma_bf16" not in rungs and "wgmma_bf16" in rungs
+
+
+def test_a_spec_kernel_and_its_reference_never_share_a_tensor():
+    torch = pytest.importorskip("torch")
+    from gemmlab.bench.user_python import clone
+
+    data = (torch.zeros(3), {"out": torch.ones(2)}, 5)
+    copy = clone(data)
+    copy[0].add_(1)
+    copy[1]["out"].zero_()
+    assert data[0].sum() == 0 and data[1]["out"].sum() == 2 and copy[2] == 5

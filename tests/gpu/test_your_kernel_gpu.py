@@ -163,3 +163,21 @@ def test_an_exported_rung_benches_unchanged_as_a_user_file(tmp_path, rung):
     src.write_text(user_file(r))
     run = bench_user(read_input(str(src)), (512, 384, 256), QUICK, place_it=False)
     assert run.record.rows[0].correct and run.record.meta["dtype"] == r.dtype
+
+
+@pytest.mark.ncu
+def test_profile_reports_the_kernels_own_failure_not_ncus(tmp_path):
+    import shutil as sh
+
+    from gemmlab.profile.runner import find_ncu
+    from gemmlab.workflows.user_profile import profile_user
+
+    if sh.which("ncu") is None:
+        pytest.skip("ncu is not on PATH")
+    src = tmp_path / "nobounds.cu"
+    src.write_text("// gemmlab: block=16,16\n"
+                   "__global__ void k(const float* A, const float* B, float* C, int M, int N, int K) {\n"
+                   "  int r = blockIdx.y * 16 + threadIdx.y, c = blockIdx.x * 16 + threadIdx.x;\n"
+                   "  if (r < M && c < N && c % 2 == 0) C[r * N + c] = 0.f; }\n")  # leaves half of C unwritten
+    with pytest.raises(WrongResult, match="not profiled"):
+        profile_user(read_input(str(src)), (64, 64, 64), find_ncu(None), timeout_s=300)

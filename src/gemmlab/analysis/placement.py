@@ -12,9 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
-# Two runs' % of cuBLAS that differ by less than 3% of their value are level: the project's minimum
-# effect (bench.stats.MIN_EFFECT) - clock and thermal drift between processes moves a ratio by 1-2%.
-SAME_BAND = 0.03
+from gemmlab.bench.stats import MIN_EFFECT
+
+# Two runs' % of cuBLAS that differ by less than the project's minimum effect are level: clock and
+# thermal drift between processes moves a ratio by 1-2% (bench.stats.MIN_EFFECT says why 3%).
+SAME_BAND = MIN_EFFECT
 
 
 @dataclass(frozen=True)

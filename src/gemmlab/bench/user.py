@@ -159,7 +159,11 @@ def measure_user(decl: Declaration, path: Path, text: str, shape: tuple[int, int
         checked.append({"shape": list(s), "ok": result.ok, "reason": result.reason, "rel_err": result.rel_err})
         if not result.ok:
             return Outcome(failed={"shape": list(s), "check": result.to_dict()}, checked=tuple(checked))
-    user_check = Check.of(bench.check(target, run))  # a fresh draw for the record, at the run's shape
+    final = bench.check(target, run)  # a fresh draw for the record, at the run's shape
+    if not final.ok:  # a racy kernel can pass one draw and fail the next: still never timed
+        checked.append({"shape": list(shape), "ok": False, "reason": final.reason, "rel_err": final.rel_err})
+        return Outcome(failed={"shape": list(shape), "check": final.to_dict()}, checked=tuple(checked))
+    user_check = Check.of(final)
     sides: list[tuple[Target, Any]] = [(target, run)]
     ref_check = None
     if with_cublas:
@@ -190,9 +194,14 @@ def measure_user(decl: Declaration, path: Path, text: str, shape: tuple[int, int
     ladder = None
     if ladder_rungs:
         from gemmlab.bench.ladder import measure
+        from gemmlab.errors import UserError
 
         say("ladder", steps - 1, "measure the ladder's rungs for placement")
-        ladder = measure("ladder", ladder_rungs, M, N, K, options, seed=seed, progress=progress)
+        try:
+            ladder = measure("ladder", ladder_rungs, M, N, K, options, seed=seed, progress=progress)
+        except UserError as e:  # the kernel's own run stands without a place on the ladder
+            log.warning("the ladder for placement could not be measured: %s", e.message)
+            record = replace(record, meta={**record.meta, "placement_error": e.message})
     return Outcome(record=record, ladder=ladder, checked=tuple(checked))
 
 

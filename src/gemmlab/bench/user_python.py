@@ -172,7 +172,9 @@ def _gemm(module: Any, job: dict) -> dict:
     a, b = inputs(M, N, K)
     if job.get("mode") == "profile":
         return _profile_once(lambda: fn(a, b), int(job.get("warmup", 5)))
-    final = check(M, N, K)
+    final = check(M, N, K)  # a fresh draw for the record: a racy kernel failing it is still never timed
+    if not final.ok:
+        return {"status": "wrong", "failed": {"shape": [M, N, K], "check": final.to_dict()}, "checked": checked}
     env, reader, bench = _bench(job)
     spec = BenchSpec(name, M, N, K, dtype=dtype, out_dtype=dtype)
     ref_t = reference_target(dtype, dtype, M, N, K, 1.0, 0.0)
@@ -215,6 +217,21 @@ def _spec_shapes(module: Any, job: dict) -> tuple[list[dict], list[dict]]:
         raise InputError(f"{job['file']}: no shape to run: define benchmarks = [{{...}}] (GPU MODE's task.yml lists) "
                          f"or tests = [...] in the file")
     return [*tests, timed], [timed]
+
+
+def clone(data: Any) -> Any:
+    """A deep copy of a spec's data (tensors cloned, containers rebuilt), as GPU MODE's evaluator does:
+    a kernel that writes into its inputs, or an output buffer that is part of ``data``, must not let
+    the kernel and the reference see one tensor."""
+    import torch
+
+    if isinstance(data, torch.Tensor):
+        return data.clone()
+    if isinstance(data, (list, tuple)):
+        return type(data)(clone(x) for x in data)
+    if isinstance(data, dict):
+        return {k: clone(v) for k, v in data.items()}
+    return data
 
 
 def _close(out: Any, ref: Any, rtol: Optional[float], atol: Optional[float]) -> tuple[bool, str, float]:
@@ -289,7 +306,7 @@ def _spec(module: Any, conv: str, job: dict) -> dict:
             for s in range(N_SEEDS):
                 progress_line(name, 0, 3, f"check {shape or 'get_inputs()'}")
                 data = make(shape, seed0 + 1000 * i + s)
-                ok, why, err = _close(custom(data), ref(data), rtol, atol)
+                ok, why, err = _close(custom(clone(data)), ref(clone(data)), rtol, atol)
                 torch.cuda.synchronize()
                 if not ok:
                     checked.append({"shape": shape, "ok": False, "reason": why})

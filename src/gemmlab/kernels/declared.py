@@ -44,12 +44,15 @@ PRESETS: dict[str, tuple[str, ...]] = {
 ARG_NAMES = ("A", "B", "C", "M", "N", "K", "alpha", "beta")
 POINTERS = ("A", "B", "C")
 USER_DTYPES = ("fp32", "bf16", "fp16", "fp8")
+# C's types per input type: what the checker's bounds and the cuBLAS references cover.
+OUT_TYPES = {"fp32": ("fp32",), "bf16": ("bf16", "fp32"), "fp16": ("fp16", "fp32"), "fp8": ("bf16",)}
 KEYS = ("name", "kernel", "args", "dtype", "out", "block", "tile", "grid", "smem", "requires", "shape",
         "compiler", "arch")
 COMPILERS = ("nvrtc", "nvcc")
 # A block has at most 1024 threads on every CUDA GPU since compute capability 2.0; grid.y and
 # grid.z at most 65535 (CUDA C++ Programming Guide, "Compute Capabilities", Table 21).
 MAX_BLOCK_THREADS = 1024
+MAX_BLOCK_Z = 64  # block.x and .y may reach 1024, block.z only 64 (same table)
 MAX_GRID_X = 2**31 - 1
 MAX_GRID_YZ = 65535
 
@@ -146,6 +149,8 @@ class Declaration:
         else:
             grid = (expr.cdiv(N, block[0]), expr.cdiv(M, block[1]), 1)
         smem = expr.evaluate(self.smem, names, self._what("smem"))
+        if block[2] > MAX_BLOCK_Z:
+            raise InputError(f"{self._what('block')}: block.z = {block[2]}; CUDA allows at most {MAX_BLOCK_Z}")
         threads = block[0] * block[1] * block[2]
         if threads > MAX_BLOCK_THREADS:
             raise InputError(f"{self._what('block')}: {block} is {threads} threads; a CUDA block has at most "
@@ -207,11 +212,13 @@ def kernels_in(text: str) -> list[Kernel]:
     out = []
     for m in _GLOBAL.finditer(clean):
         params = []
-        for p in (x.strip() for x in m.group(3).split(",")):
+        for p in (x.split("=", 1)[0].strip() for x in m.group(3).split(",")):  # a default value is not the name
             if not p or p == "void":
                 continue
             pm = re.match(r"(.*?)([A-Za-z_]\w*)\s*(?:\[\s*\])?$", p, re.S)
             params.append((pm.group(1).strip(), pm.group(2)) if pm else (p, ""))
+        if any(k.name == m.group(2) for k in out):  # a prototype, then the definition: one kernel
+            continue
         out.append(Kernel(m.group(2), tuple(params), bool(m.group(1)), clean.count("\n", 0, m.start()) + 1))
     return out
 
@@ -248,7 +255,7 @@ def declare(path: Path, text: str, flags: Optional[Mapping[str, str]] = None) ->
     raw = header(text, file)
     for key, value in (flags or {}).items():
         if value is not None and value != "":
-            raw[key] = (str(value), f"--{key}")
+            raw[key] = (str(value), f"--declare {key}")
     where = {k: w for k, (_, w) in raw.items()}
 
     def at(key: str) -> str:
@@ -277,7 +284,7 @@ def declare(path: Path, text: str, flags: Optional[Mapping[str, str]] = None) ->
         if len(found) != 1:
             listing = ", ".join(k.name for k in found) or "none"
             raise InputError(f"{file}: {'no' if not found else len(found)} __global__ kernels found ({listing}); "
-                             f"declare which one with // gemmlab: kernel=NAME (or --kernel NAME)")
+                             f"declare which one with // gemmlab: kernel=NAME (or --declare kernel=NAME)")
         kernel_expr = found[0].name
     for c, v in constants.items():  # BM -> 64 inside a template's name expression
         kernel_expr = re.sub(rf"\b{c}\b", str(v), kernel_expr)
@@ -294,7 +301,7 @@ def declare(path: Path, text: str, flags: Optional[Mapping[str, str]] = None) ->
     dtype, out_dtype = _types(val("dtype"), val("out"), match, args, at("dtype"))
     block = val("block")
     if block is None:
-        raise InputError(f"{file}: declare the block shape: // gemmlab: block=16,16 (or --block 16,16)")
+        raise InputError(f"{file}: declare the block shape: // gemmlab: block=16,16 (or --declare block=16,16)")
     block_t = tuple(expr.split_top(block))
     grid = tuple(expr.split_top(val("grid"))) if val("grid") is not None else None
     tile = _split_ints(val("tile"), at("tile"), 2) if val("tile") is not None else None
@@ -359,17 +366,33 @@ def _args(value: Optional[str], kernel: Optional[Kernel], where: str) -> tuple[s
     return args
 
 
+# What the harness passes for the scalars: 32-bit int for M, N, K and float for alpha, beta (a 64-bit
+# parameter would read 8 bytes from a 4-byte argument).
+_SCALAR_TYPES = {"int": ("int", "int32_t", "signed", "signed int", "unsigned", "unsigned int", "uint32_t"),
+                 "float": ("float",)}
+
+
 def _types(dtype: Optional[str], out: Optional[str], kernel: Optional[Kernel], args: tuple[str, ...],
            where: str) -> tuple[str, str]:
     by_arg = {}
     if kernel is not None:
         for (type_text, _), role in zip(kernel.params, args):
+            if role not in POINTERS:
+                want = "int" if role in ("M", "N", "K") else "float"
+                bare = " ".join(re.sub(r"\bconst\b", " ", type_text).split())
+                if bare not in _SCALAR_TYPES[want]:
+                    raise InputError(f"{where}: parameter {role} of {kernel.name} is {type_text!r}; gemmlab passes "
+                                     f"{'a 32-bit int' if want == 'int' else 'a float'} for it")
+                continue
             if role in POINTERS:
                 if "*" not in type_text:
                     raise InputError(f"{where}: parameter {role} of {kernel.name} is {type_text!r}, not a pointer; "
                                      f"check args= (the parameter order)")
                 by_arg[role] = _dtype_of(type_text)
     if dtype is None:
+        if kernel is not None and by_arg.get("A") is None:
+            raise InputError(f"{where}: the type of A's pointer is not one gemmlab knows; declare dtype= (one of "
+                             f"{', '.join(USER_DTYPES)})")
         dtype = by_arg.get("A") or "fp32"
     if dtype not in USER_DTYPES:
         raise InputError(f"{where}: {dtype!r}; expected one of {', '.join(USER_DTYPES)}")
@@ -377,6 +400,11 @@ def _types(dtype: Optional[str], out: Optional[str], kernel: Optional[Kernel], a
         c = by_arg.get("C")
         out = c if c in ("fp32", "bf16", "fp16") else None
     d, o = gemm_types(dtype, out)
-    if by_arg.get("A") not in (None, d):
-        raise InputError(f"{where}: dtype {d}, but A is declared as {by_arg['A']} in the kernel's parameters")
+    for role in ("A", "B"):
+        if by_arg.get(role) not in (None, d):
+            raise InputError(f"{where}: dtype {d}, but {role} is declared as {by_arg[role]} in the kernel's parameters")
+    if o not in OUT_TYPES[d]:
+        raise InputError(f"{where}: {d} inputs with a {o} output; expected C of {' or '.join(OUT_TYPES[d])}")
+    if by_arg.get("C") not in (None, o):
+        raise InputError(f"{where}: C is declared as {by_arg['C']} in the kernel's parameters, but the output is {o}")
     return d, o

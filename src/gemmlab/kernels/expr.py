@@ -47,16 +47,22 @@ def _cmod(a: int, b: int) -> int:
     return a - b * _cdivide(a, b)
 
 
+MAX_CHARS = 500  # a launch expression is a line; a longer text is a mistake (and could nest past the stack)
+
+
 def parse(text: str, what: str) -> ast.expr:
     """The expression's tree, refused (naming ``what``) when it holds anything but the allowed forms."""
     src = str(text).strip()
+    if len(src) > MAX_CHARS:
+        raise InputError(f"{what}: an expression of {len(src)} characters; expected at most {MAX_CHARS}")
     try:
         tree = ast.parse(src.replace("&&", " and ").replace("||", " or "), mode="eval").body
-    except SyntaxError:
+    except (SyntaxError, RecursionError):
         raise InputError(f"{what}: {text!r} is not an expression of M, N, K and constants") from None
     for node in ast.walk(tree):
         ok = isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Name, ast.Load,
-                               ast.Constant, ast.Call, ast.operator, ast.cmpop, ast.boolop, ast.unaryop))
+                               ast.Constant, ast.Call, ast.operator, ast.boolop, ast.USub, ast.UAdd, ast.Not))
+        ok = ok or type(node) in _COMPARE  # ==, !=, <, <=, >, >= only (not in / is)
         if isinstance(node, ast.Constant) and (isinstance(node.value, bool) or not isinstance(node.value, int)):
             ok = False
         if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS
@@ -107,6 +113,8 @@ def evaluate(text: str, names: Mapping[str, int], what: str) -> int:
 
     try:
         return ev(tree)
+    except RecursionError:
+        raise InputError(f"{what}: {text!r} nests too deeply") from None
     except ZeroDivisionError as e:
         raise InputError(f"{what}: {text!r} divides by zero at {_show(names)} ({e})") from None
     except TypeError as e:  # a function called with the wrong number of arguments

@@ -23,6 +23,8 @@ def user_lines(record: RunRecord) -> list[str]:
         rate = "" if gflops is None else (f"{gflops / 1000:.1f} TFLOP/s, " if gflops >= 1000 else f"{gflops:.0f} GFLOP/s, ")
         out.append(f"{kernel.get('name')}: {rate}{place['text']}")
         out.append(f"  (ladder: {place.get('source')})")
+    if record.meta.get("placement_error"):
+        out.append(f"not placed on the ladder: {record.meta['placement_error']}")
     nbytes = row.extra.get("bytes") if row is not None else None
     if nbytes:
         from gemmlab.hardware import find_gpu

@@ -19,6 +19,7 @@ import functools
 import hashlib
 import json
 import logging
+import re
 import sys
 from pathlib import Path
 from typing import Any, Optional, Sequence
@@ -124,7 +125,9 @@ def compile_user(decl: Declaration, path: Path, text: str, arch: str) -> tuple[P
     # NVRTC lowers every kernel's name through a name expression (a C++ kernel's symbol is mangled);
     # nvcc kernels are found by name in the cubin (load_function).
     expression = decl.kernel if decl.compiler == "nvrtc" else None
-    key = cache_key(source + f"\n// name expression: {expression}", options, arch, compiler_build(compiler))
+    # the local headers it includes are part of what is compiled: an edit to one is a new binary
+    deps = "".join(f"\n// {p}\n{t}" for p, t in local_includes(text, path.resolve().parent))
+    key = cache_key(source + deps + f"\n// name expression: {expression}", options, arch, compiler_build(compiler))
     cubin_path = cache_dir() / "user" / f"{key}.cubin"
     meta_path = cubin_path.with_suffix(".json")
     if cubin_path.is_file() and meta_path.is_file():
@@ -133,7 +136,7 @@ def compile_user(decl: Declaration, path: Path, text: str, arch: str) -> tuple[P
         cubin, lowered = _nvrtc(source, options, arch, path, expression)
     else:
         cubin, lowered = _nvcc(source, options, arch, path), ""
-    symbol = lowered or _extern_symbol(text, decl.function)
+    symbol = lowered or decl.function  # nvcc: a C++ kernel's mangled name is found at load time
     write_atomic(cubin_path, cubin, make_parents=True)
     write_atomic(meta_path, json.dumps({"file": str(path), "kernel": decl.kernel, "symbol": symbol, "arch": arch,
                                         "options": list(options), "compiler": compiler.version,
@@ -141,10 +144,22 @@ def compile_user(decl: Declaration, path: Path, text: str, arch: str) -> tuple[P
     return cubin_path, symbol
 
 
-def _extern_symbol(text: str, function: str) -> str:
-    """The symbol of a non-template kernel: its name under ``extern "C"``, else the C++ mangling of
-    ``void f(...)`` is needed - found in the module by name at load time (``load_function``)."""
-    return function
+_LOCAL_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+
+
+def local_includes(text: str, folder: Path, seen: Optional[set] = None) -> list[tuple[str, str]]:
+    """(path, text) of every ``#include "..."`` file found beside the source, recursively, each once."""
+    seen = set() if seen is None else seen
+    out = []
+    for name in _LOCAL_INCLUDE.findall(text):
+        p = (folder / name).resolve()
+        if p in seen or not p.is_file():
+            continue
+        seen.add(p)
+        t = p.read_text(encoding="utf-8", errors="replace")
+        out.append((str(p), t))
+        out += local_includes(t, p.parent, seen)
+    return out
 
 
 def load_function(cubin: Path, symbol: str, function: str) -> Any:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from gemmlab.bench.results import RunRecord
+from gemmlab.errors import UserError
 from gemmlab.fileio import write_new
 from gemmlab.profile import collect, targets
 from gemmlab.workflows import profile_run
@@ -53,9 +54,34 @@ def profile_user(inp: Any, shape: Any, ncu: str, *, timeout_s: float = profile_r
     target = user_target(inp, shape, d if out is None else profile_dir(inp.name), warmup)
     path = out if out is not None else targets.report_path(None, target.label, False, d)
     overwrite = targets.may_overwrite(path, force=force, isatty=False, confirm=lambda q: False)
-    result = profile_run.run_profile(target, collect.default_collection(), ncu=ncu, output=path, overwrite=overwrite,
-                                     timeout_s=timeout_s)
+    job_dir = Path(target.app_argv[-1]).parent
+    try:
+        result = profile_run.run_profile(target, collect.default_collection(), ncu=ncu, output=path,
+                                         overwrite=overwrite, timeout_s=timeout_s)
+    except UserError:
+        child_failure(inp, job_dir)  # the kernel's own failure (compile error, wrong result, crash) explains it
+        raise
+    child_failure(inp, job_dir)
     return summarize(result)
+
+
+def child_failure(inp: Any, job_dir: Path) -> None:
+    """Raise what the child under ncu reported, if it failed: a compile error (exit 2), a wrong result or a
+    crash (exit 1) - rather than ncu's "profiled no kernel", which is only its consequence."""
+    from gemmlab.bench.isolate import ChildFailed
+    from gemmlab.workflows.user_run import WrongResult, wrong_message
+
+    try:
+        result = json.loads((job_dir / "result.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    status = result.get("status")
+    if status == "error":
+        raise UserError(str(result.get("message")), code=int(result.get("code", 2)))
+    if status == "crash":
+        raise ChildFailed(f"{inp.arg}: {result.get('message')} (under ncu; nothing was profiled)")
+    if status == "wrong":
+        raise WrongResult(wrong_message(inp.arg, result["failed"]).replace("not timed", "not profiled"), result["failed"])
 
 
 def summarize(result: Any) -> dict:

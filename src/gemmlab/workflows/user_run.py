@@ -115,12 +115,16 @@ def ladder_for_placement(db: Optional[Path], gpu: Optional[str], dtype: str,
     return None
 
 
-def placement_rungs(dtype: str) -> list[str]:
-    """The rungs measured for placement when no ladder run is stored (the autotuned ones tune for
-    minutes on a first run, so they are left out)."""
+LADDER_DTYPES = ("fp32", "bf16", "fp8")  # the dtypes gemmlab has a ladder of (fp16 has none to place on)
+
+
+def placement_rungs(dtype: str, shape: tuple) -> list[str]:
+    """The rungs measured for placement when no ladder run is stored: those that take the shape
+    (TMA rungs refuse K or N off a 16-byte pitch), without the autotuned ones (they tune for minutes
+    on a first run)."""
     from gemmlab.kernels import registry
 
-    return [r.name for r in registry.ladder(dtype) if r.name not in registry.AUTOTUNED]
+    return [r.name for r in registry.ladder(dtype) if r.name not in registry.AUTOTUNED and r.refusal(*shape) is None]
 
 
 def place(record: RunRecord, ladder: Optional[RunRecord]) -> Optional[dict]:
@@ -151,9 +155,9 @@ def bench_user(inp: UserInput, shape: Any, timing: dict, *, alpha: float = 1.0, 
     stored = None
     rungs: list[str] = []
     dtype = inp.decl.dtype if inp.decl is not None else None
-    if inp.entry == "cuda" and place_it and cublas:
+    if inp.entry == "cuda" and place_it and cublas and dtype in LADDER_DTYPES:
         stored = ladder_for_placement(db, gpu, dtype, tuple(shape))
-        rungs = [] if stored is not None else placement_rungs(dtype)
+        rungs = [] if stored is not None else placement_rungs(dtype, tuple(shape))
     job = {"entry": inp.entry, "file": str(inp.path.resolve()), "text": inp.text, "flags": dict(inp.flags or {}),
            "function": inp.function, "name": inp.name, "mode": "bench", "shape": None if shape is None else (list(shape) if not isinstance(shape, dict) else shape),
            "alpha": alpha, "beta": beta, "timing": timing, "seed": seed, "cublas": cublas, "ladder": rungs}
@@ -179,8 +183,11 @@ def bench_user(inp: UserInput, shape: Any, timing: dict, *, alpha: float = 1.0, 
         s = record.meta["shape"]
         dims, dtype = (s["M"], s["N"], s["K"]), str(record.meta.get("dtype", "fp32"))
         stored = ladder_for_placement(db, gpu, dtype, dims)
-        if stored is None and dtype in ("fp32", "bf16"):
-            ladder = measure_ladder(dtype, dims, timing, seed, child, timeout_s, forward)
+        if stored is None and dtype in LADDER_DTYPES:
+            try:
+                ladder = measure_ladder(dtype, dims, timing, seed, child, timeout_s, forward)
+            except UserError as e:  # the kernel's own run stands without a place on the ladder
+                record = replace(record, meta={**record.meta, "placement_error": e.message})
     meta = {**record.meta, "kernel": inp.meta()}
     placement = place(record, ladder or stored)
     if placement is not None:
@@ -192,7 +199,7 @@ def measure_ladder(dtype: str, shape: tuple, timing: dict, seed: int, child: tup
                    on_progress: Callable[[dict], None]) -> Optional[RunRecord]:
     """The ladder's rungs at ``shape`` measured in a child of their own (for placing a Python entry)."""
     job = {"entry": "ladder", "mode": "bench", "shape": list(shape), "timing": timing, "seed": seed,
-           "ladder": placement_rungs(dtype)}
+           "ladder": placement_rungs(dtype, tuple(shape))}
     result = run_child(child, job, what=f"the {dtype} ladder at {'x'.join(map(str, shape))}", timeout_s=timeout_s,
                        on_progress=on_progress).result or {}
     if result.get("status") != "ok":
