@@ -518,3 +518,10 @@ def test_a_spec_kernel_and_its_reference_never_share_a_tensor():
     copy[0].add_(1)
     copy[1]["out"].zero_()
     assert data[0].sum() == 0 and data[1]["out"].sum() == 2 and copy[2] == 5
+
+
+def test_alpha_for_a_kernel_without_scalars_is_refused_before_the_gpu(tmp_path, capsys):
+    p = tmp_path / "k.cu"
+    p.write_text(SEED)
+    code, _, err = run_cli(capsys, "bench", str(p), "--alpha", "2")
+    assert code == 2 and "--alpha/--beta need a kernel that takes alpha and beta" in err

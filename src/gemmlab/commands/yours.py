@@ -61,6 +61,9 @@ def bench_file(arg: str, *, declare: Optional[Sequence[str]], size: Optional[int
     flags = declare_flags(declare)
     inp = read_input(arg, flags)
     dims = user_shape(inp, size, shape)
+    if inp.decl is not None and not inp.decl.has_scalars and (alpha != 1.0 or beta != 0.0):
+        raise InputError(f"{arg}: --alpha/--beta need a kernel that takes alpha and beta; {inp.decl.function} takes "
+                         f"({', '.join(inp.decl.args)}) and computes C = A @ B")
     check_destinations(out, force, db, no_store)
     if timeout <= 0:
         raise InputError(f"--timeout {timeout}: expected a number of seconds > 0")
