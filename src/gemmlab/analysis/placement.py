@@ -36,7 +36,7 @@ class Placement:
 
     @property
     def text(self) -> str:
-        nxt = self.next_rung
+        nxt = self.above  # the next rung is the slowest one faster than the kernel
         tail = f"; the next rung, {nxt.name}, changes: {nxt.summary}" if nxt is not None and nxt.summary else ""
         return f"{self.pct:.0f}% of cuBLAS: {self.where}{tail}"
 
@@ -54,10 +54,6 @@ class Placement:
         else:
             where = "no rung to compare with"
         return where
-
-    @property
-    def next_rung(self) -> Optional[Rung]:
-        return self.above
 
     def to_dict(self) -> dict:
         def r(x: Optional[Rung]) -> Optional[dict]:

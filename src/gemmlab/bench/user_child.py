@@ -124,13 +124,9 @@ def _profile_cuda(decl: Any, path: Path, text: str, shape: tuple, warmup: int) -
     target = user_target(decl, path, text, M, N, K)
     run = target.prepare()
 
-    class _Clock:
-        source = "none"
+    from gemmlab.bench.env import ClockReader
 
-        def sm_mhz(self) -> None:
-            return None
-
-    bench = GpuBench(TimingOptions(), _Clock())
+    bench = GpuBench(TimingOptions(), ClockReader("unavailable"))  # nothing is timed under ncu
     check = bench.check(target, run)
     if not check.ok:
         return {"status": "wrong", "failed": {"shape": list(shape), "check": check.to_dict()}, "checked": []}
