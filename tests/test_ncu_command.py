@@ -82,3 +82,13 @@ def test_invalid_options_name_the_argument(kwargs, needle):
 def test_app_is_required():
     with pytest.raises(UserError, match="app_argv"):
         ncu_argv([], NcuOptions())
+
+
+def test_kernel_name_base_goes_before_the_filter():
+    """-k matches the bare function name unless --kernel-name-base says otherwise (a demangled-name filter
+    tells apart two functors of one template)."""
+    argv = ncu_argv(["./app"], NcuOptions(kernel_regex=r"CUDAFunctor_add<float>", kernel_name_base="demangled"))
+    assert argv[1:5] == ["--kernel-name-base", "demangled", "-k", "regex:CUDAFunctor_add<float>"]
+    assert "--kernel-name-base" not in ncu_argv(["./app"], NcuOptions(kernel_name="k", kernel_name_base="function"))
+    with pytest.raises(UserError, match="kernel_name_base='name'"):
+        NcuOptions(kernel_name_base="name")

@@ -114,7 +114,7 @@ def template_args(s: str, func: str) -> Optional[list[str]]:
     none). A signature cut short inside them gives the arguments that are complete."""
     for m in re.finditer(rf"(?:^|[\s:*&]){re.escape(func)}\s*<", s):
         start = m.end()
-        args, depth, cur, stack = [], 0, [], ["<"]
+        args, cur, stack = [], [], ["<"]
         i = start
         while i < len(s) and stack:
             ch = s[i]

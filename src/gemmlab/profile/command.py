@@ -21,6 +21,7 @@ CLOCK_CONTROL = ("base", "none")
 CACHE_CONTROL = ("all", "none")
 REPLAY_MODES = ("kernel", "application", "range", "app-range")
 TARGET_PROCESSES = ("all", "application-only")
+NAME_BASES = ("function", "demangled", "mangled")  # ncu --kernel-name-base
 _IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")  # section and set identifiers
 _METRIC = re.compile(r"^[^\s,]+$")  # one metric name (or regex:/group:/breakdown: form), no commas
 
@@ -42,6 +43,8 @@ class NcuOptions:
 
     kernel_name: Optional[str] = None  # exact function name → -k regex:^NAME$
     kernel_regex: Optional[str] = None  # a regex of your own → -k regex:EXPR
+    # what -k matches: ncu's default "function" (the bare name), or "demangled" / "mangled"
+    kernel_name_base: Optional[str] = None
     sections: tuple[str, ...] = ()
     metrics: tuple[str, ...] = ()
     set_name: Optional[str] = None
@@ -81,6 +84,8 @@ class NcuOptions:
                 raise _bad("section", s, "a section identifier such as WarpStateStats")
         if len(set(self.sections)) != len(self.sections):
             raise _bad("sections", list(self.sections), "each section once")
+        if self.kernel_name_base not in (None,) + NAME_BASES:
+            raise _bad("kernel_name_base", self.kernel_name_base, " or ".join(NAME_BASES))
         if self.nvtx_scope not in (None, "thread", "process"):
             raise _bad("nvtx_scope", self.nvtx_scope, "'thread' or 'process'")
         for m in self.metrics:
@@ -133,6 +138,8 @@ def ncu_argv(app_argv: Sequence[str], opts: NcuOptions) -> list[str]:
             argv += ["--nvtx-push-pop-scope", opts.nvtx_scope]
     k = kernel_filter(opts)
     if k is not None:
+        if opts.kernel_name_base and opts.kernel_name_base != "function":
+            argv += ["--kernel-name-base", opts.kernel_name_base]
         argv += ["-k", k]
     if opts.launch_skip is not None:
         argv += ["--launch-skip", str(opts.launch_skip)]
