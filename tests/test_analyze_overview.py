@@ -18,6 +18,7 @@ from launch_factory import make_launch
 from gemmlab.analysis import overview
 from gemmlab.analysis.diagnose import diagnose_all
 from gemmlab.analysis.evidence import Confidence, Diagnosis, Finding, report_dict
+from gemmlab.analysis.kernel_names import identity
 from gemmlab.analysis.vocabulary import Category
 from gemmlab.output import dumps
 from gemmlab.profile.load import load
@@ -26,11 +27,11 @@ from gemmlab.report import overview as ov_render
 CORPUS = FIXTURES / "corpus" / "h100" / "corpus_targeted_raw.csv"
 DURATION = "gpu__time_duration.sum"  # read straight from the records, not through gemmlab's metric table
 
-OVERVIEW_KEYS = {"launches", "timed_launches", "groups", "total_time_ns", "grouped_by", "ranked_by", "summary",
-                 "by_category", "kernel_groups"}
-GROUP_KEYS = {"rank", "name", "demangled", "grid", "block", "launches", "launch_ids", "representative_id",
-              "time_ns", "share", "primary_category", "confidence", "at_limit", "impact", "agree", "categories",
-              "fix_could_win_ns", "fix_could_win_share"}
+OVERVIEW_KEYS = {"launches", "capture", "timed_launches", "groups", "total_time_ns", "grouped_by", "ranked_by",
+                 "summary", "by_category", "kernel_groups"}
+GROUP_KEYS = {"rank", "identity", "name", "demangled", "demangled_variants", "grid", "block", "launches", "launch_ids",
+              "representative_id", "time_ns", "share", "primary_category", "confidence", "at_limit", "impact", "agree",
+              "categories", "fix_could_win_ns", "fix_could_win_share", "fix_estimated_launches"}
 CATEGORY_KEYS = {"category", "at_limit", "launches", "time_ns", "share"}
 
 
@@ -42,7 +43,8 @@ def corpus():
 
 
 def independent_groups(launches):
-    """(demangled, grid, block) → [launches], and → summed duration, computed here without gemmlab."""
+    """(demangled, grid, block) → [launches], and → summed duration, computed here without gemmlab (on this
+    capture no two demangled names share a short identity, so these are the overview's groups)."""
     members, time = defaultdict(list), defaultdict(float)
     for k in launches:
         key = (k.demangled, k.grid, k.block)
@@ -83,8 +85,9 @@ def test_every_launch_in_exactly_one_group_of_one_key(corpus):
     by_id = {k.id: k for k in launches}
     keys = set()
     for g in ov.groups:
-        key = {(by_id[i].demangled, by_id[i].grid, by_id[i].block) for i in g.launch_ids}
+        key = {(identity(by_id[i].demangled, by_id[i].name), by_id[i].grid, by_id[i].block) for i in g.launch_ids}
         assert len(key) == 1, g.launch_ids
+        assert g.label == next(iter(key))[0]
         keys |= key
     assert len(keys) == len(ov.groups)
 
@@ -121,11 +124,15 @@ def test_representative_is_the_longest_launch_and_agreement_is_counted(corpus):
         assert g.agree == cats.count(g.primary.category)
         assert sum(n for _, n in g.categories) == len(g.launch_ids)
         disagreeing += g.agree < len(g.launch_ids)
-        if g.fix_ns is not None:
-            assert g.fix_ns == pytest.approx(g.time_ns * g.primary.impact)
+        # a fix could win: each launch's own time × its own primary's impact, summed; unestimated add nothing
+        own = [by_id[i][0].metrics[DURATION].value * by_id[i][1].primary.impact for i in g.launch_ids
+               if overview.impact_estimated(by_id[i][1].primary)]
+        assert g.estimated == len(own)
+        if own:
+            assert g.fix_ns == pytest.approx(sum(own))
             assert g.fix_share == pytest.approx(g.fix_ns / ov.total_ns)
         else:
-            assert not overview.impact_estimated(g.primary)
+            assert g.fix_ns is None
     assert disagreeing >= 1  # the capture has groups whose launches disagree: the overview must say so
 
 
@@ -185,11 +192,14 @@ def test_synthetic_groups_and_arithmetic(synthetic):
     assert (b.launch_ids, a.launch_ids, a20.launch_ids) == ((4, 5), (0, 1, 2), (3,))
     assert (b.time_ns, a.time_ns, a20.time_ns) == (800.0, 600.0, 50.0)
     assert b.representative.kernel_id == 4 and a.representative.kernel_id == 1
-    assert a.share == 600 / 1450 and a.fix_ns == 300.0 and a.fix_share == 300 / 1450
+    # each launch's own estimate, summed: 100 × 0.1 + 300 × 0.5 + 200 × 0.3 (not 600 × the longest's 0.5)
+    assert a.share == 600 / 1450 and a.fix_ns == pytest.approx(220.0) and a.fix_share == pytest.approx(220 / 1450)
+    assert a.estimated == 3 and a.fix_basis() == ""
     assert a20.fix_ns == pytest.approx(10.0)
-    assert b.fix_ns is None and b.fix_share is None  # inconclusive: nothing estimated, not "0 to win"
+    assert b.fix_ns is None and b.fix_share is None and b.estimated == 0  # inconclusive: not "0 to win"
     assert a.agree == 2 and a.categories == (("dram_bound", 2), ("l2_bound", 1))
     assert a.agreement() == "2 of 3 launches: dram_bound (1 l2_bound)"
+    assert a.disagreement() == "its launches disagree on the primary: 2 dram_bound, 1 l2_bound"
     assert [(c.category, c.at_limit, c.launches, c.time_ns) for c in ov.categories] == [
         ("inconclusive", False, 2, 800.0), ("dram_bound", False, 1, 300.0), ("l2_bound", False, 1, 200.0),
         ("dram_bound", True, 1, 100.0), ("latency_bound", False, 1, 50.0)]
@@ -202,11 +212,12 @@ def test_synthetic_rows(synthetic):
     _, _, ov = synthetic
     rows = ov_render.rows(ov)
     assert rows[1] == ("#1", "a", "10 / 128", "3", "600 ns", "41.4%", "dram_bound (2/3)", "high", "no",
-                       "300 ns (20.7%)")
+                       "220 ns (15.2%)")
     assert rows[0][-1] == "n/e" and rows[0][6] == "inconclusive"
     assert rows[2][2] == "20 / 128"
     assert ov_render.group_note(ov.groups[2]) == ""
-    assert "#0, #1, #2" in ov_render.group_note(ov.groups[1])
+    note = ov_render.group_note(ov.groups[1])
+    assert "#0, #1, #2" in note and "disagree on the primary" in note and "summed over all 3 launches" in note
     assert ov_render.rest_note(ov, 1).startswith("2 more group(s) (4 launch(es), 44.8% of GPU time)")
     assert ov_render.rest_note(ov, 0) == "" and ov_render.rest_note(ov, 3) == ""
 
@@ -229,7 +240,7 @@ def test_untimed_launches_keep_file_order_and_say_so():
 
 # --- the CLI: --top, text, Markdown, JSON ----------------------------------------------------------------
 
-CARD = re.compile(r"^╭─ #(\d+) ", re.M)
+CARD = re.compile(r"^── #(\d+) ", re.M)
 
 
 def test_default_top_limits_the_cards(capsys, corpus):
@@ -237,10 +248,10 @@ def test_default_top_limits_the_cards(capsys, corpus):
     code, out, err = run(capsys, "analyze", str(CORPUS))
     assert code == 0, err
     assert [int(i) for i in CARD.findall(out)] == [g.representative.kernel_id for g in ov.groups[:overview.DEFAULT_TOP]]
-    assert out.index("Kernels ranked by total GPU time") < out.index("╭─ #")  # the overview leads
+    assert out.index("Kernels ranked by total GPU time") < out.index("── #")  # the overview leads
     assert "96 more group(s) (115 launch(es)" in out
     for g in ov.groups[-3:]:  # the smallest groups: in the table, without a card
-        assert f"#{g.representative.kernel_id} " in out and f"╭─ #{g.representative.kernel_id} " not in out
+        assert f"#{g.representative.kernel_id} " in out and f"── #{g.representative.kernel_id} " not in out
 
 
 @pytest.mark.parametrize("argv, cards", [(["--top", "3"], 3), (["--top", "0"], 106), (["--all"], 106),
@@ -281,6 +292,7 @@ def test_markdown_leads_with_the_overview(capsys):
     assert len(re.findall(r"^## #\d+ ", out, re.M)) == 2
     table = [line for line in out.splitlines() if re.match(r"\| #\d+ \|", line)]
     assert len(table) == 106 and table[0].startswith("| #115 | `planted_local` |")
+    assert "## Collection commands" in out and out.count("export GEMMLAB_METRICS=") == 1
     assert "### GPU time by primary category" in out and "_104 more group(s)" in out
 
 
@@ -313,23 +325,41 @@ def test_report_dict_without_overview_is_unchanged(corpus):
                                                                     "kernels", "note"]
 
 
-@pytest.mark.parametrize("width, compact", [(80, True), (100, True), (120, False), (160, False)])
-def test_table_fits_the_console(corpus, width, compact):
-    """The group table is laid out to the console's width (rich would otherwise squeeze columns to nothing
-    or crop the last one); narrow consoles get short headers and no grid / block column."""
+def _overview_text(ov, width: int) -> str:
     import io
 
     from rich.console import Console
+    from rich.text import Text
 
-    _, _, ov = corpus
     buf = io.StringIO()
     console = Console(file=buf, width=width, no_color=True)
     for part in ov_render.rich_tables(ov, 10, width):
-        console.print(part)
-    lines = buf.getvalue().splitlines()
-    assert max(len(line.rstrip()) for line in lines) <= width
+        console.print(part, soft_wrap=isinstance(part, Text))
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("width, compact", [(80, True), (100, True), (120, True), (160, False), (200, False)])
+def test_table_fits_the_console_and_cuts_nothing(corpus, width, compact):
+    """The group table is laid out to the console's width: every number and unit of every row printed
+    whole, every kernel's short identity whole on one line (a line longer than the console holds only a
+    name too long for it); narrow consoles get short headers and the grid / block beside the kernel."""
+    _, _, ov = corpus
+    text = _overview_text(ov, width)
+    lines = text.splitlines()
+    labels = {g.label for g in ov.groups}
+    for line in lines:
+        if len(line.rstrip()) > width:  # only a name wider than the console may be
+            assert line.strip().split("  (grid")[0] in labels and len(line.strip()) > width - 6, line
     header = next(line for line in lines if line.lstrip().startswith("id "))
     assert ("grid / block" in header) is not compact and (" n " in header) is compact
-    top = ov.groups[0]  # the longest group's row and its "a fix could win" share are printed whole
-    assert f"#{top.representative.kernel_id}  {top.name}" in buf.getvalue()
-    assert top.fix_share is not None and f"({100 * top.fix_share:.1f}%)" in buf.getvalue()
+    flat = "\n".join(line.strip() for line in lines)
+    for cells in ov_render.rows(ov):
+        for j, col in enumerate(ov_render.COLUMNS):
+            if col in ("id", "kernel", "total time", "share"):
+                assert cells[j] in text, (col, cells[j])
+        fix = cells[-1]
+        assert fix in text or all(part in text for part in fix.split(" (", 1)[:1]), fix
+    for g in ov.groups:  # a kernel's identity is never broken across lines
+        assert re.search(rf"(^|  ){re.escape(g.label)}($|  )", flat, re.M), g.label
+    top = ov.groups[0]
+    assert top.fix_share is not None and f"({100 * top.fix_share:.1f}%)" in text

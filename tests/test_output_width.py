@@ -25,8 +25,9 @@ def _run(*argv: str, columns: str | None = None) -> str:
 
 
 def _layout(text: str) -> list[str]:
-    """The laid-out lines: the ncu commands are printed whole on purpose, to copy and paste."""
-    return [line for line in text.splitlines() if not line.lstrip().startswith(("ncu ", "gemmlab profile "))]
+    """The laid-out lines: the commands and card titles are printed whole on purpose, to copy and paste."""
+    return [line for line in text.splitlines()
+            if not line.lstrip().startswith(("ncu ", "gemmlab profile ", "export GEMMLAB_METRICS", "── #"))]
 
 
 def test_piped_tables_keep_headers_and_units_whole():

@@ -297,11 +297,11 @@ def test_a_diagnosed_program_leads_with_where_its_gpu_time_goes():
     expected = overview.build(launches, diagnose_all(launches))
     assert len(ov.rows) == min(content.OVERVIEW_ROWS, len(expected.groups))
     assert ov.more == max(0, len(expected.groups) - content.OVERVIEW_ROWS)
-    assert [r[1] for r in ov.rows] == [g.name for g in expected.groups[:content.OVERVIEW_ROWS]]
+    assert [r[1] for r in ov.rows] == [g.label for g in expected.groups[:content.OVERVIEW_ROWS]]
     page = Page(html.render(rep))
     assert "overview" in page.ids()
     tables = [t for t in page.tables if t and tuple(t[0]) == content.OVERVIEW_COLUMNS]
-    assert len(tables) == 1 and tables[0][1][1] == expected.groups[0].name
+    assert len(tables) == 1 and tables[0][1][1] == expected.groups[0].label
     cat_tables = [t for t in page.tables if t and tuple(t[0]) == content.CATEGORY_COLUMNS]
     assert len(cat_tables) == 1 and len(cat_tables[0]) - 1 == len(expected.categories)
     text = "".join(page.text)

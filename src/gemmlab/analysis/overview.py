@@ -3,12 +3,15 @@
 A model step profiled end to end gives hundreds of launches, many of them the same kernel with the same
 launch shape. ``build(launches, diagnoses)`` groups them without averaging anything:
 
-* a **group** is every launch of one kernel (demangled name, else bare name) with one grid and one block;
-* each launch keeps its own diagnosis; the group's diagnosis is that of its **longest launch** (the
+* a **group** is every launch of one kernel with one grid and one block, the kernel named by its short
+  identity (``kernel_names.identity``: the op or functor, ``elementwise: add``), so two functors of one
+  template never share a group and one functor with one launch shape always does;
+* each launch keeps its own diagnosis; the group's card is that of its **longest launch** (the
   representative), and the group says how many of its launches agree on that primary category;
 * groups are ranked by **total GPU time** (the sum of ``gpu__time_duration.sum`` over their launches);
-* **a fix could win** = the group's time × the representative primary finding's ``impact`` (the estimated
-  fraction of the kernel's time recoverable; ``None`` when the analyzer did not estimate it);
+* **a fix could win** = the sum over the group's launches of each launch's time × its *own* primary
+  finding's ``impact`` (the estimated fraction of that launch's time recoverable); launches without an
+  estimate add nothing and the group says how many had one (``None`` when none had);
 * the **category breakdown** sums each launch's time under its own primary category, split by whether
   that finding is at the unit's limit.
 
@@ -17,11 +20,17 @@ Pure: no I/O, linear in the number of launches (one dict pass, then a sort of th
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 from gemmlab.analysis.evidence import Diagnosis, Finding, _num
+from gemmlab.analysis.kernel_names import identity
+from gemmlab.profile import command as cmd
+from gemmlab.profile import evidence_command
 from gemmlab.profile import metrics as M
+from gemmlab.profile.ncu_rep import split_ncu_command
 from gemmlab.profile.records import KernelLaunch
 
 DEFAULT_TOP = 10  # groups that get a full diagnosis card unless --top says otherwise
@@ -43,8 +52,8 @@ class Group:
     """Every launch of one kernel with one launch shape."""
 
     rank: int  # 1 = most GPU time
-    name: str  # bare name (for the table)
-    demangled: str
+    name: str  # bare function name (the representative's)
+    demangled: str  # the representative's demangled signature
     grid: Dim3
     block: Dim3
     launch_ids: tuple[int, ...]  # file order
@@ -53,12 +62,31 @@ class Group:
     agree: int  # launches whose primary category is the representative's
     categories: tuple[tuple[str, int], ...]  # (primary category, launches), most launches first
     share: Optional[float]  # of the program's GPU time
-    fix_ns: Optional[float]  # time_ns × the representative's primary impact
+    fix_ns: Optional[float]  # Σ over the launches of its time × its own primary's impact (None: no estimate)
     fix_share: Optional[float]  # fix_ns as a share of the program's GPU time
+    identity: str = ""  # the short identity the group is keyed by (kernel_names.identity)
+    estimated: int = 0  # launches whose time and primary impact are both known (they make fix_ns)
+    variants: int = 1  # distinct demangled signatures among the launches
 
     @property
     def launches(self) -> int:
         return len(self.launch_ids)
+
+    @property
+    def label(self) -> str:
+        """What tables and cards call the kernel: its short identity."""
+        return self.identity or self.name or self.demangled
+
+    @property
+    def disagree(self) -> bool:
+        return self.agree < self.launches
+
+    def fix_basis(self) -> str:
+        """How "a fix could win" was summed, when not every launch gave an estimate ("" otherwise)."""
+        if self.fix_ns is None or self.estimated >= self.launches:
+            return ""
+        return (f"the sum over the {self.estimated} of {self.launches} launches whose primary has an "
+                "estimate; the others add nothing")
 
     @property
     def primary(self) -> Finding:
@@ -71,12 +99,20 @@ class Group:
         others = [f"{n} {c}" for c, n in self.categories if c != cat]
         return text + (f" ({', '.join(others)})" if others else "")
 
+    def disagreement(self) -> str:
+        """``"its launches disagree on the primary: 3 dram_bound, 1 l2_bound"`` ("" when they agree)."""
+        if not self.disagree:
+            return ""
+        return "its launches disagree on the primary: " + ", ".join(f"{n} {c}" for c, n in self.categories)
+
     def to_dict(self) -> dict[str, Any]:
         p = self.primary
         return {
             "rank": self.rank,
+            "identity": self.label,
             "name": self.name,
             "demangled": self.demangled,
+            "demangled_variants": self.variants,
             "grid": list(self.grid) if self.grid else None,
             "block": list(self.block) if self.block else None,
             "launches": self.launches,
@@ -92,6 +128,7 @@ class Group:
             "categories": {c: n for c, n in self.categories},
             "fix_could_win_ns": _num(self.fix_ns),
             "fix_could_win_share": _num(self.fix_share),
+            "fix_estimated_launches": self.estimated,
         }
 
 
@@ -110,6 +147,106 @@ class CategoryTime:
                 "time_ns": _num(self.time_ns), "share": _num(self.share)}
 
 
+NVTX_COLUMN = "thread Domain:Push/Pop_Range"  # how ncu's CSV pages head the launching thread's NVTX state
+_QUOTED = re.compile(r'"([^"]*)"')
+
+
+@dataclass(frozen=True)
+class Capture:
+    """What the capture covered: the NVTX range it was filtered to, and who launched the kernels.
+
+    ``nvtx_include``: the ``--nvtx-include`` filters of the recorded ncu command (an .ncu-rep's, e.g.
+    from ``gemmlab profile --range step``). ``threads``: the host threads that launched the kernels,
+    from the thread id ncu writes before each launch's NVTX state in its CSV pages (the raw page keeps
+    it; captures without ``--nvtx``, and .ncu-rep files read through ncu_report, have none: None).
+    ``ranges``: the outermost push/pop range each launch ran in, where the export says."""
+
+    launches: int
+    nvtx_include: tuple[str, ...] = ()
+    nvtx_scope: Optional[str] = None
+    threads: Optional[tuple[int, ...]] = None
+    processes: tuple[str, ...] = ()
+    ranges: tuple[str, ...] = ()  # distinct outermost ranges, first seen first
+    common_range: Optional[str] = None  # the outermost range every launch ran in, if one
+    nvtx: bool = False  # the capture recorded NVTX state (ncu --nvtx)
+
+    @property
+    def known(self) -> bool:
+        return bool(self.nvtx or self.nvtx_include or self.threads is not None or self.common_range)
+
+    def line(self) -> str:
+        """One sentence: the range, the launches in it, the threads that launched them ("" when the export
+        says nothing about ranges or threads)."""
+        if not self.known:
+            return ""
+        n = f"{self.launches} launch{'es' if self.launches != 1 else ''}"
+        if self.nvtx_include:
+            names = ", ".join(r[:-1] if r.endswith("/") else r for r in self.nvtx_include)
+            scope = f", {self.nvtx_scope} scope" if self.nvtx_scope else ""
+            head = f"NVTX range {names} (ncu --nvtx-include {' '.join(self.nvtx_include)}{scope}): {n} in it"
+        elif self.common_range:
+            head = f"NVTX range {self.common_range}: all {n} ran inside it"
+        else:
+            head = f"{n} captured"
+        procs = f" of process {', '.join(self.processes)}" if self.processes else ""
+        if self.threads is None:
+            who = (f", launched by{procs[3:]}; the export does not record the launching host threads"
+                   if procs else "; the export does not record the launching host threads or processes")
+        else:
+            t = len(self.threads)
+            ids = ", ".join(str(i) for i in self.threads[:8]) + (" …" if t > 8 else "")
+            who = f", launched by {t} host thread{'s' if t != 1 else ''} (TID{'s' if t != 1 else ''} {ids}){procs}"
+        return head + who + "."
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"launches": self.launches, "nvtx_include": list(self.nvtx_include), "nvtx_scope": self.nvtx_scope,
+                "nvtx_range": self.common_range, "threads": None if self.threads is None else len(self.threads),
+                "thread_ids": None if self.threads is None else list(self.threads), "processes": list(self.processes),
+                "summary": self.line() or None}
+
+
+def _nvtx_state(launch: KernelLaunch) -> Optional[tuple[Optional[int], list[str]]]:
+    """(thread id, push/pop ranges outermost first) from a CSV page's NVTX column; None without one."""
+    m = next((v for key, v in launch.metrics.items() if key.startswith(NVTX_COLUMN)), None)
+    if m is None:
+        return None
+    text = str(m.value).strip()
+    tid = re.match(r"(\d+)\b", text)
+    ranges = []
+    for q in _QUOTED.findall(text):
+        fields = q.split(":")
+        if len(fields) >= 8:  # Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg
+            ranges.append(":".join(fields[1:len(fields) - 6]))
+    return (int(tid.group(1)) if tid else None), ranges
+
+
+def capture(launches: Sequence[KernelLaunch]) -> Capture:
+    """What ``launches`` (one capture, every launch of it) say about their range and threads."""
+    nvtx: tuple[str, ...] = ()
+    scope = None
+    nvtx_on = False
+    line = next((k.command_line for k in launches if k.command_line), "")
+    if line:
+        words, _ = split_ncu_command(line)
+        nvtx = tuple(evidence_command.option_values(words, "--nvtx-include"))
+        scope = next(iter(evidence_command.option_values(words, "--nvtx-push-pop-scope")), None)
+        nvtx_on = "--nvtx" in words or bool(nvtx)
+    states = [_nvtx_state(k) for k in launches]
+    threads: Optional[tuple[int, ...]] = None
+    firsts: list[str] = []
+    common = None
+    if launches and all(s is not None for s in states):
+        tids = [s[0] for s in states]  # type: ignore[index]
+        if all(t is not None for t in tids):
+            threads = tuple(dict.fromkeys(sorted(tids)))  # type: ignore[arg-type]
+        outer = [s[1][0] if s[1] else "" for s in states]  # type: ignore[index]
+        firsts = list(dict.fromkeys(o for o in outer if o))
+        common = outer[0] if outer and outer[0] and all(o == outer[0] for o in outer) else None
+    procs = tuple(dict.fromkeys(k.process for k in launches if k.process))
+    return Capture(len(launches), nvtx, scope, threads, procs, tuple(firsts), common,
+                   nvtx_on or any(s is not None for s in states))
+
+
 @dataclass(frozen=True)
 class Overview:
     groups: tuple[Group, ...]  # ranked by total GPU time, most first
@@ -117,6 +254,7 @@ class Overview:
     launches: int
     timed: int  # launches with a duration
     total_ns: float  # the program's GPU time: the sum over the timed launches
+    capture: Optional[Capture] = None
 
     def top(self, n: int) -> tuple[Group, ...]:
         """The first ``n`` groups; ``n <= 0`` means all of them."""
@@ -151,10 +289,11 @@ class Overview:
     def to_dict(self) -> dict[str, Any]:
         return {
             "launches": self.launches,
+            "capture": self.capture.to_dict() if self.capture is not None else None,
             "timed_launches": self.timed,
             "groups": len(self.groups),
             "total_time_ns": _num(self.total_ns),
-            "grouped_by": ["kernel", "grid", "block"],
+            "grouped_by": ["identity", "grid", "block"],
             "ranked_by": "total_time_ns",
             "summary": " ".join(s for s in (self.headline(), self.where_time_goes()) if s),
             "by_category": [c.to_dict() for c in self.categories],
@@ -181,7 +320,8 @@ def fmt_time(ns: Optional[float]) -> str:
 
 
 def group_key(launch: KernelLaunch) -> tuple[str, Dim3, Dim3]:
-    return (launch.demangled or launch.name, launch.grid, launch.block)
+    """(short identity, grid, block): two functors never share a group, one functor with one shape does."""
+    return (identity(launch.demangled, launch.name), launch.grid, launch.block)
 
 
 def build(launches: Sequence[KernelLaunch], diagnoses: Sequence[Diagnosis]) -> Overview:
@@ -219,17 +359,45 @@ def build(launches: Sequence[KernelLaunch], diagnoses: Sequence[Diagnosis]) -> O
     for rank, (time_ns, _, key, idx, rep, counts) in enumerate(raw, 1):
         d = diagnoses[rep]
         p = d.primary
-        fix = time_ns * p.impact if time_ns is not None and impact_estimated(p) else None
+        # each launch's own estimate: its time × its own primary's impact (the representative's verdict
+        # never stands in for the others')
+        wins = [durations[i] * diagnoses[i].primary.impact for i in idx
+                if durations[i] is not None and impact_estimated(diagnoses[i].primary)]
+        fix = sum(wins) if wins else None
         cat = p.category.value
         groups.append(Group(
             rank=rank, name=launches[rep].name or launches[rep].demangled, demangled=launches[rep].demangled,
             grid=key[1], block=key[2], launch_ids=tuple(launches[i].id for i in idx), time_ns=time_ns,
             representative=d, agree=counts[cat],
             categories=tuple(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0] != cat, kv[0]))),
-            share=_share(time_ns, total), fix_ns=fix, fix_share=_share(fix, total)))
+            share=_share(time_ns, total), fix_ns=fix, fix_share=_share(fix, total), identity=key[0],
+            estimated=len(wins), variants=len({launches[i].demangled for i in idx})))
     cats = [CategoryTime(c, lim, n, t, _share(t, total)) for (c, lim), (n, t) in cat_time.items()]
     cats.sort(key=lambda c: (-c.time_ns, -c.launches, c.category, c.at_limit))
-    return Overview(tuple(groups), tuple(cats), len(launches), timed, total)
+    return Overview(tuple(groups), tuple(cats), len(launches), timed, total, capture(launches))
+
+
+def exact_commands(launches: Sequence[KernelLaunch], diagnoses: Sequence[Diagnosis],
+                   capture_launches: Optional[Sequence[KernelLaunch]] = None) -> list[Diagnosis]:
+    """The diagnoses with collect commands that reach exactly their own launch: the kernel filter and the
+    ``--launch-skip`` counted over ``capture_launches`` (every launch of the capture; ``launches`` when
+    None) with that same filter (``evidence_command.selection``). Other fields are kept."""
+    every = list(capture_launches) if capture_launches is not None else list(launches)
+    every.sort(key=lambda k: k.id)
+    where = {id(k): i for i, k in enumerate(every)}
+    out = []
+    for k, d in zip(launches, diagnoses):
+        i = where.get(id(k))
+        if i is None:
+            i = next((j for j, x in enumerate(every) if x.id == k.id), None)
+        if i is None:
+            out.append(d)
+            continue
+        sel = evidence_command.selection(every, i)
+        argv, line, note = evidence_command.retarget(d.collect_argv, d.collect_profile, d.collect_note, sel)
+        out.append(dataclasses.replace(d, collect_argv=argv, collect_command=cmd.render(argv), collect_profile=line,
+                                       collect_note=note))
+    return out
 
 
 def dim3_text(d: Dim3) -> str:

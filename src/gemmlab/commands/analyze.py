@@ -18,7 +18,7 @@ from gemmlab.analysis.overview import DEFAULT_TOP
 from gemmlab.commands.common import table_command
 from gemmlab.errors import UserError
 from gemmlab.output import console, csv_active, print_json, print_table, warn
-from gemmlab.profile.load import is_stream, load, stream_name
+from gemmlab.profile.load import filter_kernels, is_stream, kernel_regex, load, stream_name
 
 EXAMPLE = "h100_gemm_ladder_raw.csv"
 EXAMPLE_NOTE = ("Bundled example: a real H100 Nsight Compute capture (--set full, --page raw) of five SGEMM "
@@ -44,6 +44,7 @@ def analyze(
     top: Optional[int] = typer.Option(None, "--top", metavar="N", help=f"Full diagnosis cards for the N kernel groups with the most GPU time (default {DEFAULT_TOP}; 0: all). The overview table lists every group; --json has every launch."),
     all_groups: bool = typer.Option(False, "--all", help="A card for every kernel group (same as --top 0)."),
     no_lines: bool = typer.Option(False, "--no-lines", help="Leave out an .ncu-rep's hot source lines (~0.1–1 s a launch; --json and --csv read every launch's)."),
+    verbose: bool = typer.Option(False, "--verbose", help="Print every card's full ncu command (by default the long metric list is printed once, after the cards)."),
 ) -> None:
     """Name each kernel's bottleneck, with evidence, honest confidence, what is missing, and what to do next.
 
@@ -67,14 +68,19 @@ def analyze(
         if not app_argv:
             raise UserError("--app '': expected the program to profile and its arguments")
     options = AnalyzeOptions(gemm=gemm, app_argv=app_argv)
+    kernel_regex(kernel)  # a bad --kernel is refused before the file is read
     if file is None:
         with example_path() as p:
-            launches = load(p, kernel)
+            every, name = load(p), stream_name(p)
         source, note = f"gemmlab/data/{EXAMPLE} (bundled example)", EXAMPLE_NOTE
     else:
-        launches = load(file, kernel)  # '-' is standard input; a pipe is read once
+        every = load(file)  # '-' is standard input; a pipe is read once
         source, note = stream_name(file), ""
-    diagnoses = diagnose_all(launches, options)
+        name = source
+    # --kernel picks the launches to diagnose; the capture's every launch counts for --launch-skip
+    launches = filter_kernels(every, kernel, name) if kernel else every
+    # each collect command reaches its own launch: the kernel filter, and --launch-skip counted with it
+    diagnoses = overview.exact_commands(launches, diagnose_all(launches, options), every)
     ov = overview.build(launches, diagnoses)
     # hot source lines: an .ncu-rep's per-instruction samples (a CSV export has none); JSON and CSV
     # carry every launch's, the cards those of the launches they show (Markdown has none yet)
@@ -86,6 +92,10 @@ def analyze(
                          else [g.representative.kernel_id for g in ov.top(top)])
     if as_json:
         doc = report_dict(source, diagnoses, note, ov.to_dict())
+        from gemmlab.analysis.kernel_names import identity
+
+        for k, d in zip(doc["kernels"], diagnoses):  # the short identity beside the full names
+            k["identity"] = identity(d.demangled, d.name)
         if hot:
             from gemmlab.analysis.hot_lines import finding_line
 
@@ -109,11 +119,11 @@ def analyze(
     elif markdown:
         from gemmlab.report import diagnosis_markdown
 
-        sys.stdout.write(diagnosis_markdown.render(diagnoses, source, note, ov, top) + "\n")
+        sys.stdout.write(diagnosis_markdown.render(diagnoses, source, note, ov, top, verbose) + "\n")
     else:
         from gemmlab.report import diagnosis_text
 
-        diagnosis_text.render(diagnoses, source, console, note, ov, top, hot)
+        diagnosis_text.render(diagnoses, source, console, note, ov, top, hot, verbose)
 
 
 def _hot_lines(file: Path, ids: list[int]) -> dict:

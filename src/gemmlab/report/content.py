@@ -120,7 +120,8 @@ def overview_views(diagnoses: Mapping[str, Any] | None) -> tuple[OverviewView, .
         rows = []
         for g in groups[:OVERVIEW_ROWS]:
             fix = g.get("fix_could_win_share")
-            rows.append((str(g.get("rank", "")), str(g.get("name") or "?"), str(g.get("launches", "")),
+            kernel = str(g.get("identity") or g.get("name") or "?")  # the short identity, where the JSON has it
+            rows.append((str(g.get("rank", "")), kernel, str(g.get("launches", "")),
                          _time(g.get("time_ns")), _share(g.get("share")),
                          f"{g.get('primary_category')} ({g.get('agree')}/{g.get('launches')})",
                          str(g.get("confidence", "")), "yes" if g.get("at_limit") else "no",
