@@ -314,3 +314,37 @@ def test_recorded_options_gemmlab_profile_cannot_say_drop_its_line():
     assert argv == ["ncu", "--profile-from-start", "off", "--kernel-name-base", "demangled", "-k", "regex:foo",
                     "--launch-skip", "0", "./app"]
     assert line == ""  # no `gemmlab profile` line that would reach another launch
+
+
+def test_profile_of_a_range_says_the_range_and_reaches_each_launch(tmp_path, monkeypatch, capsys):
+    """`gemmlab profile --range step`: the launches of the range are grouped like analyze's, the header
+    names the range and its launches, and each card's command keeps --range and counts --launch-skip in it."""
+    from gemmlab.cli import main
+    from gemmlab.commands import profile as cmd
+    from gemmlab.profile.runner import ProfiledKernel
+    from gemmlab.workflows import profile_run
+
+    recorded = ("/opt/ncu --section SpeedOfLight --nvtx --nvtx-include step/ --nvtx-push-pop-scope process "
+                "--launch-count 3 -o r python3 train.py")
+    launches = load(capture_csv(tmp_path / "r.csv", [ADD, MUL, ADD], [0, 1, 2], grid="(4096, 1, 1)"))
+    for k in launches:
+        k.command_line = recorded
+
+    def fake_run_profile(target, collection, **kw):
+        res = profile_run.ProfileResult(target, collection, recorded.split(), tmp_path / "r.ncu-rep", 3.0,
+                                        [ProfiledKernel("vectorized_elementwise_kernel", i, 11) for i in range(3)],
+                                        launches)
+        res.diagnoses = profile_run.diagnose(launches)
+        return res
+
+    monkeypatch.setenv("COLUMNS", "120")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cmd, "find_ncu", lambda explicit: "/opt/ncu")
+    monkeypatch.setattr(profile_run, "run_profile", fake_run_profile)
+    main(["profile", "--range", "step", "--", "python3", "train.py"])
+    out = capsys.readouterr().out
+    assert "NVTX range step (ncu --nvtx-include step/, process scope): 3 launches in it" in out
+    lines = _profile_lines(out)
+    assert len(lines) == 2 and 1 in lines  # add (launches 0 and 2: one group) and mul
+    for kid, argv in lines.items():  # every launch is a vectorized_elementwise_kernel: the skip is the id
+        assert argv[2:4] == ["--range", "step"] and argv[argv.index("--launch-skip") + 1] == str(kid)

@@ -41,6 +41,7 @@ from gemmlab.output import (
     print_table,
     warn,
 )
+from gemmlab.analysis.overview import DEFAULT_TOP
 from gemmlab.profile import collect, targets
 from gemmlab.profile.runner import find_ncu
 from gemmlab.workflows import profile_run
@@ -157,6 +158,11 @@ def profile_cmd(
     with err_console.status(f"ncu: profiling {target.label} ({collection.name} collection)"):
         result = profile_run.run_profile(target, collection, ncu=ncu_path, output=out, overwrite=overwrite,
                                      timeout_s=timeout)
+    if result.launches and len(result.launches) == len(result.diagnoses):
+        from gemmlab.analysis.overview import exact_commands
+
+        # each collect command reaches its own launch of this capture (its filter, --launch-skip counted with it)
+        result.diagnoses = exact_commands(result.launches, result.diagnoses)
     if json_out:
         print_json(result)
         return
@@ -179,7 +185,12 @@ def show_profile(result: profile_run.ProfileResult) -> None:
         return
     from gemmlab.report.diagnosis_text import render
 
-    render(result.diagnoses, str(result.report), console)
+    ov = None
+    if len(result.launches) > 1 and len(result.launches) == len(result.diagnoses):
+        from gemmlab.analysis import overview
+
+        ov = overview.build(result.launches, result.diagnoses)  # a range's launches: grouped, ranked, the range said
+    render(result.diagnoses, str(result.report), console, overview=ov, top=DEFAULT_TOP if ov is not None else 0)
 
 
 def _check_timeout(timeout: float) -> None:
