@@ -127,8 +127,10 @@ def render_diagnosis(d: Diagnosis, console: Console, group_note: str = "", hot: 
     where_from = [d.name] if d.name and d.name != identity(d.demangled, d.name) else []
     if group is not None:
         where_from.append(f"grid {dim3_text(group.grid)}, block {dim3_text(group.block)}")
-    if where_from:
-        console.print(Text("   " + " · ".join(where_from), style="dim"), soft_wrap=True)
+    if where_from:  # the function name as ncu prints it, whole; grid and block beside it when they fit
+        joined = "   " + " · ".join(where_from)
+        for line in ([joined] if len(joined) <= width else ["   " + w for w in where_from]):
+            console.print(Text(line, style="dim"), soft_wrap=True)
     if group_note:
         _prose(console, group_note, "dim")
     lines = [Text(p.summary)]
@@ -165,7 +167,7 @@ def render_diagnosis(d: Diagnosis, console: Console, group_note: str = "", hot: 
     if hot is not None:
         note = hot_render.note(hot)
         if note:
-            console.print(Text(note, style="dim"), soft_wrap=True)  # one line, however wide
+            _prose(console, note, "dim")
         else:
             console.print(hot_render.rich_table(hot), crop=False)
     console.print()

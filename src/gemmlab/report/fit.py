@@ -154,12 +154,19 @@ def table(cols: Sequence[Col], rows: Sequence[Sequence[object]], width: int, tit
 
 
 def stacked(cols: Sequence[Col], rows: Sequence[Sequence[object]], width: int, indent: int = 4) -> list[Text]:
-    """Each row as a block: its number and name cells on one line (never broken, however wide), then
-    each label and prose cell as ``header: text``, wrapped to ``width`` under an indent."""
+    """Each row as a block: its number and name cells on a line (as many as fit; a cell is never broken,
+    however wide), then each label and prose cell as ``header: text``, wrapped to ``width`` under an indent."""
     out: list[Text] = []
     for r in rows:
         head = [str(r[j]) for j, c in enumerate(cols) if c.kind in (NUMBER, NAME) and j < len(r) and str(r[j])]
-        out.append(Text("  " + "  ".join(head)))
+        line = ""
+        for cell in head:  # as many whole cells a line as fit; a cell wider than the console alone on its line
+            if line and len(line) + 2 + len(cell) > width:
+                out.append(Text(line))
+                line = " " * indent + cell
+            else:
+                line = (line + "  " + cell) if line else "  " + cell
+        out.append(Text(line))
         for j, c in enumerate(cols):
             if c.kind in (NUMBER, NAME) or j >= len(r) or not str(r[j]).strip():
                 continue
