@@ -287,8 +287,8 @@ def test_a_range_capture_says_its_range_and_keeps_it_in_the_commands():
         k.id, k.command_line, k.process = 10 + i, line, ""
         launches.append(k)
     cap = overview.capture(launches)
-    assert cap.line() == ("NVTX range step (ncu --nvtx-include step/, process scope): 3 launches in it; the export "
-                          "does not record the launching host threads or processes.")
+    assert cap.line() == ("NVTX range step (ncu --nvtx-include step/, process scope): 3 launches in it; the launching "
+                          "host threads are not known (only ncu's raw CSV page of a capture made with --nvtx names them).")
     sel = ec.selection(launches, 2)
     assert (sel.kernel_regex, sel.launch_skip, sel.nvtx_range) == ("elementwise", 4, "step")
     argv = ["ncu", "--section", "SpeedOfLight", "-k", "regex:^vectorized_elementwise_kernel$", "--launch-skip", "1",

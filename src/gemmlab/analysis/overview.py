@@ -190,8 +190,9 @@ class Capture:
             head = f"{n} captured"
         procs = f" of process {', '.join(self.processes)}" if self.processes else ""
         if self.threads is None:
-            who = (f", launched by{procs[3:]}; the export does not record the launching host threads"
-                   if procs else "; the export does not record the launching host threads or processes")
+            unknown = ("the launching host threads are not known (only ncu's raw CSV page of a capture made with "
+                       "--nvtx names them)")
+            who = f", launched by{procs[3:]}; {unknown}" if procs else f"; {unknown}"
         else:
             t = len(self.threads)
             ids = ", ".join(str(i) for i in self.threads[:8]) + (" …" if t > 8 else "")
