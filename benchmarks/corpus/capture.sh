@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Capture the diagnosis corpus on the device machine (repo root):
 #
+#   [WORKLOAD=benchmarks/corpus/workload_grown.py] [PART=a] \
 #   bash benchmarks/corpus/capture.sh "$OUT" [full|targeted|both] [CASE_REGEX]
 #
 # Runs benchmarks/corpus/workload.py under ncu twice: with --set full, and with gemmlab profile's
@@ -27,7 +28,7 @@ export PYTHONPATH="$PYTHONPATH:$(dirname "$(readlink -f "$NCU")")/extras/python:
 cat "$W/device.txt"
 [ -f "$W/ceilings.json" ] || python3 -m gemmlab ceilings --measure --json > "$W/ceilings.json" 2> "$W/ceilings.err"
 
-ARGS=(python3 benchmarks/corpus/workload.py)
+ARGS=(python3 "${WORKLOAD:-benchmarks/corpus/workload.py}")
 [ -n "$ONLY" ] && ARGS+=(--only "$ONLY")
 capture() {  # $1 = full | targeted
   local c=$1 rep="$W/corpus_$1${PART:+_$PART}"
@@ -38,7 +39,8 @@ capture() {  # $1 = full | targeted
     sel=(--metrics "$m" --section SourceCounters)
   fi
   local t0=$SECONDS
-  "$NCU" --profile-from-start off --nvtx --clock-control none --target-processes all "${sel[@]}" \
+  # process-scoped NVTX ranges: a backward pass launches from autograd's thread, still inside its case
+  "$NCU" --profile-from-start off --nvtx --nvtx-push-pop-scope process --clock-control none --target-processes all "${sel[@]}" \
       -o "$rep" -f "${ARGS[@]}" > "$W/capture_$c${PART:+_$PART}.log" 2>&1
   echo "ncu $c: exit $? in $((SECONDS - t0)) s; $(grep -c '==PROF== Profiling' "$W/capture_$c${PART:+_$PART}.log") kernels"
   grep -E '^case |SKIPPED|cases ran|==ERROR==' "$W/capture_$c${PART:+_$PART}.log" | tail -80

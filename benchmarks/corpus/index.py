@@ -20,13 +20,17 @@ def main(path: str) -> int:
         rng = ctx.range_by_idx(r)
         for a in range(rng.num_actions()):
             act = rng.action_by_idx(a)
-            ranges = []  # the workload's range, in the default domain (libraries such as CUB push their own)
+            # the workload's range, in the default domain (libraries such as CUB push their own): its
+            # push/pop range on the launching thread, else its start/end range (process-wide: a
+            # backward pass launches from autograd's thread, outside the main thread's push/pop stack)
+            ranges = []
             state = act.nvtx_state()
             if state is not None:
                 for d in state.domains():
                     dom = state.domain_by_id(d)
                     if dom.name() == "<default domain>":
                         ranges.extend(dom.push_pop_ranges())
+                        ranges.extend(dom.start_end_ranges())
             out.append({"id": i, "case": ranges[0] if ranges else "", "name": act.name(),
                         "demangled": act.name(act.NameBase_DEMANGLED)})
             i += 1

@@ -195,3 +195,45 @@ planted_occupancy_regs(const float* __restrict__ x, float* __restrict__ y, long 
     for (int j = 0; j < 128; ++j) s = fmaf(r[j], s, r[(j + 1) & 127]);
     y[blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
+
+// ---- grown corpus (2026-11-25) -------------------------------------------------------------------
+extern "C" {
+
+// A long FMA chain per thread in a grid of half the SMs: half the GPU sits idle for the whole run.
+__global__ void planted_half_grid(float* __restrict__ y, int iters) {
+    float a0 = threadIdx.x, a1 = a0 + 1, a2 = a0 + 2, a3 = a0 + 3;
+    for (int k = 0; k < iters; ++k) {
+        a0 = fmaf(a0, 1.0000001f, 0.3f); a1 = fmaf(a1, 1.0000001f, 0.3f);
+        a2 = fmaf(a2, 1.0000001f, 0.3f); a3 = fmaf(a3, 1.0000001f, 0.3f);
+    }
+    y[blockIdx.x * blockDim.x + threadIdx.x] = a0 + a1 + a2 + a3;
+}
+
+// An init (fill) kernel, grid-stride, launched with a fixed 125 blocks on a 132-SM GPU.
+__global__ void planted_init(float4* __restrict__ y, long n4, float v) {
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n4; i += (long)gridDim.x * blockDim.x)
+        y[i] = make_float4(v, v, v, v);
+}
+
+// Coalesced loads, stores with a stride of 8 floats (32 B): each store request touches 32 sectors
+// for 4 useful bytes per lane, 87.5% of the written sector bytes are not the kernel's.
+__global__ void planted_strided_store(const float* __restrict__ x, float* __restrict__ y, long n, int stride) {
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) y[i * stride] = x[i] * 2.f;
+}
+
+// A dependent chain of warp shuffles and shared-memory round trips: one warp per block, nothing to
+// hide the latency with (4 warps per SM).
+__global__ void planted_dependent_chain(float* __restrict__ y, int iters) {
+    __shared__ float s[32];
+    float v = threadIdx.x;
+    for (int k = 0; k < iters; ++k) {
+        s[threadIdx.x] = v;
+        __syncwarp();
+        v = s[(threadIdx.x + 1) & 31] * 1.0001f + 0.5f;
+        __syncwarp();
+    }
+    y[blockIdx.x * blockDim.x + threadIdx.x] = v;
+}
+
+}

@@ -683,12 +683,14 @@ def _profiler(on: bool) -> None:
     (rt.cudaProfilerStart if on else rt.cudaProfilerStop)()
 
 
-def main(argv=None) -> int:
+def main(argv=None, cases=None) -> int:
+    """Run ``cases`` (default: this module's) one warm launch each; workload_grown.py passes its own."""
+    cases = CASES if cases is None else cases
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--only", default=None, help="regular expression: run only the cases it matches")
     p.add_argument("--list", action="store_true", help="print the case names and exit")
     args = p.parse_args(argv)
-    chosen = [(n, f) for n, f in CASES if args.only is None or re.search(args.only, n)]
+    chosen = [(n, f) for n, f in cases if args.only is None or re.search(args.only, n)]
     if args.list:
         print("\n".join(n for n, _ in chosen))
         return 0
@@ -702,10 +704,14 @@ def main(argv=None) -> int:
             torch.cuda.synchronize()
             _profiler(True)
             torch.cuda.nvtx.range_push(name)
+            # a start/end range too: push/pop ranges belong to one thread, and a backward pass launches
+            # from autograd's own thread (ncu records the launching thread's push/pop stack)
+            rid = torch.cuda.nvtx.range_start(name)
             try:
                 thunk()
                 torch.cuda.synchronize()
             finally:
+                torch.cuda.nvtx.range_end(rid)
                 torch.cuda.nvtx.range_pop()
                 _profiler(False)
             ran += 1
