@@ -71,7 +71,8 @@ def test_coalesced(dx):
     d = dx["gemm_coalesced"]
     p = d.primary
     assert p.category == C.L1_LSU_BOUND
-    assert p.confidence == Confidence.HIGH
+    # L1/LSU at 82%: 2 points above the 80% line, so another capture could read it below: medium, and why
+    assert p.confidence == Confidence.MEDIUM and "within 5 points of the 80% line" in p.summary
     assert p.at_limit is True  # L1/LSU at 82% with coalesced traffic: only reuse helps
     # broadcast A + coalesced B: 2.5 sectors per request, 26.4 bytes per sector — not uncoalesced
     assert C.UNCOALESCED_GLOBAL_LOADS not in categories(d)

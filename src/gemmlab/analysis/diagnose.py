@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from gemmlab.analysis import gemm, library, likeliest, limits
+from gemmlab.analysis import gemm, library, likeliest, limits, margins
 from gemmlab.analysis.context import Context, fmt
 from gemmlab.analysis.evidence import Confidence, Diagnosis, Finding, MissingEvidence
 from gemmlab.analysis.likeliest import MIN_PRIMARY_IMPACT
@@ -95,6 +95,7 @@ def diagnose(launch: KernelLaunch, options: AnalyzeOptions = AnalyzeOptions()) -
             if f.impact >= MIN_SECONDARY_IMPACT or f.category in WASTE or f.category in UNIT_BOUND or f.at_limit
             or f.category in limits.OCCUPANCY]  # a low occupancy stays visible, with why it costs little
     limits.temper(ctx, tri, primary, rest)
+    margins.temper(ctx, tri, primary)
     rest.sort(key=lambda f: (-f.impact, f.category.value))
 
     missing = _missing(ctx, tri, outcomes, diff)
@@ -138,6 +139,19 @@ def _choose_primary(ctx: Context, tri: sol.Triage, findings: list[Finding], diff
                    key=lambda f: -f.impact)
     causes = [f for f in cands if not _characterises_unit(f)]
     best = causes[0] if causes and causes[0].impact >= MIN_PRIMARY_IMPACT else None
+    if best is not None and best.category == Category.LATENCY_BOUND and tri.regime == "latency":
+        # a grid that cannot fill the GPU (fewer blocks than SMs, or less than one wave) leaves the busy SMs
+        # too few warps to hide latency: the waits are its symptom, and more blocks is the fix
+        grid = next((f for f in causes if f.category == Category.GRID_TOO_SMALL
+                     and f.impact >= MIN_PRIMARY_IMPACT), None)
+        best = grid or best
+    if best is not None and best.category in BUSY_UNIT and not best.at_limit and stalls.unit_below_high(tri):
+        # below its high-throughput line the unit is busy, not the limit for certain: when warps spend more of
+        # their cycles waiting (latency, barriers) than on that unit's own back-pressure, waiting leads
+        waiting = max((f for f in findings if f.category in (Category.LATENCY_BOUND, Category.BARRIER_STALLS)
+                       and f.impact >= MIN_PRIMARY_IMPACT), key=lambda f: f.impact, default=None)
+        if waiting is not None and _stall_share(ctx, waiting) > stalls.own_share(ctx, tri):
+            best = waiting
     if best is None:
         limits = [f for f in cands if f.category in UNIT_BOUND]
         limits.sort(key=lambda f: (not f.at_limit, -f.impact))
@@ -171,6 +185,18 @@ def _choose_primary(ctx: Context, tri: sol.Triage, findings: list[Finding], diff
         best.summary = best.summary.rstrip(".") + f". Confidence {conf.value}: " + "; ".join(reasons) + "."
         best.confidence = conf
     return best
+
+
+# Findings that say "this unit is busy with this work" rather than name a waste.
+BUSY_UNIT = frozenset({Category.SHARED_MEMORY_THROUGHPUT, Category.L1_LSU_BOUND, Category.L2_BOUND})
+
+
+def _stall_share(ctx: Context, f: Finding) -> float:
+    if f.category == Category.BARRIER_STALLS:
+        s = stalls.stall(ctx, "barrier")
+        return s.share if s is not None else 0.0
+    return sum(s.share for s in (stalls.stall(ctx, r) for r in stalls.LATENCY_REASONS) if s is not None
+               and s.share > stalls.STALL_SHARE)
 
 
 def _inconclusive(tri: sol.Triage, diff: list[Category], unevaluated: list[Category],
@@ -254,6 +280,12 @@ def _recommendations(primary: Finding, rest: list[Finding], ladder) -> list[str]
     recs: list[str] = []
     if ladder is not None:
         recs.append(f"Next rung: {ladder.rung} — {ladder.action}.")
+    # a unit named as the limit while a cause explains part of its load: the cause's fix comes first,
+    # since it removes load from that very unit (its own advice follows)
+    explains = sorted((f for f in rest if f.category in limits.EXPLAINS.get(primary.category, ())
+                       and f.recommendations and f.impact >= MIN_SECONDARY_IMPACT), key=lambda f: -f.impact)
+    if explains and primary.category in UNIT_BOUND:
+        recs.append(f"[{explains[0].category.value}] {explains[0].recommendations[0]}")
     recs += primary.recommendations
     if ladder is not None and primary.category == Category.COMPUTE_BOUND and gemm.LADDER_END not in ladder.action:
         recs.append(gemm.LADDER_END[0].upper() + gemm.LADDER_END[1:] + ".")

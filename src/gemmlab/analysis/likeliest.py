@@ -25,7 +25,7 @@ from typing import Optional
 
 from gemmlab.analysis.context import Context
 from gemmlab.analysis.evidence import Confidence, Finding
-from gemmlab.analysis.rules import sol
+from gemmlab.analysis.rules import sol, stalls
 from gemmlab.analysis.vocabulary import Category as C
 
 MIN_PRIMARY_IMPACT = 0.05  # a cause must plausibly explain ≥ 5% of the run to lead the diagnosis
@@ -36,7 +36,7 @@ def choose(ctx: Context, tri: sol.Triage, diff: list[C], unevaluated: list[C],
     sm = tri.pct.get("sm")
     if not unevaluated:
         if tri.regime == "latency":
-            return sm_carried(tri, findings)
+            return sm_carried(tri, findings) or _waiting(ctx, tri)
         if tri.regime == "throughput" and tri.hot == ["sm"] and sm is not None and sm >= sol.HIGH_PCT:
             # NVIDIA SOLBottleneck: the compute side at ≥ 80% is the limit; no pipe in the export carries it
             return _from_sol(C.COMPUTE_BOUND, f"Compute bound: {tri.summary()}; no pipe utilisation in this export "
@@ -64,6 +64,26 @@ def choose(ctx: Context, tri: sol.Triage, diff: list[C], unevaluated: list[C],
                  + " (see missing evidence: a raw page of the same capture, or the command given, settles it).")
     g.candidates = [g.category.value] + others
     return g
+
+
+def _waiting(ctx: Context, tri: sol.Triage) -> Optional[Finding]:
+    """Every rule could decide and none found a cause, no unit is above 60% (NVIDIA SOLBottleneck's latency
+    regime) and the schedulers leave issue slots idle: the warps wait, on several reasons none of which
+    reaches CPIStall's 30% on its own. latency_bound, medium: the regime and the idle slots are measured,
+    the single cause is not."""
+    issue = stalls.issue_active(ctx)
+    top = stalls.ineligible_stalls(ctx)[:3]
+    if issue is None or issue >= stalls.ISSUE_BUSY or not top:
+        return None
+    what = ", ".join(f"{s.reason} {s.share:.0%}" for s in top)
+    f = _from_sol(C.LATENCY_BOUND, f"Latency bound: {tri.summary()}; the schedulers find no eligible warp in "
+                  f"{1 - issue:.0%} of cycles and the waits spread over several reasons ({what} of the CPI), none "
+                  "above NVIDIA's 30% line on its own.", tri,
+                  "Overlap more: deeper software pipelining (more stages in flight), more independent work per "
+                  "warp, or more warps where the footprint allows; the ncu Source page shows which instructions wait.")
+    f.confidence = Confidence.MEDIUM
+    f.evidence += [s.evidence for s in top]
+    return f
 
 
 def _unit_guess(ctx: Context, tri: sol.Triage, diff: list[C]) -> Optional[Finding]:

@@ -100,6 +100,25 @@ def _excess_share_at_dram(ctx: Context) -> Optional[tuple[float, Optional[C]]]:
     return share, cause
 
 
+def _excess_share_at_l1(ctx: Context) -> tuple[float, Optional[C]]:
+    """The share of L1/TEX data-pipe work that is excess sectors: each kind of global or local traffic's
+    share of L1's work times the excess fraction of its sectors (local traffic counts whole: it would
+    not exist with the array in registers)."""
+    shares = D.l1_shares(ctx)
+    if shares is None or shares.confidence == Confidence.LOW:
+        return 0.0, None
+    parts: list[tuple[float, C]] = []
+    for share, waste, cause in ((shares.global_ld, D.global_load_waste(ctx), C.UNCOALESCED_GLOBAL_LOADS),
+                                (shares.global_st, D.global_store_waste(ctx), C.UNCOALESCED_GLOBAL_STORES)):
+        if waste is not None and waste.confidence != Confidence.LOW and waste.fraction:
+            parts.append((share * waste.fraction, cause))
+    if shares.local:
+        parts.append((shares.local, C.LOCAL_MEMORY))
+    if not parts:
+        return 0.0, None
+    return min(1.0, sum(p[0] for p in parts)), max(parts, key=lambda p: p[0])[1]
+
+
 def _explained(ctx: Context, findings: dict[C, Finding], unit: str, busy: float) -> Optional[Finding]:
     exact = _excess_share_at_dram(ctx) if unit == "DRAM" else None
     if exact is not None:
@@ -108,10 +127,11 @@ def _explained(ctx: Context, findings: dict[C, Finding], unit: str, busy: float)
         if cause is None or share < WASTE_SHARE_EXACT or cause not in findings:
             return None
         return _name(findings[cause], unit, busy, share, "DRAM bytes no instruction used")
-    share, cause = _excess_share_at_l2(ctx)
+    share, cause = _excess_share_at_l1(ctx) if unit == "L1/TEX" else _excess_share_at_l2(ctx)
     if cause is None or share < EXPLAINS_SHARE or cause not in findings:
         return None
-    return _name(findings[cause], unit, busy, share, "excess share of the L2 sectors")
+    what = "excess share of L1's data-pipe work" if unit == "L1/TEX" else "excess share of the L2 sectors"
+    return _name(findings[cause], unit, busy, share, what)
 
 
 def _name(f: Finding, unit: str, busy: float, share: float, what: str) -> Finding:
@@ -123,10 +143,43 @@ def _name(f: Finding, unit: str, busy: float, share: float, what: str) -> Findin
     return f
 
 
+# "Most SMs sit idle for most of the run": half of them or more. Below that line the busy SMs are the
+# majority and their own stalls are the story; at or above it the idle SMs are the first fact (NVIDIA's
+# LaunchConfiguration rule flags any grid below the SM count; latency on the busy SMs is then a symptom).
+IDLE_LEADS = 0.5
+LAUNCH_SHAPE = (C.GRID_TOO_SMALL, C.TAIL_EFFECT)
+
+
+def sm_active_fraction(ctx: Context) -> Optional[float]:
+    """Measured share of the run the average SM had work (sm__cycles_active / sm__cycles_elapsed)."""
+    active, elapsed = ctx.v("sm_active_cycles"), ctx.v("sm_cycles_elapsed")
+    return active / elapsed if active is not None and elapsed else None
+
+
+def idle_sms(ctx: Context, tri: Triage, found: list[Finding]) -> Optional[Finding]:
+    """In the latency regime, the launch-shape finding when most SMs idle for most of the run: the grid
+    leaves half the SMs without a block, or the SMs have work for less than half the elapsed cycles."""
+    launch = [f for f in found if f.category in LAUNCH_SHAPE]
+    if tri.regime != "latency" or not launch:
+        return None
+    grid, sms = ctx.v("grid_size"), ctx.v("sm_count")
+    idle = (sms - grid) / sms if grid is not None and sms and grid < sms else 0.0
+    active = sm_active_fraction(ctx)
+    if idle >= IDLE_LEADS or (active is not None and active < 1.0 - IDLE_LEADS):
+        f = max(launch, key=lambda f: f.impact)
+        if active is not None:
+            f.impact = max(f.impact, 1.0 - active)
+            f.impact_basis += f"; the SMs idle {pct(1 - active)} of the elapsed cycles (measured)"
+            f.evidence.append(ctx.derived("sm_idle_share", "1 − sm__cycles_active / sm__cycles_elapsed", 1 - active,
+                                          "fraction", f"{IDLE_LEADS:.0%}", "SMs with nothing to run"))
+        return f
+    return None
+
+
 def choose(ctx: Context, tri: Triage, found: list[Finding]) -> Optional[Finding]:
     """The primary decided by a unit at its limit, or None to leave the choice to the ranking."""
     if tri.regime == "latency":
-        return latency_cause(ctx, tri, found)
+        return idle_sms(ctx, tri, found) or latency_cause(ctx, tri, found)
     if tri.regime != "throughput":
         return None
     findings = {f.category: f for f in found}
@@ -156,6 +209,13 @@ def choose(ctx: Context, tri: Triage, found: list[Finding]) -> Optional[Finding]
         if cause is None and C.ATOMIC_CONTENTION in findings and findings[C.ATOMIC_CONTENTION].impact >= 0.05:
             cause = findings[C.ATOMIC_CONTENTION]
         return cause or findings.get(C.L2_BOUND)
+    l1 = tri.pct.get("l1")
+    if l1 is not None and l1 >= HIGH_PCT and "l1" in tri.hot:
+        # L1/TEX at its limit with most of its work excess sectors: the access pattern is the cause, and
+        # it names L1 as the unit it saturates (otherwise the ranking decides among L1's causes)
+        cause = _explained(ctx, findings, "L1/TEX", l1 / 100.0)
+        if cause is not None:
+            return cause
     return _compute(ctx, tri, findings)
 
 

@@ -13,6 +13,7 @@ gemmlab.analysis.waves, shared with ``gemmlab calc waves``.
 from __future__ import annotations
 
 import math
+from typing import Optional
 
 from gemmlab.analysis.context import Context, fmt, pct
 from gemmlab.analysis.evidence import Confidence, Finding
@@ -43,11 +44,19 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
     grid, sms, w = ctx.v("grid_size"), ctx.v("sm_count"), ctx.v("waves")
     idle = idle_sm_share(grid, sms) if grid is not None and sms is not None else None
     if idle is not None:
+        summary = f"Grid too small: {fmt(grid)} blocks for {fmt(sms)} SMs leaves {pct(idle)} of the SMs idle"
+        impact, basis = idle, "NVIDIA LaunchConfiguration estimate: (SMs − blocks) / SMs"
+        ev = [ctx.ev("grid_size", f"≥ {fmt(sms)} (one block per SM)", "an SM without a block does nothing"),
+              ctx.ev("sm_count", "—", "SMs on the device")]
+        slots = _empty_slots(ctx, tri, w)
+        if slots is not None and slots[0] > impact:
+            # the SMs that do get a block hold one block where they could hold several: the empty
+            # resident-block slots, not just the empty SMs, are what more blocks would fill
+            impact, basis = slots
+            summary += f", and with {fmt(w)} waves {pct(1 - w)} of the resident-block slots stay empty"
+            ev.append(ctx.ev("waves", "1.0 (one full wave)", "below one wave the GPU never reaches its occupancy"))
         out.findings.append(Finding(
-            C.GRID_TOO_SMALL, f"Grid too small: {fmt(grid)} blocks for {fmt(sms)} SMs leaves {pct(idle)} of the "
-            "SMs idle.", Confidence.HIGH, idle, "NVIDIA LaunchConfiguration estimate: (SMs − blocks) / SMs",
-            [ctx.ev("grid_size", f"≥ {fmt(sms)} (one block per SM)", "an SM without a block does nothing"),
-             ctx.ev("sm_count", "—", "SMs on the device")],
+            C.GRID_TOO_SMALL, summary + ".", Confidence.HIGH, impact, basis, ev,
             ["Launch more, smaller blocks (smaller tiles), or split the work along another dimension "
              "(split-K for GEMM) so every SM gets a block."]))
         return out
@@ -65,15 +74,13 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
         return out
     whole = math.floor(w)
     frac = w - whole
-    if whole == 0 and (1.0 - w) >= PARTIAL_WAVE_REPORT:
-        issue = issue_active(ctx)
-        idle = 1.0 - issue if issue is not None else 1.0
-        head = tri.headroom if tri.headroom is not None else 1.0
-        impact = (1.0 - w) * min(idle, head)
+    slots = _empty_slots(ctx, tri, w)
+    if slots is not None:
+        impact, basis = slots
         out.findings.append(Finding(
             C.GRID_TOO_SMALL, f"Less than one wave: {fmt(w)} waves per SM, so {pct(1 - w)} of the resident-block "
-            "slots stay empty for the whole run.", Confidence.HIGH if issue is not None else Confidence.MEDIUM,
-            impact, f"empty slots {pct(1 - w)} × min(idle issue slots {pct(idle)}, headroom {pct(head)})",
+            "slots stay empty for the whole run.",
+            Confidence.HIGH if issue_active(ctx) is not None else Confidence.MEDIUM, impact, basis,
             [ctx.ev("waves", "1.0 (one full wave)", "below one wave the GPU never reaches its occupancy")],
             ["Give the GPU more blocks (smaller tiles or split-K) so at least one full wave of blocks runs."]))
         return out
@@ -94,3 +101,15 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
             ["Choose tile sizes so the block count is a multiple of (blocks per SM × SMs), or use a persistent "
              "/ stream-K schedule that balances the last wave."]))
     return out
+
+
+def _empty_slots(ctx: Context, tri: Triage, w: Optional[float]) -> Optional[tuple[float, str]]:
+    """Less than one wave: (1 − w) of the resident-block slots stay empty for the whole run; more blocks
+    would fill them and hide the latency of the busy ones, up to the idle issue slots and the busiest
+    unit's headroom. None at one wave or more, or within the reporting floor of a full wave."""
+    if w is None or w <= 0 or math.floor(w) > 0 or (1.0 - w) < PARTIAL_WAVE_REPORT:
+        return None
+    issue = issue_active(ctx)
+    idle = 1.0 - issue if issue is not None else 1.0
+    head = tri.headroom if tri.headroom is not None else 1.0
+    return (1.0 - w) * min(idle, head), f"empty slots {pct(1 - w)} × min(idle issue slots {pct(idle)}, headroom {pct(head)})"

@@ -4,8 +4,9 @@ Local memory lives in device memory and is cached in L1/L2 like global memory, s
 compete with the kernel's real traffic and add memory latency to what should be register
 accesses. NVIDIA's MemoryWorkloadAnalysis reports spilling requests; the reference threshold for
 local instructions is 10% of all instructions. gemmlab reports any local traffic that reaches 1% of
-the L1 global+local sectors (below that it cannot move the kernel's time), and ranks it by its
-share of L1 traffic × the L1 busy fraction.
+the L1 global+local sectors (below that it cannot move the kernel's time), and ranks it by what the
+mechanism costs: its share of L1 traffic × the L1 busy fraction, or, when warps mostly wait rather than
+keep L1 busy, the memory-wait share of the CPI × its share of that traffic × the idle issue slots.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from gemmlab.analysis.context import Context, fmt, pct
 from gemmlab.analysis.evidence import Confidence, Finding
 from gemmlab.analysis.rules import Outcome
 from gemmlab.analysis.rules.sol import Triage
-from gemmlab.analysis.rules.stalls import stall_evidence
+from gemmlab.analysis.rules.stalls import issue_active, stall, stall_evidence
 from gemmlab.analysis.vocabulary import Category as C
 
 CATEGORIES = (C.LOCAL_MEMORY,)
@@ -64,6 +65,18 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
     if share < LOCAL_SHARE_FLAG:
         return out
     busy = tri.busy("l1") or tri.busy("memory") or 1.0
+    impact, basis = busy * share, f"L1 busy {pct(busy)} × local share of L1 sectors {pct(share)}"
+    waits = [x for x in (stall(ctx, r) for r in ("long_scoreboard", "lg_throttle")) if x is not None]
+    issue = issue_active(ctx)
+    if waits and issue is not None:
+        # the mechanism's own cost when no unit is busy: the cycles warps wait on the L1TEX scoreboard and
+        # LSU queue, in the share local traffic has of what those waits are for, over the idle issue slots
+        wait = min(1.0, sum(x.share for x in waits))
+        cost = wait * share * (1.0 - issue)
+        if cost > impact:
+            impact = cost
+            basis = (f"warps waiting on global/local memory {pct(wait)} of the CPI × local share of L1 sectors "
+                     f"{pct(share)} × idle issue slots {pct(1 - issue)}")
     ev = [ctx.ev("local_ld_sectors", "0", "local loads: spilled registers or local arrays read back"),
           ctx.ev("local_st_sectors", "0", "local stores"),
           ctx.derived("local_sector_share", "local sectors / (global + local sectors)", share, "fraction",
@@ -74,8 +87,7 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
     ev += stall_evidence(ctx, ("long_scoreboard", "lg_throttle"), "waiting on local-memory accesses")
     out.findings.append(Finding(
         C.LOCAL_MEMORY, f"Local memory: {pct(share)} of L1 global+local sectors are local (spills or local arrays, "
-        f"{fmt(loc)} sectors).", Confidence.HIGH, busy * share,
-        f"L1 busy {pct(busy)} × local share of L1 sectors {pct(share)}", ev,
+        f"{fmt(loc)} sectors).", Confidence.HIGH, impact, basis, ev,
         ["Compile with -Xptxas -v to see spill stores/loads and the stack frame; index per-thread arrays only "
          "with compile-time constants (fully unrolled loops) so they stay in registers.",
          "If registers are capped (__launch_bounds__, -maxrregcount), relax the cap or shrink per-thread tiles."]))

@@ -131,10 +131,14 @@ def _unit_bound(ctx: Context, tri: Triage, out: Outcome, unit: str) -> None:
                 "At this DRAM utilisation, access-pattern tweaks no longer help; only less traffic does."]
         what = "DRAM"
     at_limit = busy * 100 >= high_pct(unit) and waste < WASTE_OK
+    # "at its limit" needs the unit at its high-throughput line: below it the unit is busy, not the limit
+    # for certain (the stall table may show warps waiting instead), so the finding is not "high" on its own
+    below = busy * 100 < high_pct(unit)
     out.findings.append(Finding(
         cat, f"{what} bound: {what} bandwidth at {fmt(100 * busy)}% of peak"
-        + (" with efficient accesses." if known and waste < WASTE_OK else "."),
-        Confidence.HIGH if known else Confidence.MEDIUM, 0.0,
+        + (" with efficient accesses" if known and waste < WASTE_OK else "")
+        + (f", below its {high_pct(unit):.0f}% high-throughput line." if below else "."),
+        Confidence.HIGH if known and not below else Confidence.MEDIUM, 0.0,
         "not estimated: what is recoverable depends on how much traffic better reuse or fusion removes",
         ev, recs, at_limit=at_limit))
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 
+from gemmlab.analysis.limits import tensor_pipe
 from gemmlab.analysis.context import Context, fmt, pct
 from gemmlab.analysis.occupancy import occupancy_from_launch
 from gemmlab.analysis.evidence import Confidence, Finding
@@ -35,6 +36,11 @@ NEEDS = {
 
 LOW_THEORETICAL_PCT = 80.0  # NVIDIA TheoreticalOccupancy
 ACHIEVED_GAP_POINTS = 10.0  # NVIDIA AchievedOccupancy
+# A tensor pipe at a quarter of its peak or more: the MMA is the kernel's main work, so its register and
+# shared-memory footprint is the tile that feeds it, and occupancy is a trade against that tile.
+TENSOR_TILE_PCT = 25.0
+# Such an occupancy finding stays listed as a lever, below the analyzer's 5% bar for a primary cause.
+MIN_LEVER_IMPACT = 0.04
 
 LIMITERS = (("registers", "occ_limit_registers", C.OCCUPANCY_REGISTERS),
             ("shared_mem", "occ_limit_shared_mem", C.OCCUPANCY_SHARED_MEMORY),
@@ -116,6 +122,17 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
         impact = 0.0
         basis = (f"none: the grid fits in {fmt(waves)} wave(s), so every block is already resident and a "
                  "higher occupancy limit would find no blocks to fill the extra warp slots")
+    tensor = tensor_pipe(ctx)
+    if (tensor is not None and tensor[1] >= TENSOR_TILE_PCT and impact > 0
+            and set(limiters) <= {"registers", "shared_mem"}):
+        # a tensor-core kernel's registers and shared memory are its tile (accumulators, staged operands):
+        # more resident warps need a smaller tile and so more operand traffic per MMA — a trade, not the
+        # bottleneck. Its waits are hidden by pipelining (more stages, warp specialisation), which the
+        # latency finding names; the occupancy stays listed, ranked as a lever, not the cause.
+        impact = min(impact, MIN_LEVER_IMPACT)
+        basis += (f"; capped: the tensor pipe runs at {fmt(tensor[1])}% with this footprint, which is the tile "
+                  "that feeds it (a smaller tile trades operand traffic for warps)")
+        conf = conf.cap(Confidence.MEDIUM)
     if issue is None:
         conf = conf.cap(Confidence.MEDIUM)
     first = limiters[0]

@@ -74,8 +74,11 @@ def _pipes(ctx: Context, tri: Triage, out: Outcome) -> None:
     if tensor is not None and tensor >= LATENCY_BELOW_PCT:
         short = busiest[0]
         out.findings.append(Finding(
-            C.TENSOR_BOUND, f"Tensor-core bound: the tensor pipe runs at {fmt(tensor)}% of peak.",
-            Confidence.HIGH, 0.0, "not estimated: the math itself is the limit",
+            C.TENSOR_BOUND, f"Tensor-core bound: the tensor pipe runs at {fmt(tensor)}% of peak"
+            + ("." if tensor >= HIGH_PCT else f", below the {HIGH_PCT:.0f}% line: busy, not at its limit."),
+            # below NVIDIA's 80% line the pipe is not at its limit: the stalls decide, never "high" on its own
+            Confidence.HIGH if tensor >= HIGH_PCT else Confidence.MEDIUM, 0.0,
+            "not estimated: the math itself is the limit",
             [ctx.ev_any(short, f"{HIGH_PCT:.0f}% (NVIDIA high-throughput threshold)", "tensor pipe busy")],
             ["The tensor pipe is the limit: only lower precision (e.g. FP8) or less math helps; keep the "
              "pipe fed (async copies, deep pipelining) so it stays there."],

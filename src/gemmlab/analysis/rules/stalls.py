@@ -108,6 +108,26 @@ def sm_below_high(tri) -> bool:
     return tri.regime == "throughput" and "sm" in tri.hot and sm is not None and sm < HIGH_PCT / 100.0
 
 
+# A unit's own back-pressure: a warp stalled on these waits for the busy unit itself, not for latency.
+OWN_REASONS = {"l1": ("mio_throttle", "short_scoreboard", "lg_throttle", "tex_throttle"),
+               "l2": ("lg_throttle", "drain"), "memory": ("lg_throttle", "drain", "mio_throttle")}
+
+
+def unit_below_high(tri) -> bool:
+    """Every hot unit of a throughput-limited kernel is an on-chip memory unit (L1/TEX, L2) or the SM, and
+    each runs below its high-throughput line: busy, not at its limit — the stall table and the issue slots
+    then decide between the unit and waiting (DRAM has its own, lower line and its own rule)."""
+    if tri.regime != "throughput" or not tri.hot or "dram" in tri.hot:
+        return False
+    return all(u in ("l1", "l2", "sm", "memory") and (tri.busy(u) or 0.0) < HIGH_PCT / 100.0 for u in tri.hot)
+
+
+def own_share(ctx: Context, tri) -> float:
+    """The share of the CPI warps spend on the hot units' own back-pressure (``OWN_REASONS``)."""
+    reasons = {r for u in tri.hot for r in OWN_REASONS.get(u, ())}
+    return sum(s.share for s in (stall(ctx, r) for r in reasons) if s is not None)
+
+
 def stall_evidence(ctx: Context, reasons: Iterable[str], why: str) -> list[Evidence]:
     """Supporting evidence for other rules: the given stall reasons when they are a large share."""
     out = []
@@ -163,6 +183,8 @@ def evaluate(ctx: Context, tri) -> Outcome:
     headroom = tri.headroom
     latency_regime = tri.regime in ("latency", "unknown")
     sm_regime = sm_below_high(tri)
+    below_high = unit_below_high(tri)
+    own = {r for u in tri.hot for r in OWN_REASONS.get(u, ())} if below_high else set()
 
     bar = stall(ctx, "barrier")
     if bar is not None and bar.share > STALL_SHARE:
@@ -181,13 +203,13 @@ def evaluate(ctx: Context, tri) -> Outcome:
 
     atomics = (ctx.v("global_atom_inst") or 0.0) + (ctx.v("global_red_inst") or 0.0)
     # with atomics in flight a full LSU queue is the atomic-contention rule's evidence, not latency
-    names = [r for r in LATENCY_REASONS if not (r == "lg_throttle" and atomics > 0)]
+    names = [r for r in LATENCY_REASONS if not (r == "lg_throttle" and atomics > 0) and r not in own]
     reasons = [s for s in (stall(ctx, r) for r in names) if s is not None]
     reasons = [s for s in reasons if s.share > STALL_SHARE]
-    if sm_regime:
+    if sm_regime or below_high:
         # a busy math pipe throttling its own warps is the compute side's limit, not a latency
         reasons = [s for s in reasons if s.reason != "math_pipe_throttle"]
-    if reasons and (latency_regime or sm_regime):
+    if reasons and (latency_regime or sm_regime or below_high):
         top = max(reasons, key=lambda s: s.share)
         impact, basis = latency_impact(sum(s.share for s in reasons), issue, headroom)
         what = ", ".join(f"{LATENCY_REASONS[s.reason]} {pct(s.share)}" for s in reasons)
@@ -205,6 +227,10 @@ def evaluate(ctx: Context, tri) -> Outcome:
                            "ones run (register double buffering), with wide LDS.128 loads.")
         if latency_regime:
             summary = f"No unit is busy; warps wait on {what} of the cycles between instructions."
+        elif not sm_regime:
+            summary = (f"Latency bound below the units' limits ({tri.summary()}, none at its "
+                       f"{HIGH_PCT:.0f}% line): the schedulers find no eligible warp in {pct(1 - issue)} of cycles, "
+                       f"and warps wait on {what} of the cycles between instructions (NVIDIA CPIStall: above 30%).")
         else:
             summary = (f"Latency bound on a partly busy SM ({tri.summary()}): the schedulers find no eligible "
                        f"warp in {pct(1 - issue)} of cycles, and warps wait on {what} of the cycles between "
