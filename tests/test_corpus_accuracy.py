@@ -88,6 +88,51 @@ def test_scoring_counts_an_accepted_alternative_and_rejects_inconclusive():
         score([diag(Category.L2_BOUND)], entries)
 
 
+GROWN = Path(__file__).parent / "fixtures" / "corpus" / "h100_grown"
+# The grown corpus (issue 19): 150 launches of families the first corpus lacks, labelled from first
+# principles (benchmarks/corpus/label_grown.py). Floors a regression must not cross, set below what the
+# analyzer measures today (docs/results/diagnosis-accuracy.md: tuning part 90.5–95.2%, the part kept out
+# of all tuning 93.4–98.4%, high 97% and 98.5%); they are not the issue's 97% goal, which is not met here.
+GROWN_ACCURACY = 0.90
+GROWN_HIGH_ACCURACY = 0.95
+
+
+def test_grown_truth_covers_every_launch_and_keeps_the_held_out_rule():
+    truth = files.truth(GROWN)
+    assert len(truth) == 150 and sum("truth" in t for t in truth) >= 140
+    for t in truth:
+        assert ("truth" in t) != ("excluded" in t), t["case"]
+        assert t["held_out"] == files.held_out(t["case"]), t["case"]
+    held = {t["case"] for t in truth if t["held_out"]}
+    assert 15 <= len(held) <= 30  # one case in three, by hash of its name
+    for coll in files.COLLECTIONS:
+        assert sum(len(e) for _, e in files.entries_for(GROWN, coll)) == len(truth)
+
+
+_GROWN_DIAGNOSES: dict = {}
+
+
+@pytest.mark.parametrize("held_out", [False, True], ids=["tuning-part", "held-out"])
+@pytest.mark.parametrize("fmt", files.FORMATS)
+@pytest.mark.parametrize("collection", files.COLLECTIONS)
+def test_grown_corpus_accuracy(collection, fmt, held_out, unpack):
+    if fmt == "ncu-rep":
+        pytest.importorskip("ncu_report", reason="reading .ncu-rep needs the ncu-report package")
+    key = (collection, fmt)
+    if key not in _GROWN_DIAGNOSES:  # both parts of one capture and format share one load
+        diags, entries = [], []
+        for cap, ents in files.entries_for(GROWN, collection):
+            diags += diagnose_all(load(cap.path(fmt, unpack)))
+            entries += ents
+        _GROWN_DIAGNOSES[key] = list(zip(diags, entries))
+    pairs = [(d, e) for d, e in _GROWN_DIAGNOSES[key] if e["held_out"] == held_out]
+    s = score([d for d, _ in pairs], [e for _, e in pairs])
+    wrong = "\n".join(f"{w.case}: truth {w.truth}, got {w.primary} ({w.confidence})" for w in s.wrong())
+    assert s.accuracy >= GROWN_ACCURACY, f"{collection}/{fmt}: {s.correct}/{s.total}\n{wrong}"
+    correct, answered = s.by_confidence()["high"]
+    assert answered and correct / answered >= GROWN_HIGH_ACCURACY, f"high {correct}/{answered}\n{wrong}"
+
+
 SEEDS = Path(__file__).parent / "fixtures" / "ncu" / "h100"
 
 
