@@ -266,7 +266,7 @@ def test_header_says_the_launches_and_threads(tmp_path):
     assert ov.capture.threads == (523, 530) and ov.capture.common_range == "step"
     line = ov.capture.line()
     assert line.startswith("NVTX range step: all 3 launches ran inside it")
-    assert "launched by 2 host threads (TIDs 523, 530)" in line
+    assert "under the NVTX stack of 2 host threads (TIDs 523, 530)" in line
     assert line in text_at(path, 200)
 
 
@@ -287,8 +287,9 @@ def test_a_range_capture_says_its_range_and_keeps_it_in_the_commands():
         k.id, k.command_line, k.process = 10 + i, line, ""
         launches.append(k)
     cap = overview.capture(launches)
-    assert cap.line() == ("NVTX range step (ncu --nvtx-include step/, process scope): 3 launches in it; the launching "
-                          "host threads are not known (only ncu's raw CSV page of a capture made with --nvtx names them).")
+    assert cap.line() == ("NVTX range step (ncu --nvtx-include step/, process scope): 3 launches in it; the range is "
+                          "process-wide (--nvtx-push-pop-scope process): it holds the launches of every thread, and "
+                          "the export does not say which thread launched each.")
     sel = ec.selection(launches, 2)
     assert (sel.kernel_regex, sel.launch_skip, sel.nvtx_range) == ("elementwise", 4, "step")
     argv = ["ncu", "--section", "SpeedOfLight", "-k", "regex:^vectorized_elementwise_kernel$", "--launch-skip", "1",

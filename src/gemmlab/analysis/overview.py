@@ -189,14 +189,24 @@ class Capture:
         else:
             head = f"{n} captured"
         procs = f" of process {', '.join(self.processes)}" if self.processes else ""
-        if self.threads is None:
+        if self.nvtx_scope == "process":
+            # with process-scoped ranges ncu writes the process's id where it writes a thread's otherwise,
+            # and the range holds the launches of every thread (autograd's backward thread among them)
+            who = (f"; the range is process-wide (--nvtx-push-pop-scope process): it holds the launches of every "
+                   f"thread{procs}, and the export does not say which thread launched each")
+        elif self.threads is None:
             unknown = ("the launching host threads are not known (only ncu's raw CSV page of a capture made with "
                        "--nvtx names them)")
             who = f", launched by{procs[3:]}; {unknown}" if procs else f"; {unknown}"
         else:
             t = len(self.threads)
             ids = ", ".join(str(i) for i in self.threads[:8]) + (" …" if t > 8 else "")
-            who = f", launched by {t} host thread{'s' if t != 1 else ''} (TID{'s' if t != 1 else ''} {ids}){procs}"
+            who = f", under the NVTX stack of {t} host thread{'s' if t != 1 else ''} (TID{'s' if t != 1 else ''} {ids}){procs}"
+            if t == 1:
+                # the scope is not in a CSV page: with process scope this id is the process's, and the range
+                # covers every thread; with thread scope only this thread's launches are in it
+                who += (" (if the capture used --nvtx-push-pop-scope process, that id is the process's and the "
+                        "range covers all its threads)")
         return head + who + "."
 
     def to_dict(self) -> dict[str, Any]:
