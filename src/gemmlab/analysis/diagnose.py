@@ -192,11 +192,9 @@ BUSY_UNIT = frozenset({Category.SHARED_MEMORY_THROUGHPUT, Category.L1_LSU_BOUND,
 
 
 def _stall_share(ctx: Context, f: Finding) -> float:
-    if f.category == Category.BARRIER_STALLS:
-        s = stalls.stall(ctx, "barrier")
-        return s.share if s is not None else 0.0
-    return sum(s.share for s in (stalls.stall(ctx, r) for r in stalls.LATENCY_REASONS) if s is not None
-               and s.share > stalls.STALL_SHARE)
+    """The share of the CPI the waiting finding rests on: its reasons above CPIStall's 30% line."""
+    shares = stalls.waiting_shares(ctx, barrier=f.category == Category.BARRIER_STALLS)
+    return sum(x for x in shares if x > stalls.STALL_SHARE)
 
 
 def _inconclusive(tri: sol.Triage, diff: list[Category], unevaluated: list[Category],

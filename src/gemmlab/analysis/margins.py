@@ -67,10 +67,8 @@ def near_line(ctx: Context, tri: sol.Triage, primary: Finding) -> Optional[str]:
 
 
 def _stall_share(ctx: Context, cat: C) -> Optional[float]:
-    if cat == C.BARRIER_STALLS:
-        s = stalls.stall(ctx, "barrier")
-        return s.share if s is not None else None
-    shares = [s.share for s in (stalls.stall(ctx, r) for r in stalls.LATENCY_REASONS) if s is not None]
+    """The largest share that put the verdict over CPIStall's line (none left above it: no verdict)."""
+    shares = stalls.waiting_shares(ctx, barrier=cat == C.BARRIER_STALLS)
     return max(shares) if shares else None
 
 

@@ -122,6 +122,12 @@ def unit_below_high(tri) -> bool:
     return all(u in ("l1", "l2", "sm", "memory") and (tri.busy(u) or 0.0) < HIGH_PCT / 100.0 for u in tri.hot)
 
 
+def waiting_shares(ctx: Context, barrier: bool = False) -> list[float]:
+    """The CPI shares of the latency reasons (``LATENCY_REASONS``), or of the barrier alone."""
+    reasons = ("barrier",) if barrier else tuple(LATENCY_REASONS)
+    return [s.share for s in (stall(ctx, r) for r in reasons) if s is not None]
+
+
 def own_share(ctx: Context, tri) -> float:
     """The share of the CPI warps spend on the hot units' own back-pressure (``OWN_REASONS``)."""
     reasons = {r for u in tri.hot for r in OWN_REASONS.get(u, ())}
