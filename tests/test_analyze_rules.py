@@ -433,3 +433,61 @@ def test_gemm_detection_by_name():
     # gemmlab's prefix alone does not make a kernel a GEMM (seen on the device: an example ReLU)
     assert not looks_like_gemm("gemmlab_example_relu")
     assert not looks_like_gemm("cupy_copy__float_float32") and not looks_like_gemm("reduce_kernel")
+
+
+# --- issue 19: the failure classes, on synthetic records ------------------------------------------------
+
+def test_half_the_sms_idle_decides_before_latency():
+    """66 blocks on 132 SMs, a long dependent chain on the busy ones: the idle SMs are the first fact; the
+    latency on the busy SMs stays a finding, not the verdict."""
+    launch = dict(HEALTHY_LAUNCH, grid_size=66, waves=66 / (132 * 8), sm_active_cycles=5e5, sm_cycles_elapsed=1e6)
+    d = diagnose(make_launch(**IDLE_SOL, **launch, **CLEAN_MEMORY,
+                             **stalls(cpi=20.0, issue=0.1, wait=15.0)))
+    assert d.primary.category == C.GRID_TOO_SMALL
+    assert C.LATENCY_BOUND in cats(d)
+    assert d.primary.impact >= 0.5
+
+
+def test_a_full_grid_with_the_same_stalls_stays_latency_bound():
+    d = diagnose(make_launch(**IDLE_SOL, **HEALTHY_LAUNCH, **CLEAN_MEMORY,
+                             **stalls(cpi=20.0, issue=0.1, wait=15.0), sm_active_cycles=9.9e5, sm_cycles_elapsed=1e6))
+    assert d.primary.category == C.LATENCY_BOUND
+    assert C.GRID_TOO_SMALL not in cats(d)
+
+
+@pytest.mark.parametrize("tensor, conf", [(81.0, Confidence.MEDIUM), (90.0, Confidence.HIGH)])
+def test_a_pipe_near_its_line_is_never_high(tensor, conf):
+    sol = dict(sm_pct=tensor + 1, mem_pct=40.0, l1tex_pct=40.0, l2_pct=30.0, dram_pct=30.0)
+    d = diagnose(make_launch(**sol, **HEALTHY_LAUNCH, **CLEAN_MEMORY, pipe_tensor_pct=tensor, pipe_fma_pct=5.0))
+    assert d.primary.category == C.TENSOR_BOUND and d.primary.at_limit
+    assert d.primary.confidence == conf
+    assert ("within 5 points of the 80% line" in d.primary.summary) == (conf == Confidence.MEDIUM)
+
+
+def test_l2_below_its_line_with_waiting_warps_is_latency_not_l2():
+    """L2 at 73%: busy, not at its limit; the warps wait on a dependency (not on L2's queue): waiting leads,
+    and l2_bound, still listed, is not high."""
+    sol = dict(sm_pct=40.0, mem_pct=73.0, l1tex_pct=40.0, l2_pct=73.0, dram_pct=20.0, duration=1e6)
+    d = diagnose(make_launch(**sol, **HEALTHY_LAUNCH, **CLEAN_MEMORY, **stalls(cpi=20.0, issue=0.2, wait=12.0)))
+    assert d.primary.category == C.LATENCY_BOUND
+    l2 = finding(d, C.L2_BOUND)
+    assert l2.confidence != Confidence.HIGH and not l2.at_limit
+
+
+def test_l2_below_its_line_waiting_on_its_own_queue_stays_l2():
+    sol = dict(sm_pct=40.0, mem_pct=73.0, l1tex_pct=40.0, l2_pct=73.0, dram_pct=20.0, duration=1e6)
+    d = diagnose(make_launch(**sol, **HEALTHY_LAUNCH, **CLEAN_MEMORY, **stalls(cpi=20.0, issue=0.2, lg_throttle=12.0)))
+    assert d.primary.category == C.L2_BOUND
+    assert d.primary.confidence == Confidence.MEDIUM
+
+
+def test_local_memory_cost_is_its_waits_not_l1_utilisation():
+    """Little L1 traffic (L1 at 3%) but most of it local, and warps waiting on it: the fix could win the
+    waits, not 3% × the local share."""
+    sol = dict(IDLE_SOL, l1tex_pct=3.0, mem_pct=18.0)
+    mem = dict(CLEAN_MEMORY, local_ld_sectors=4e8, local_st_sectors=4e8, local_ld_inst=1e7, local_st_inst=1e7)
+    d = diagnose(make_launch(**sol, **HEALTHY_LAUNCH, **mem, **stalls(cpi=20.0, issue=0.1, long_scoreboard=16.0)))
+    loc = finding(d, C.LOCAL_MEMORY)
+    share = 8e8 / (8e8 + 4e8 + 4e6)
+    assert loc.impact == pytest.approx(0.8 * share * 0.9)
+    assert d.primary.category == C.LOCAL_MEMORY
