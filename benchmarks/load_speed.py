@@ -3,9 +3,13 @@
 Builds, in a temporary directory, a 20-kernel raw page (~2,200 metrics per kernel) and a
 20-kernel details page by replicating the rows of the real H100 captures in
 tests/fixtures/ncu/h100/ under new launch IDs, then times load() on each (and on the real
-.ncu-rep, one kernel, when ncu_report is installed): median, min and max of --runs runs.
+.ncu-rep, one kernel, when ncu_report is installed): median, min and max of --runs runs, and the
+peak of the memory Python allocated while reading (one more run, under tracemalloc).
+``--metrics needed|all`` picks the raw page's columns (default: as load() picks them by size).
 
     PYTHONPATH=src python benchmarks/load_speed.py --runs 7 --out docs/results/load_speed_cpu.json
+
+Whole commands on 10,000-launch pages and a 90-launch report: benchmarks/load_scale.py.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import statistics
 import sys
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 
 from gemmlab.errors import ToolMissing
@@ -63,13 +68,19 @@ def build_details(n: int, path: Path) -> None:
     _write(out, path)
 
 
-def time_load(path: Path, runs: int) -> dict:
-    load(path)  # warm: imports, ncu_report's library, the file in the page cache
+def time_load(path: Path, runs: int, metrics: str | None = None) -> dict:
+    load(path, metrics=metrics)  # warm: imports, ncu_report's library, the file in the page cache
     times = []
     for _ in range(runs):
         t0 = time.perf_counter()
-        launches = load(path)
+        launches = load(path, metrics=metrics)
         times.append(time.perf_counter() - t0)
+    tracemalloc.start()
+    try:
+        load(path, metrics=metrics)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
     return {
         "file": path.name,
         "bytes": path.stat().st_size,
@@ -81,6 +92,7 @@ def time_load(path: Path, runs: int) -> dict:
         "median_s": statistics.median(times),
         "min_s": min(times),
         "max_s": max(times),
+        "peak_traced_mb": peak / 2**20,
     }
 
 
@@ -98,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kernels", type=int, default=20, help="kernel launches in the built files (default 20)")
     ap.add_argument("--runs", type=int, default=7, help="timed runs per file (default 7)")
+    ap.add_argument("--metrics", choices=("needed", "all"), help="the raw page's metric columns (default: by size)")
     ap.add_argument("--out", type=Path, help="write the results as JSON here")
     args = ap.parse_args(argv)
     if args.kernels < 1 or args.runs < 1:
@@ -109,17 +122,18 @@ def main(argv: list[str] | None = None) -> int:
         details = Path(tmp) / f"full_{args.kernels}k_details.csv"
         build_raw(args.kernels, raw)
         build_details(args.kernels, details)
-        results.append(time_load(raw, args.runs))
-        results.append(time_load(details, args.runs))
+        results.append(time_load(raw, args.runs, args.metrics))
+        results.append(time_load(details, args.runs, args.metrics))
     try:
         results.append(time_load(FIXTURES / "gemm_tiled16.ncu-rep", args.runs))
     except ToolMissing as e:
         print(f"skipping .ncu-rep: {e}", file=sys.stderr)
 
     print_table(
-        ["file", "format", "kernels", "metrics/kernel", "MB", "median ms", "min ms", "max ms"],
+        ["file", "format", "kernels", "metrics/kernel", "MB", "median ms", "min ms", "max ms", "peak MB"],
         [(r["file"], r["format"], r["kernels"], r["metrics_per_kernel"], f"{r['bytes'] / 1e6:.2f}",
-          f"{r['median_s'] * 1e3:.1f}", f"{r['min_s'] * 1e3:.1f}", f"{r['max_s'] * 1e3:.1f}") for r in results],
+          f"{r['median_s'] * 1e3:.1f}", f"{r['min_s'] * 1e3:.1f}", f"{r['max_s'] * 1e3:.1f}",
+          f"{r['peak_traced_mb']:.1f}") for r in results],
         title=f"gemmlab.profile.load, {args.runs} runs each",
     )
     if args.out:

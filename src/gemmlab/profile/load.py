@@ -4,19 +4,21 @@ Detection: a ``.ncu-rep``/``.ncu-repz`` name or the report's ``NVR`` header → 
 otherwise the text is split into ncu messages, program output and CSV blocks
 (``ncu_output.split``); a block whose header has ``Metric Name``/``Metric Value`` is the long
 format (details page, live ``--csv`` output, ``--metrics``), any other ``ID``/``Kernel Name``
-header is the raw page. See docs/formats.md.
+header is the raw page. See docs/formats.md. A regular file holding an export as ncu writes it is
+read a line at a time instead (``csv_stream``: the same launches, without holding the text).
 
 Pipes: ``-`` means standard input; it, a FIFO, ``/dev/stdin`` or a shell's ``<(cat f.csv)`` cannot be
 read twice, so such an input (anything that is not a regular file) is read exactly once and the
 format is detected from the bytes read. An ``.ncu-rep`` arriving that way is spooled to a temporary
 file (NVIDIA's reader needs a real file), read, and the file removed; the launches and any error
-name the input as given, never the temporary file. Regular files are read as they always were.
+name the input as given, never the temporary file.
 """
 
 from __future__ import annotations
 
 import contextlib
 import csv
+import gc
 import io
 import logging
 import os
@@ -28,7 +30,7 @@ from pathlib import Path
 from typing import BinaryIO, Iterator, Optional
 
 from gemmlab.errors import InputError, UserError
-from gemmlab.profile import ncu_csv, ncu_long, ncu_output, ncu_rep
+from gemmlab.profile import csv_stream, ncu_csv, ncu_long, ncu_output, ncu_rep
 from gemmlab.profile.ncu_output import CsvBlock, NcuOutput
 from gemmlab.profile.records import KernelLaunch, Metric
 
@@ -122,16 +124,22 @@ def read_stream(path: str | Path) -> bytes:
 
 
 def read_file(path: str | Path, metrics: Optional[str] = None) -> list[KernelLaunch]:
-    """All kernel launches in the file, whatever export format it is. ``metrics`` (``.ncu-rep``
-    only): ``"needed"`` (default) decodes the metrics gemmlab reads, ``"all"`` every one.
-    ``-`` is standard input; a pipe or FIFO is read once (see the module docstring)."""
+    """All kernel launches in the file, whatever export format it is. ``metrics``: ``"needed"`` keeps
+    the metrics gemmlab reads, ``"all"`` every one; by default an ``.ncu-rep`` keeps the needed ones
+    and a raw CSV page all of them up to ``ncu_csv.AUTO_ALL_BYTES``, the needed ones above (a
+    details page keeps all it has). ``-`` is standard input; a pipe or FIFO is read once (see the
+    module docstring). An exported CSV file is read a line at a time (``csv_stream``)."""
     if is_stream(path):
         return _read_stream_launches(path, metrics)
     p = Path(path)
     head = check_file(p)
     if is_report(p, head):
         return ncu_rep.read_rep(p, metrics)
-    return parse_text(read_text(p), str(p))
+    with gc_paused():
+        launches = csv_stream.read_export(p, str(p), metrics)
+        if launches is not None:
+            return launches
+        return parse_text(read_text(p), str(p), metrics)
 
 
 def launches_from_bytes(data: bytes, source: str, metrics: Optional[str] = None) -> list[KernelLaunch]:
@@ -141,7 +149,22 @@ def launches_from_bytes(data: bytes, source: str, metrics: Optional[str] = None)
         raise InputError(f"{source}: input is empty; {EXPECTED}")
     if is_report(Path(source), data[:4096]):
         return _report_from_chunks(iter((data,)), source, metrics)
-    return parse_text(decode_text(data, source), source)
+    with gc_paused():
+        return parse_text(decode_text(data, source), source, metrics)
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a CSV is read: parsing makes no reference cycles, but a
+    large page makes millions of records, and each full collection would walk all of those made so
+    far (a third of the time of a 10,000-launch raw page). Turned back on after, unless it was off."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _read_stream_launches(path: str | Path, metrics: Optional[str]) -> list[KernelLaunch]:
@@ -195,8 +218,9 @@ def load_bytes(data: bytes, source: str, kernel: Optional[str] = None,
     return filter_kernels(launches_from_bytes(data, source, metrics), kernel, source)
 
 
-def parse_text(text: str, source: str) -> list[KernelLaunch]:
-    """Launches in CSV text ncu wrote (an exported page or what it printed live).
+def parse_text(text: str, source: str, metrics: Optional[str] = None) -> list[KernelLaunch]:
+    """Launches in CSV text ncu wrote (an exported page or what it printed live); ``metrics``: the
+    raw page's metric columns to read (``ncu_csv.raw_keep``).
 
     An export must be whole: a short row or a cut cell is an InputError. Live output also holds
     the program's lines, so there a line that is not a complete ncu row is skipped, and the
@@ -219,8 +243,11 @@ def parse_text(text: str, source: str) -> list[KernelLaunch]:
         fmt = ncu_long.long_format(long_blocks, live)
         for block in long_blocks:
             launches += ncu_long.read_long_block(block, source, fmt, problems)
+    keep = ncu_csv.raw_keep(metrics, len(text)) if raw_blocks else None
+    nul_free = bool(raw_blocks) and "\x00" not in text
     for block in raw_blocks:
-        launches += ncu_csv.read_raw_block(block, source, "live-raw-csv" if live else "raw-csv", problems)
+        launches += ncu_csv.read_raw_block(block, source, "live-raw-csv" if live else "raw-csv", problems, keep,
+                                           nul_free)
     if not launches:
         why = f"; {problems[0]}" if problems else ""
         raise InputError(f"{source}: ncu CSV header (line {out.blocks[0].header_line}) but no kernel rows{why}")

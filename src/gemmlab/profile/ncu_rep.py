@@ -9,10 +9,12 @@ from ``launch__block_dim_*``/``launch__grid_dim_*``, the compute capability from
 ``device__attribute_compute_capability_*``, and ncu's rule results with their message markup
 turned into the plain text the CSV pages show.
 
-Speed (a 20-launch ``--set full`` report: docs/results/analyze_speed.md): the report is hashed and
-looked up in the cache of decoded records (``rep_cache``); on a miss, a lean temporary copy without
-the GUI's section bodies and the metrics gemmlab does not read (``rep_strip``) is decoded by child
-processes (``ncu_rep_isolated``), which print the records as JSON (``decode`` → ``to_launches``).
+Speed (a 20-launch ``--set full`` report: docs/results/analyze_speed.md; 90 launches:
+docs/results/load-scale-2026-11-25/): the report is hashed and looked up in the cache of decoded
+records (``rep_cache``); on a miss, a lean temporary copy without the GUI's section bodies, the
+kernels' sources and the metrics gemmlab does not read (``rep_strip``; made while the report is
+hashed when the cache surely misses) is decoded by child processes (``ncu_rep_isolated``), which
+print the records as JSON (``decode`` → ``to_launches``).
 """
 
 from __future__ import annotations
@@ -102,7 +104,8 @@ def read_rep(path: Path, metrics: Optional[str] = None) -> list[KernelLaunch]:
     sel = needed.selection(metrics)
     check_head(path)
     data = path.read_bytes() if path.stat().st_size <= _READ_WHOLE else None  # hashed and stripped
-    key = rep_cache.key(path, sel, data)
+    keep = None if sel == needed.ALL else needed.is_needed
+    key, pieces = _key_and_pieces(path, sel, data, keep)
     payload = rep_cache.get(key)
     if payload is not None:
         try:
@@ -112,8 +115,8 @@ def read_rep(path: Path, metrics: Optional[str] = None) -> list[KernelLaunch]:
             log.debug("%s: cached records unusable (%r); decoding the report", path, e)
         payload = None
     if payload is None:
-        keep = None if sel == needed.ALL else needed.is_needed
-        lean_copy = rep_strip.lean_copy(path, data, keep) if data is not None else contextlib.nullcontext(path)
+        lean_copy = (rep_strip.lean_copy(path, data, keep, pieces) if data is not None
+                     else contextlib.nullcontext(path))
         with lean_copy as lean:  # the same values, decoded ~15x faster
             try:
                 payload = _decode_all(lean, sel, str(path))
@@ -126,8 +129,26 @@ def read_rep(path: Path, metrics: Optional[str] = None) -> list[KernelLaunch]:
                 log.info("%s: reading its lean copy failed; reading the report as written", path)
                 payload = _decode_all(path, sel, str(path))
         rep_cache.put(key, payload)
-    del data
+    del data, pieces
     return to_launches(payload, str(path), session_command(path))
+
+
+def _key_and_pieces(path: Path, sel: str, data: Optional[bytes], keep) -> tuple:
+    """(the report's cache key, its lean copy's pieces or ``rep_strip.NOT_STRIPPED``). When the cache
+    surely misses (no entry of the report's size: ``rep_cache.may_hold``), the report is stripped
+    while it is hashed: hashlib lets go of the interpreter lock, and both take ~0.2 s on a 300 MB
+    report (on one free CPU they take turns: nothing is lost)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from gemmlab.profile import rep_cache, rep_strip
+
+    if (data is None or not rep_strip.enabled() or not rep_cache.enabled()
+            or rep_cache.may_hold(len(data), sel)):
+        return rep_cache.key(path, sel, data), rep_strip.NOT_STRIPPED
+    with ThreadPoolExecutor(1) as pool:
+        hashing = pool.submit(rep_cache.key, path, sel, data)
+        pieces = rep_strip.lean_pieces(data, keep)
+        return hashing.result(), pieces
 
 
 def _decode_all(path: Path, sel: str, source: str) -> dict:
@@ -364,9 +385,17 @@ def _action(mod: ModuleType, action, launch_id: int, source: str, keep, units: d
         out_names.append(n)
         out_values.append(value)
         out_units.append(unit)
-    rules = [dataclasses.astuple(_rule(d)) for d in action.rule_results_as_dicts() if d.get("rule_message")]
+    rules = [_fields(_rule(d)) for d in action.rule_results_as_dicts() if d.get("rule_message")]
     return {"id": launch_id, "function": name, "demangled": demangled,
             "metrics": [out_names, out_values, out_units], "rules": rules}
+
+
+_RULE_FIELDS = tuple(f.name for f in dataclasses.fields(RuleResult))
+
+
+def _fields(rule: RuleResult) -> tuple:
+    """``dataclasses.astuple`` of a rule (its fields are str, float or None), without its deep copy."""
+    return tuple(getattr(rule, name) for name in _RULE_FIELDS)
 
 
 def _rule(d: dict) -> RuleResult:

@@ -79,6 +79,17 @@ def key(report: Path, selection: str, data: Optional[bytes] = None) -> Optional[
     return Key(folder(), name, digest, size, st.st_mtime_ns)
 
 
+def may_hold(size: int, selection: str) -> bool:
+    """Whether the cache may hold the records of a report of ``size`` bytes: False when no entry has
+    that size and selection, so that a report is known to miss before it is hashed."""
+    if not enabled():
+        return False
+    try:
+        return any(folder().glob(f"*-{size}-{selection}-v{VERSION}.json"))
+    except OSError:
+        return True
+
+
 def get(k: Optional[Key]) -> Optional[dict]:
     """The cached payload for ``k``, or None (no entry, or one that is damaged or does not match)."""
     if k is None:

@@ -1,5 +1,5 @@
-"""A lean temporary copy of a ``.ncu-rep``: the results without their section bodies and, when
-asked, without the metric results gemmlab does not read.
+"""A lean temporary copy of a ``.ncu-rep``: the results without their section bodies, without the
+kernels' sources and, when asked, without the metric results gemmlab does not read.
 
 ncu_report decodes a whole result when a launch is first touched (``IRange.action_by_idx``), and
 most of that time goes to two things gemmlab never reads: the section bodies, i.e. the layout of
@@ -9,18 +9,24 @@ metrics a launch gemmlab does not read, among them instanced ones carrying per-i
 instruction, per unit). On the 20-launch benchmark report ``action_by_idx`` takes ~50 ms a launch as
 written, ~10 ms without the section bodies, and ~5 ms without the unread metrics too; the decoded
 names, metric values and rule results of what is kept are the same (tests/test_ncu_rep_speed.py
-compares them on every fixture report).
+compares them on every fixture report). The blocks of sources (each kernel's SASS, PTX and source
+text: 195 of the 320 MB of the corpus's 90-launch ``--set full`` report) are not read for records
+either (``source_lines`` reads them from the report as written); leaving them out makes the copy
+quick to write: 10 MB for that report (docs/results/load-scale-2026-11-25/).
 
 The layout, as ncu 2025.3 writes it (the protobuf messages of NVIDIA's ProfilerReport.proto): the
 ``NVR\\0`` magic, a length-prefixed file header, then blocks: a length-prefixed BlockHeader
 (field 1 NumSources, 2 NumResults, 4 the string table, 5 PayloadSize) and its payload; a block of
 results only holds NumResults length-prefixed ProfileResult messages, whose field 13 repeats the
-metric results (each starting with its name as an index into the block's string table) and field 17
-the sections (each starting with the section's identifier and display name). Anything else —
-another layout, a field 17 that does not look like a section, a metric result that names no string
-of the table, a string table that does not hold metric names, sources and results in one block —
-leaves the report as it is (``lean_copy`` yields the original), so an unexpected file costs speed,
-not values; and ``ncu_rep.read_rep`` reads the original if the copy fails to decode.
+metric results (each starting with its name as an index into the string table) and field 17
+the sections (each starting with the section's identifier and display name). A report of many
+launches has one results block per launch, and only the first one's header holds the string table:
+the later ones' tables are empty, and their metric results name strings of the first (``_Names``).
+Anything else — another layout, a field 17 that does not look like a section, a metric result that
+names no string of the table, a string table that does not hold metric names, an empty table after
+two different ones, sources and results in one block — leaves the report as it is (``lean_copy``
+yields the original), so an unexpected file costs speed, not values; and ``ncu_rep.read_rep`` reads
+the original if the copy fails to decode.
 The user's file is only read; the copy goes to a temporary folder and is removed after reading.
 ``GEMMLAB_NCU_REP_LEAN=0`` turns this off.
 """
@@ -52,19 +58,31 @@ def enabled() -> bool:
     return os.environ.get("GEMMLAB_NCU_REP_LEAN", "1") != "0"
 
 
+NOT_STRIPPED = object()  # lean_copy's ``pieces`` when the caller has not stripped the report yet
+
+
+def lean_pieces(data: bytes, keep: Optional[Callable[[str], bool]] = None) -> Optional[list]:
+    """``strip_sections``, or None when the report cannot be made lean (read it as written)."""
+    try:
+        return strip_sections(data, keep)
+    except Malformed:
+        return None
+
+
 @contextlib.contextmanager
-def lean_copy(path: Path, data: Optional[bytes] = None,
-              keep: Optional[Callable[[str], bool]] = None) -> Iterator[Path]:
+def lean_copy(path: Path, data: Optional[bytes] = None, keep: Optional[Callable[[str], bool]] = None,
+              pieces=NOT_STRIPPED) -> Iterator[Path]:
     """The path to read: a lean copy in a temporary folder (removed on exit), or ``path`` itself.
-    ``data``: the file's bytes, when the caller has read them already."""
+    ``data``: the file's bytes, when the caller has read them already; ``pieces``: ``lean_pieces``
+    of them, when the caller has stripped them already."""
     if not enabled():
         yield path
         return
-    try:
-        data = path.read_bytes() if data is None else data
-        pieces = strip_sections(data, keep)
-    except (OSError, Malformed):
-        pieces = None
+    if pieces is NOT_STRIPPED:
+        try:
+            pieces = lean_pieces(path.read_bytes() if data is None else data, keep)
+        except OSError:
+            pieces = None
     if pieces is None:
         yield path
         return
@@ -88,15 +106,16 @@ def lean_copy(path: Path, data: Optional[bytes] = None,
 
 def strip_sections(data: bytes, keep: Optional[Callable[[str], bool]] = None) -> Optional[list]:
     """The pieces (views of ``data`` and new length prefixes) that, written one after the other,
-    are ``data`` without the results' section bodies (and, with ``keep``, without the metric
-    results whose name ``keep`` rejects); None when there is nothing to remove.
-    Raises Layout when the file is not laid out as expected."""
+    are ``data`` without the results' section bodies and without the blocks of sources (and, with
+    ``keep``, without the metric results whose name ``keep`` rejects); None when there is nothing
+    to remove. Raises Layout when the file is not laid out as expected."""
     if not data.startswith(b"NVR\x00") or len(data) < 8:
         raise Layout("no NVR header")
     view = memoryview(data)
     pos = 8 + int.from_bytes(data[4:8], "little")
     out: list = [view[:pos]]
     removed = 0
+    names = _Names(keep)
     while pos < len(data):
         if pos + 4 > len(data):
             raise Layout("cut block length")
@@ -111,8 +130,11 @@ def strip_sections(data: bytes, keep: Optional[Callable[[str], bool]] = None) ->
             raise Layout("cut block payload")
         block_start, pos = pos, start + payload_size
         n_sources, n_results = pb.varint_of(fields, 1), pb.varint_of(fields, 2)
+        if n_sources and not n_results:  # the kernels' SASS/PTX/source text: no metric or rule reads it
+            removed += pos - block_start
+            continue
         if n_results and not n_sources:
-            drop, n_names = _dropped_ids(header, fields, keep) if keep is not None else (frozenset(), 0)
+            drop, n_names = names.dropped(header, fields)
             pieces, size = _lean_results(view[start:pos], n_results, drop, n_names)
             if size != payload_size:
                 removed += payload_size - size
@@ -121,6 +143,34 @@ def strip_sections(data: bytes, keep: Optional[Callable[[str], bool]] = None) ->
                 continue
         out.append(view[block_start:pos])
     return out if removed else None
+
+
+class _Names:
+    """The metric names of a report's results blocks. ncu 2025 writes the string table once, in the
+    first results block's header; the later blocks' tables are empty and their metric results name
+    strings of that one (a spliced report repeats the table in every block). An empty table therefore
+    means the last table written; one that follows two different tables is not guessed at (Layout)."""
+
+    def __init__(self, keep: Optional[Callable[[str], bool]]):
+        self.keep = keep
+        self.current: Optional[tuple[frozenset[int], int]] = None
+        self.tables = 0  # different tables written so far
+
+    def dropped(self, header: bytes, fields) -> tuple[frozenset[int], int]:
+        """(string-table indices of the metrics to drop, the table's length) for a results block."""
+        if self.keep is None:
+            return frozenset(), 0
+        drop, n_names = _dropped_ids(header, fields, self.keep)
+        if n_names:
+            if (drop, n_names) != self.current:
+                self.tables += 1
+                self.current = (drop, n_names)
+            return drop, n_names
+        if self.current is None:
+            return drop, n_names  # no table yet: nothing is named, nothing dropped
+        if self.tables > 1:
+            raise Layout("an empty string table after two different ones")
+        return self.current
 
 
 def _dropped_ids(header: bytes, fields, keep: Callable[[str], bool]) -> tuple[frozenset[int], int]:
