@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import sys
 from contextlib import contextmanager
@@ -19,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from gemmlab.fileio import to_json
+from gemmlab.fileio import jsonable, to_json
 
 # Piped or redirected output has no terminal to fit: rich would fall back to 80 columns and fold headers
 # ("Versio n") and units ("fract…"). There, tables and cards get PIPE_WIDTH columns — room for every
@@ -50,7 +51,17 @@ def dumps(obj: Any) -> str:
 
 
 def print_json(obj: Any) -> None:
-    sys.stdout.write(dumps(obj) + "\n")
+    """The same text as ``dumps``, written as it is encoded: a 10,000-launch analysis is a ~150 MB
+    document, which as one string (and its copy) would double the command's memory."""
+    parts: list[str] = []
+    size = 0
+    for chunk in json.JSONEncoder(indent=2, sort_keys=False, allow_nan=False).iterencode(jsonable(obj)):
+        parts.append(chunk)
+        size += len(chunk)
+        if size >= 1 << 20:  # one write a megabyte: a write per token costs more than the encoding
+            sys.stdout.write("".join(parts))
+            parts, size = [], 0
+    sys.stdout.write("".join(parts) + "\n")
 
 
 # The tables a command printed under --csv, written when it finishes: (title, columns, rows).

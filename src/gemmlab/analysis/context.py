@@ -37,15 +37,19 @@ class Context:
     def __init__(self, launch: KernelLaunch) -> None:
         self.launch = launch
         self.facts = ncu_rules.parse(launch.rules)
+        self._values: dict[str, Optional[float]] = {}  # the rules ask for the same metrics many times
 
     def v(self, short: str) -> Optional[float]:
         """The numeric value of a short-named metric, or None when the export lacks it. A pipe's
         utilisation the export lacks comes from ncu's HighPipeUtilization rule when that rule names it
         the busiest pipe (details page, live --csv output)."""
+        if short in self._values:
+            return self._values[short]
         val = M.value(self.launch, short)
         if val is None:
             num = self._rule_pipe(short)
-            return None if num is None else num.value
+            val = None if num is None else num.value
+        self._values[short] = val
         return val
 
     def _rule_pipe(self, short: str):

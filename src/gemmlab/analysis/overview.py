@@ -396,15 +396,15 @@ def exact_commands(launches: Sequence[KernelLaunch], diagnoses: Sequence[Diagnos
     every = list(capture_launches) if capture_launches is not None else list(launches)
     every.sort(key=lambda k: k.id)
     where = {id(k): i for i, k in enumerate(every)}
+    by_id = {k.id: i for i, k in enumerate(every)}
+    sels = evidence_command.selections(every)
     out = []
     for k, d in zip(launches, diagnoses):
-        i = where.get(id(k))
-        if i is None:
-            i = next((j for j, x in enumerate(every) if x.id == k.id), None)
+        i = where.get(id(k), by_id.get(k.id))
         if i is None:
             out.append(d)
             continue
-        sel = evidence_command.selection(every, i)
+        sel = sels[i]
         argv, line, note = evidence_command.retarget(d.collect_argv, d.collect_profile, d.collect_note, sel)
         out.append(dataclasses.replace(d, collect_argv=argv, collect_command=cmd.render(argv), collect_profile=line,
                                        collect_note=note))

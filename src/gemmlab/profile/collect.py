@@ -20,6 +20,8 @@ measures the passes each group costs on the device.
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
 
@@ -174,6 +176,11 @@ def group(name: str) -> Group:
 
 def default_collection(groups: Optional[Sequence[str]] = None) -> Collection:
     """The analyzer's metrics, for the named groups (all by default), each name once, in group order."""
+    return _default_collection(tuple(groups) if groups else None)
+
+
+@functools.lru_cache(maxsize=32)  # a Collection is frozen; every diagnosis's collect command asks for it
+def _default_collection(groups: Optional[tuple[str, ...]]) -> Collection:
     chosen = [group(n) for n in (DEFAULT_GROUPS if not groups else groups)]
     names: list[str] = []
     sections: list[str] = []

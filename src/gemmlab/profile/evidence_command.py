@@ -18,7 +18,7 @@ from typing import Optional, Sequence
 from gemmlab.profile import collect, targets
 from gemmlab.profile import command as cmd
 from gemmlab.profile import metrics as M
-from gemmlab.profile.ncu_rep import split_ncu_command
+from gemmlab.profile.ncu_rep import split_ncu_command, split_ncu_words
 from gemmlab.profile.records import KernelLaunch
 
 
@@ -163,6 +163,18 @@ def _kernel_filter(text: str) -> str:
     return text[len("regex:"):] if text.startswith("regex:") else f"^{re.escape(text)}$"
 
 
+def selections(launches: Sequence[KernelLaunch]) -> list[Selection]:
+    """``selection`` for every launch of ``launches`` (sorted by id), in one pass: the earlier launches of
+    each name are counted as they go, not searched for again per launch."""
+    seen: dict[str, list[int]] = {}
+    out = []
+    for position, k in enumerate(launches):
+        same = seen.setdefault(k.name, [])
+        out.append(_select(k, position, same))  # read before this launch joins it
+        same.append(k.id)
+    return out
+
+
 def selection(launches: Sequence[KernelLaunch], index: int) -> Selection:
     """The filter and ``--launch-skip`` that reach ``launches[index]`` again, counted over ``launches``
     (every launch of the capture, in launch order by id).
@@ -173,9 +185,14 @@ def selection(launches: Sequence[KernelLaunch], index: int) -> Selection:
     is the recorded ``--launch-skip`` plus the launches the capture holds before this one."""
     k = launches[index]
     earlier = [j for j in launches if j.id < k.id]
+    return _select(k, len(earlier), [j.id for j in earlier if j.name == k.name])
+
+
+def _select(k: KernelLaunch, position: int, same: list[int]) -> Selection:
+    """``selection`` of launch ``k``, given how many launches the capture holds before it and the ids of
+    the earlier ones with its name."""
     ncu_argv, _ = split_ncu_command(k.command_line) if k.command_line else ([], [])
     if not ncu_argv:
-        same = [j.id for j in earlier if j.name == k.name]
         ids = ", ".join(f"#{i}" for i in same[:6]) + (" …" if len(same) > 6 else "")
         what = (f"the capture has {len(same)} earlier launch{'es' if len(same) != 1 else ''} of {k.name} ({ids})"
                 if same else f"this is the capture's first launch of {k.name}")
@@ -195,7 +212,6 @@ def selection(launches: Sequence[KernelLaunch], index: int) -> Selection:
         return Selection(f"^{re.escape(k.name)}$" if k.name else None, "function", recorded_skip, nvtx, scope,
                          exact=False, note="the report was captured with --kernel-id; the launch-skip below is its "
                                            "recorded one and may reach another launch of the kernel.")
-    position = len(earlier)
     in_range = f" in {' '.join(nvtx)}" if nvtx else ""
     if filters:
         regex = _kernel_filter(filters[0])
@@ -206,7 +222,6 @@ def selection(launches: Sequence[KernelLaunch], index: int) -> Selection:
         note = (f"--launch-skip {recorded_skip + position}: the report skipped {recorded_skip} launch(es) of any "
                 f"kernel{in_range} and holds {position} before #{k.id}; no kernel filter, as in the capture.")
         return Selection(None, "function", recorded_skip + position, nvtx, scope, note=note, extra=tuple(extra))
-    same = [j for j in earlier if j.name == k.name]
     kept = f" ({' '.join(extra)} kept, as in the capture)" if extra else ""
     note = (f"--launch-skip {len(same)}: the report holds {len(same)} earlier launch(es) of {k.name}{in_range}, "
             f"and its ncu command skipped none{kept}.")
@@ -227,7 +242,7 @@ def retarget(argv: Sequence[str], profile_line: str, note: str, sel: Selection) 
     ``gemmlab profile`` line is dropped ("") when it cannot say the same filter: a demangled-name
     filter, a recorded option it has no flag for, several NVTX ranges, or per-thread NVTX ranges
     (``gemmlab profile --range`` counts a range across the process's threads)."""
-    ncu_words, app = split_ncu_command(cmd.render(argv))
+    ncu_words, app = split_ncu_words(argv)
     if not ncu_words:
         return list(argv), profile_line, note
     kept: list[str] = []

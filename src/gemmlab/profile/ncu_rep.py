@@ -31,7 +31,7 @@ import shutil
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Optional
+from typing import Optional, Sequence
 
 from gemmlab.errors import InputError, ToolMissing, UserError
 from gemmlab.profile import needed, protobuf
@@ -256,12 +256,27 @@ _NCU_FLAGS = frozenset({
 
 def split_ncu_command(command: str) -> tuple[list[str], list[str]]:
     """``ncu OPTIONS PROGRAM ARGS`` → (ncu's argv, the program's argv); ([], []) when it is not one."""
+    ncu, app = _split_cached(command)
+    return list(ncu), list(app)
+
+
+@functools.lru_cache(maxsize=256)
+def _split_cached(command: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    # every launch of a report records the same command line: split it once (shlex is slow on a
+    # 4,000-character metric list, and a whole-program overview asks once per launch)
     import shlex
 
     try:
         words = shlex.split(command)
     except ValueError:
-        return [], []
+        return (), ()
+    ncu, app = split_ncu_words(words)
+    return tuple(ncu), tuple(app)
+
+
+def split_ncu_words(words: Sequence[str]) -> tuple[list[str], list[str]]:
+    """An argv already split into words → (ncu's argv, the program's argv); ([], []) when not ncu's."""
+    words = list(words)
     if not words or os.path.basename(words[0]) not in ("ncu", "ncu.exe"):
         return [], []
     i = 1
