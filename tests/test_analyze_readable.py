@@ -349,3 +349,20 @@ def test_profile_of_a_range_says_the_range_and_reaches_each_launch(tmp_path, mon
     assert len(lines) == 2 and 1 in lines  # add (launches 0 and 2: one group) and mul
     for kid, argv in lines.items():  # every launch is a vectorized_elementwise_kernel: the skip is the id
         assert argv[2:4] == ["--range", "step"] and argv[argv.index("--launch-skip") + 1] == str(kid)
+
+
+def test_profiled_launches_table_names_kernels_whole(tmp_path, capsys):
+    """ncu's progress lines cut long names ("sm80_xmma_gemm_..."): the table takes each launch's whole
+    name from the report read back."""
+    from gemmlab.commands.profile import show_profile
+    from gemmlab.profile.runner import ProfiledKernel
+    from gemmlab.workflows import profile_run
+
+    launches = load(capture_csv(tmp_path / "r.csv", [ADD, MUL], [0, 1], grid="(4096, 1, 1)"))
+    from gemmlab.profile import collect
+
+    res = profile_run.ProfileResult(None, collect.default_collection(), ["ncu"], tmp_path / "r.ncu-rep", 3.0,
+                                    [ProfiledKernel("vectorized_elem...", i, 11) for i in range(2)], launches)
+    show_profile(res)
+    out = capsys.readouterr().out
+    assert "vectorized_elem..." not in out and out.count(launches[0].name) >= 2

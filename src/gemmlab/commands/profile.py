@@ -173,8 +173,12 @@ def show_profile(result: profile_run.ProfileResult) -> None:
     for w in result.warnings:
         warn(w)
     console.print(Text.assemble(("command:", "bold"), " ", shlex.join(result.argv)), highlight=False, soft_wrap=True)
+    # ncu's progress lines cut long kernel names ("sm80_xmma_gemm_f32f32_f32f32_..."): where the report was
+    # read back, each launch's whole name comes from it
+    names = ([k.name for k in result.launches] if len(result.launches) == len(result.kernels)
+             else [k.name for k in result.kernels])
     print_table(["Kernel", "ncu launch #", "Replay passes"],
-                [[k.name, k.index, k.passes] for k in result.kernels],
+                [[n, k.index, k.passes] for n, k in zip(names, result.kernels)],
                 title=f"Profiled launches ({result.collection.name} collection)")
     console.print(f"wall time: {result.wall_s:.1f} s (ncu and the program together)   report: {result.report}",
                   highlight=False)
