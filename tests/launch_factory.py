@@ -43,3 +43,22 @@ def uncollected(argv: list[str], missing) -> list[str]:
     return [m.metric for m in missing
             if not (m.section in sections or set(m.ncu_names) & asked
                     or (m.metric in DERIVED_SOL_NEEDS and all(by_name(n) for n in DERIVED_SOL_NEEDS[m.metric])))]
+
+
+class RecordingMetrics(dict):
+    """A launch's metrics dict that records every name the analyzer asks for (``touched``, class-wide:
+    reset it before a run), to prove a lean load keeps every metric the rules read."""
+
+    touched: set = set()
+
+    def get(self, key, default=None):
+        RecordingMetrics.touched.add(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key):
+        RecordingMetrics.touched.add(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key):
+        RecordingMetrics.touched.add(key)
+        return super().__contains__(key)

@@ -19,8 +19,9 @@ import tracemalloc
 from decimal import Decimal
 
 import pytest
-
 from conftest import FIXTURES, NCU_H100
+from launch_factory import RecordingMetrics
+
 from gemmlab.errors import InputError
 from gemmlab.profile import csv_stream, ncu_csv, needed, units
 from gemmlab.profile.load import load, parse_text, read_text
@@ -172,34 +173,18 @@ def test_needed_columns_only_and_never_one_that_is_read():
         assert (a.id, a.name, a.block, a.grid, a.cc) == (b.id, b.name, b.block, b.grid, b.cc)
 
 
-class _Recording(dict):
-    touched: set = set()
-
-    def get(self, key, default=None):
-        _Recording.touched.add(key)
-        return super().get(key, default)
-
-    def __getitem__(self, key):
-        _Recording.touched.add(key)
-        return super().__getitem__(key)
-
-    def __contains__(self, key):
-        _Recording.touched.add(key)
-        return super().__contains__(key)
-
-
 @pytest.mark.parametrize("path", [RAW, RAW_BASE], ids=lambda p: p.name)
 def test_needed_columns_give_the_same_diagnoses_and_keep_what_the_rules_touch(path):
     from gemmlab.analysis.diagnose import diagnose_all
 
     full, lean = load(path, metrics="all"), load(path, metrics="needed")
     assert [d.to_dict() for d in diagnose_all(lean)] == [d.to_dict() for d in diagnose_all(full)]
-    _Recording.touched = set()
+    RecordingMetrics.touched = set()
     for k in full:
-        k.metrics = _Recording(k.metrics)
+        k.metrics = RecordingMetrics(k.metrics)
     diagnose_all(full)
     present = {n for k in full for n in dict.keys(k.metrics)}
-    touched = _Recording.touched & present
+    touched = RecordingMetrics.touched & present
     assert len(touched) > 50
     assert sorted(n for n in touched if not any(n in k.metrics for k in lean)) == []
 

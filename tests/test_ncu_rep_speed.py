@@ -21,9 +21,17 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import NCU_H100
-from gemmlab.profile import ncu_rep, ncu_rep_isolated, needed, protobuf, rep_cache, rep_strip
+from launch_factory import RecordingMetrics
+
+from gemmlab.profile import (
+    ncu_rep,
+    ncu_rep_isolated,
+    needed,
+    protobuf,
+    rep_cache,
+    rep_strip,
+)
 from gemmlab.profile.load import load
 
 pytest.importorskip("ncu_report")
@@ -91,32 +99,16 @@ def test_needed_metrics_give_the_same_results_as_all(full_and_needed, name):
     assert _same(_everything(lean), _everything(full))
 
 
-class _Recording(dict):
-    touched: set = set()
-
-    def get(self, key, default=None):
-        _Recording.touched.add(key)
-        return super().get(key, default)
-
-    def __getitem__(self, key):
-        _Recording.touched.add(key)
-        return super().__getitem__(key)
-
-    def __contains__(self, key):
-        _Recording.touched.add(key)
-        return super().__contains__(key)
-
-
 def test_every_metric_the_analysis_touches_is_kept(full_and_needed):
-    _Recording.touched = set()
+    RecordingMetrics.touched = set()
     for full, _ in full_and_needed.values():
         for k in full:
-            k.metrics = _Recording(k.metrics)
+            k.metrics = RecordingMetrics(k.metrics)
         _everything(full)
         for k in full:
             k.metrics = dict(k.metrics)
-    assert len(_Recording.touched) > 50
-    assert sorted(n for n in _Recording.touched if not needed.is_needed(n)) == []
+    assert len(RecordingMetrics.touched) > 50
+    assert sorted(n for n in RecordingMetrics.touched if not needed.is_needed(n)) == []
 
 
 _METRIC_LITERAL = re.compile(r"^[a-z][a-z0-9_]*__[a-z0-9_]+(\.[a-z0-9_]+)*$")
