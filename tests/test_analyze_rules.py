@@ -245,10 +245,22 @@ def test_tensor_bound():
 def test_occupancy_shared_memory_limiter():
     launch = dict(HEALTHY_LAUNCH, occ_theoretical=50.0, occ_limit_shared_mem=4, occ_limit_registers=8,
                   smem_static=48 * 1024, smem_config=200 * 1024)
-    d = diagnose(make_launch(**IDLE_SOL, **launch, **CLEAN_MEMORY, **stalls(cpi=20.0, issue=0.3)))
+    d = diagnose(make_launch(**IDLE_SOL, **launch, **CLEAN_MEMORY,
+                             **stalls(cpi=20.0, issue=0.3, long_scoreboard=12.0, mio_throttle=4.0)))
     occ = finding(d, C.OCCUPANCY_SHARED_MEMORY)
-    assert occ.impact == pytest.approx(0.5 * 0.7)  # missing warps × idle issue slots (headroom 80%)
+    # missing warps × idle issue slots × the waits more warps can overlap (long_scoreboard 60% of the CPI;
+    # the full MIO queue's 20% is not one of them), headroom 80%
+    assert occ.impact == pytest.approx(0.5 * 0.7 * 0.6)
     assert C.OCCUPANCY_REGISTERS not in cats(d)
+
+
+def test_more_warps_do_not_hide_full_queues():
+    # the same launch whose warps wait on full queues (lg/mio throttles): extra warps would queue as well
+    launch = dict(HEALTHY_LAUNCH, occ_theoretical=50.0, occ_limit_shared_mem=4, occ_limit_registers=8,
+                  smem_static=48 * 1024, smem_config=200 * 1024)
+    queued = diagnose(make_launch(**IDLE_SOL, **launch, **CLEAN_MEMORY,
+                                  **stalls(cpi=20.0, issue=0.3, lg_throttle=8.0, mio_throttle=8.0, wait=2.0)))
+    assert finding(queued, C.OCCUPANCY_SHARED_MEMORY).impact == pytest.approx(0.5 * 0.7 * 0.1)
 
 
 def test_full_occupancy_is_not_a_finding():
@@ -491,3 +503,71 @@ def test_local_memory_cost_is_its_waits_not_l1_utilisation():
     share = 8e8 / (8e8 + 4e8 + 4e6)
     assert loc.impact == pytest.approx(0.8 * share * 0.9)
     assert d.primary.category == C.LOCAL_MEMORY
+
+
+def test_a_short_launch_idles_more_than_its_tail_can_explain():
+    """1.45 waves of a 5 µs copy with the SMs active 38% of the run: a partial wave idles at most 1/(1+1) of
+    it (NVIDIA's bound), so the other idle time is ramp-up and drain — latency_bound, the tail listed."""
+    launch = dict(HEALTHY_LAUNCH, grid_size=3072, waves=1.45, sm_active_cycles=3.8e3, sm_cycles_elapsed=1e4)
+    sol = dict(IDLE_SOL, duration=5024.0)
+    d = diagnose(make_launch(**sol, **launch, **CLEAN_MEMORY,
+                             **stalls(cpi=35.0, issue=0.3, mio_throttle=8.0, long_scoreboard=5.0, no_instruction=4.7)))
+    assert d.primary.category == C.LATENCY_BOUND and d.primary.confidence == Confidence.MEDIUM
+    assert "ramp-up and drain" in d.primary.summary and "at most 50.0%" in d.primary.summary
+    assert "5.02 µs run" in d.primary.summary
+    assert d.primary.impact == pytest.approx(0.62)
+    assert C.TAIL_EFFECT in cats(d)
+
+
+def test_an_sm_far_below_the_line_is_waiting_not_compute():
+    """No unit above 60%, the SM at 30% the busiest with the ALU carrying it, waits spread over reasons none of
+    which reaches 30%: the warps wait (latency_bound, medium); near the 60% line the pipe's story leads."""
+    spread = stalls(cpi=10.0, issue=0.53, long_scoreboard=1.7, no_instruction=1.4, wait=1.0)
+    far = dict(sm_pct=30.0, mem_pct=18.0, l1tex_pct=11.0, l2_pct=18.0, dram_pct=12.0, duration=5e3)
+    d = diagnose(make_launch(**far, **HEALTHY_LAUNCH, **CLEAN_MEMORY, **spread, pipe_alu_pct=34.0,
+                             pipe_fma_pct=3.0, issue_active_pct=53.0))
+    assert d.primary.category == C.LATENCY_BOUND and d.primary.confidence == Confidence.MEDIUM
+    near = dict(far, sm_pct=56.0)
+    d = diagnose(make_launch(**near, **HEALTHY_LAUNCH, **CLEAN_MEMORY, **spread, pipe_alu_pct=58.0,
+                             pipe_fma_pct=3.0, issue_active_pct=58.0))
+    assert d.primary.category == C.COMPUTE_BOUND and d.primary.confidence == Confidence.MEDIUM
+
+
+def test_spread_waits_outweighing_a_units_own_queue_lead_below_its_line():
+    """L2 at 73% (below its line), the waits spread (long_scoreboard and wait 25% each) against 15% on L2's own
+    queue: latency_bound at medium; l2_bound stays listed."""
+    sol = dict(sm_pct=40.0, mem_pct=73.0, l1tex_pct=40.0, l2_pct=73.0, dram_pct=20.0, duration=1e6)
+    d = diagnose(make_launch(**sol, **HEALTHY_LAUNCH, **CLEAN_MEMORY,
+                             **stalls(cpi=20.0, issue=0.2, wait=5.0, long_scoreboard=5.0, lg_throttle=3.0)))
+    assert d.primary.category == C.LATENCY_BOUND and d.primary.confidence == Confidence.MEDIUM
+    assert C.L2_BOUND in cats(d)
+    d = diagnose(make_launch(**sol, **HEALTHY_LAUNCH, **CLEAN_MEMORY,
+                             **stalls(cpi=20.0, issue=0.2, wait=2.0, long_scoreboard=2.0, lg_throttle=8.0)))
+    assert d.primary.category == C.L2_BOUND
+
+
+def test_rule_text_excess_is_weighed_against_the_dram_bytes_l2_moved():
+    """A details page: ncu counts 1,048,576 excessive sectors, half the global-store sectors; L2 moved at least
+    the 200 MB DRAM moved (6.2 M sectors). The store waste is at most 70.6% × 1.05 M / 6.2 M, not 70.6% × 50%."""
+    rules = [RuleResult("UncoalescedGlobalAccess", "OPT",
+                        "This kernel has uncoalesced global accesses resulting in a total of 1048576 excessive sectors "
+                        "(50% of the total 2097152 sectors).", "SourceCounters", "global", 48.9),
+             RuleResult("MemoryCacheAccessPattern", "OPT",
+                        "The memory access pattern for global stores to L1TEX might not be optimal. On average, only "
+                        "16.0 of the 32 bytes transmitted per sector are utilized by each thread.",
+                        "MemoryWorkloadAnalysis_Tables", "global", 25.05)]
+    sol = dict(sm_pct=72.8, mem_pct=70.6, l1tex_pct=53.2, l2_pct=70.3, dram_pct=27.8, duration=214530.0)
+    k = make_launch("k", rules=rules, **sol, **HEALTHY_LAUNCH, dram_bytes_per_s=930.04e9)
+    st = finding(diagnose(k), C.UNCOALESCED_GLOBAL_STORES)
+    floor = 930.04e9 * 214530e-9 / 32
+    assert st.impact == pytest.approx(0.706 * 1048576 / floor)
+    assert "DRAM bytes" in st.impact_basis
+
+
+def test_sm_elapsed_cycles_from_the_details_pages_total():
+    from gemmlab.profile import metrics as M
+    from gemmlab.profile.records import Metric
+    k = make_launch(sm_count=132, sm_active_cycles=328_541.59)
+    k.metrics["sm__cycles_elapsed.sum"] = Metric(46_071_462.0, "cycle")
+    assert M.value(k, "sm_cycles_elapsed") == pytest.approx(46_071_462.0 / 132)
+    assert M.value(make_launch(sm_count=132), "sm_cycles_elapsed") is None

@@ -145,17 +145,22 @@ def _choose_primary(ctx: Context, tri: sol.Triage, findings: list[Finding], diff
         grid = next((f for f in causes if f.category == Category.GRID_TOO_SMALL
                      and f.impact >= MIN_PRIMARY_IMPACT), None)
         best = grid or best
+    if best is None:
+        limits = [f for f in cands if f.category in UNIT_BOUND]
+        limits.sort(key=lambda f: (not f.at_limit, -f.impact))
+        best = limits[0] if limits else None
     if best is not None and best.category in BUSY_UNIT and not best.at_limit and stalls.unit_below_high(tri):
         # below its high-throughput line the unit is busy, not the limit for certain: when warps spend more of
         # their cycles waiting (latency, barriers) than on that unit's own back-pressure, waiting leads
         waiting = max((f for f in findings if f.category in (Category.LATENCY_BOUND, Category.BARRIER_STALLS)
                        and f.impact >= MIN_PRIMARY_IMPACT), key=lambda f: f.impact, default=None)
-        if waiting is not None and _stall_share(ctx, waiting) > stalls.own_share(ctx, tri):
+        own = stalls.own_share(ctx, tri)
+        if waiting is not None and _stall_share(ctx, waiting) > own:
             best = waiting
-    if best is None:
-        limits = [f for f in cands if f.category in UNIT_BOUND]
-        limits.sort(key=lambda f: (not f.at_limit, -f.impact))
-        best = limits[0] if limits else None
+        elif waiting is None and stalls.spread_waiting_share(ctx, tri) > own:
+            # no single wait reaches CPIStall's 30%, but together the waits outweigh the unit's own
+            # back-pressure: latency_bound at medium, the unit stays listed
+            best = likeliest.waiting(ctx, tri) or best
     if best is None:
         return (likeliest.choose(ctx, tri, diff, unevaluated, findings)
                 or _inconclusive(tri, diff, unevaluated, findings))

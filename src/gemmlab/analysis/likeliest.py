@@ -34,9 +34,13 @@ MIN_PRIMARY_IMPACT = 0.05  # a cause must plausibly explain ≥ 5% of the run to
 def choose(ctx: Context, tri: sol.Triage, diff: list[C], unevaluated: list[C],
            findings: list[Finding]) -> Optional[Finding]:
     sm = tri.pct.get("sm")
+    # the SM within the co-limit margin of NVIDIA's 60% line: at the edge of the throughput regime, so a
+    # pipe that carries it is the likelier story than a latency the export cannot show; further below,
+    # the SM is not near any limit and the idle issue slots (the waits) are the story
+    edge = sm is not None and sm >= sol.LATENCY_BELOW_PCT - sol.CO_LIMIT_POINTS
     if not unevaluated:
         if tri.regime == "latency":
-            return sm_carried(tri, findings) or _waiting(ctx, tri)
+            return (sm_carried(tri, findings) if edge else None) or waiting(ctx, tri)
         if tri.regime == "throughput" and tri.hot == ["sm"] and sm is not None and sm >= sol.HIGH_PCT:
             # NVIDIA SOLBottleneck: the compute side at ≥ 80% is the limit; no pipe in the export carries it
             return _from_sol(C.COMPUTE_BOUND, f"Compute bound: {tri.summary()}; no pipe utilisation in this export "
@@ -46,14 +50,13 @@ def choose(ctx: Context, tri: sol.Triage, diff: list[C], unevaluated: list[C],
         return None
     if tri.regime == "unknown":
         return None
-    # the SM within the co-limit margin of NVIDIA's 60% line: at the edge of the throughput regime, so a
-    # pipe that carries it is the likelier story than a latency the export cannot show
-    edge = sm is not None and sm >= sol.LATENCY_BELOW_PCT - sol.CO_LIMIT_POINTS
     carried = sm_carried(tri, findings) if tri.regime == "latency" and edge else None
     if carried is not None:
         return carried  # a pipe carries the busiest unit: that evidence is in hand, whatever else is missing
-    guesses = sorted((f for f in findings if f.category in diff),
-                     key=lambda f: (f.impact < MIN_PRIMARY_IMPACT, -f.confidence.rank, -f.impact))
+    # a finding that explains less than the minimum share of the run cannot be the likelier cause of it
+    # (an occupancy lever capped below the bar, a trace of excess sectors): then Speed of Light decides
+    guesses = sorted((f for f in findings if f.category in diff and f.impact >= MIN_PRIMARY_IMPACT),
+                     key=lambda f: (-f.confidence.rank, -f.impact))
     g = guesses[0] if guesses else _unit_guess(ctx, tri, diff)
     if g is None:
         return None
@@ -66,7 +69,7 @@ def choose(ctx: Context, tri: sol.Triage, diff: list[C], unevaluated: list[C],
     return g
 
 
-def _waiting(ctx: Context, tri: sol.Triage) -> Optional[Finding]:
+def waiting(ctx: Context, tri: sol.Triage) -> Optional[Finding]:
     """Every rule could decide and none found a cause, no unit is above 60% (NVIDIA SOLBottleneck's latency
     regime) and the schedulers leave issue slots idle: the warps wait, on several reasons none of which
     reaches CPIStall's 30% on its own. latency_bound, medium: the regime and the idle slots are measured,
@@ -134,6 +137,7 @@ def sm_carried(tri: sol.Triage, findings: list[Finding]) -> Optional[Finding]:
     if sm is None or (others and sm < max(others)):
         return None
     f = next((f for f in findings if f.category == C.COMPUTE_BOUND), None)
-    if f is not None and f.confidence == Confidence.LOW:
+    if f is not None:
+        # below the 60% line the SM is at no limit: the pipe characterises the run, it does not bound it
         f.confidence = Confidence.MEDIUM
     return f

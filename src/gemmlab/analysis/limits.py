@@ -26,6 +26,7 @@ Anything else goes to the ranking (``diagnose._choose_primary``).
 
 from __future__ import annotations
 
+import math
 from typing import Optional
 
 from gemmlab.analysis import derived as D
@@ -34,6 +35,7 @@ from gemmlab.analysis.evidence import Confidence, Finding
 from gemmlab.analysis.rules.divergence import THREADS_FLAG
 from gemmlab.analysis.rules.sol import CO_LIMIT_POINTS, DRAM_HIGH_PCT, DRAM_SUSTAINABLE, HIGH_PCT, Triage
 from gemmlab.analysis.vocabulary import Category as C
+from gemmlab.analysis.waves import ncu_tail_cost_pct
 
 # A waste cause explains a unit's load when at least half of the sectors reaching it are excess: then
 # fixing the access pattern at least halves that unit's traffic, more than any other change could. This
@@ -167,6 +169,10 @@ def idle_sms(ctx: Context, tri: Triage, found: list[Finding]) -> Optional[Findin
     active = sm_active_fraction(ctx)
     if idle >= IDLE_LEADS or (active is not None and active < 1.0 - IDLE_LEADS):
         f = max(launch, key=lambda f: f.impact)
+        if f.category == C.TAIL_EFFECT and idle < IDLE_LEADS and active is not None:
+            short = _short_launch(ctx, tri, found, active)
+            if short is not None:
+                return short
         if active is not None:
             f.impact = max(f.impact, 1.0 - active)
             f.impact_basis += f"; the SMs idle {pct(1 - active)} of the elapsed cycles (measured)"
@@ -174,6 +180,38 @@ def idle_sms(ctx: Context, tri: Triage, found: list[Finding]) -> Optional[Findin
                                           "fraction", f"{IDLE_LEADS:.0%}", "SMs with nothing to run"))
         return f
     return None
+
+
+def _short_launch(ctx: Context, tri: Triage, found: list[Finding], active: float) -> Optional[Finding]:
+    """SMs idle for more of the run than a partial last wave can explain: NVIDIA's LaunchConfiguration bound
+    on a tail is 1 / (1 + floor(w)) of the run, so the rest of the idle time is the launch ramping up and
+    draining — a launch too short to keep the GPU filled, with too little work in flight to hide latency.
+    latency_bound (the waiting finding when the stalls name one), the tail listed beside it; None when the
+    tail's bound covers the measured idle share."""
+    w = ctx.v("waves")
+    bound = ncu_tail_cost_pct(math.floor(w), partial=True) if w is not None else None
+    if bound is None or 1.0 - active <= bound / 100.0:
+        return None
+    ev = ctx.derived("sm_idle_share", "1 − sm__cycles_active / sm__cycles_elapsed", 1 - active, "fraction",
+                     f"{pct(bound / 100)} (a partial last wave's most, NVIDIA LaunchConfiguration)",
+                     "SMs with nothing to run for longer than the tail explains: ramp-up and drain")
+    dur = ctx.v("duration")
+    when = f" {dur / 1000:.3g} µs" if dur else ""
+    note = (f"the SMs have work {pct(active)} of the{when} run, more idle time than the partial last wave "
+            f"explains (at most {pct(bound / 100)} with {fmt(w)} waves): the launch is too short to fill the GPU "
+            "for long, ramp-up and drain dominate, and too little work is in flight to hide latency")
+    f = next((f for f in found if f.category == C.LATENCY_BOUND), None)
+    if f is not None:
+        f.summary = f.summary.rstrip(".") + "; " + note + "."
+        f.evidence.append(ev)
+        return f
+    return Finding(
+        C.LATENCY_BOUND, f"Latency bound, short launch: {note[0].lower()}{note[1:]} ({tri.summary()}).",
+        Confidence.MEDIUM, 1.0 - active, f"the SMs idle {pct(1 - active)} of the elapsed cycles (measured)",
+        [ev] + list(tri.evidence[:2]),
+        ["Give each launch more work: fuse this kernel with its neighbours, batch the calls, or capture the "
+         "sequence in a CUDA graph so launch ramp-up and drain stop dominating.",
+         "Inside the kernel, more independent work per thread keeps more memory requests in flight."])
 
 
 def choose(ctx: Context, tri: Triage, found: list[Finding]) -> Optional[Finding]:

@@ -410,6 +410,20 @@ def _stall_from_samples(reason: str):
 
 
 DERIVED_SOL.update({f"stall_{r}": _stall_from_samples(r) for r in STALL_REASONS})
+
+
+def _sm_cycles_elapsed(launch: KernelLaunch) -> Optional[tuple[str, float]]:
+    """sm__cycles_elapsed.avg is the sum over SMs divided by their count: the details page's
+    SourceCounters/WorkloadDistribution section gives the sum ("Total SM Elapsed Cycles") and the launch
+    statistics the count ("# SMs"), so the average is exact there too."""
+    total = launch.number("sm__cycles_elapsed.sum")
+    sms = _direct(launch, ("sm_count",))
+    if total is None or not sms or sms[0][1] <= 0:
+        return None
+    return f"sm__cycles_elapsed.sum / {sms[0][0]}", total / sms[0][1]
+
+
+DERIVED_SOL["sm_cycles_elapsed"] = _sm_cycles_elapsed
 # The constituents each derivation cannot do without (a collection holding these covers the short).
 DERIVED_SOL_NEEDS = {
     "sm_pct": ("pipe_lsu_pct", "pipe_fma_pct", "issue_active_pct", "sm_active_cycles", "sm_cycles_elapsed"),

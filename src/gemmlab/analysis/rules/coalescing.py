@@ -94,6 +94,18 @@ def _impact(ctx: Context, tri: Triage, w: D.Waste, store: bool) -> tuple[float, 
         best = busy * frac
         basis = (f"busiest memory unit {pct(busy)} × excess fraction {pct(frac)} "
                  "(upper bound: the export has no sector counts to weigh this traffic against the rest)")
+        floor = _l2_sectors_floor(ctx)
+        excess = w.excess
+        if not excess and total is not None and f.global_total_sectors:
+            excess = total.value * f.global_total_sectors  # ncu's count of excessive sectors, loads and stores
+        if excess and floor and excess / floor < frac:
+            # every DRAM byte passes through L2, so L2 moved at least the DRAM bytes: the excess sectors are
+            # at most that share of its traffic (the rest of it — TMA, shared stores, hits — the LSU rule
+            # does not count)
+            best = busy * excess / floor
+            basis = (f"busiest memory unit {pct(busy)} × excess sectors {fmt(excess)} / at least "
+                     f"{fmt(floor)} L2 sectors (the DRAM bytes, which all pass through L2; upper bound: the "
+                     "export has no L2 sector count)")
     return best, basis
 
 
@@ -146,3 +158,17 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
         conf = min(ld.confidence, st.confidence, key=lambda c: c.rank)
         out.evaluated = conf.rank >= Confidence.MEDIUM.rank
     return out
+
+
+def _l2_sectors_floor(ctx: Context) -> Optional[float]:
+    """The fewest 32-byte sectors L2 can have moved: the DRAM bytes (rate × duration on a details page),
+    since every DRAM transfer passes through L2. None when neither is in the export."""
+    rd, wr = ctx.v("dram_bytes_read"), ctx.v("dram_bytes_write")
+    if rd is not None and wr is not None:
+        total = rd + wr
+    else:
+        rate, dur = ctx.v("dram_bytes_per_s"), ctx.v("duration")
+        if rate is None or dur is None:
+            return None
+        total = rate * dur * 1e-9
+    return total / D.SECTOR_BYTES if total > 0 else None

@@ -4,8 +4,9 @@ NVIDIA's TheoreticalOccupancy rule flags theoretical occupancy below 80% of the 
 names the limiter with the fewest blocks per SM (registers, shared memory, warps per block, block
 slots); its AchievedOccupancy rule flags achieved more than 10 points below theoretical.
 
-Fewer warps only cost time when warps stall and no unit is saturated, so the impact is
-(1 − theoretical occupancy) × min(idle issue slots, headroom of the busiest unit).
+Fewer warps only cost time when warps stall and no unit is saturated, and more warps only overlap the
+waits they can overlap (latency and barriers, not full queues), so the impact is
+(1 − theoretical occupancy) × min(idle issue slots × hideable share of the CPI, headroom of the busiest unit).
 
 The concrete change (registers per thread, shared memory, block size) comes from gemmlab's
 occupancy calculator (``gemmlab.analysis.occupancy``, NVIDIA's cuda_occupancy.h rules).
@@ -21,7 +22,7 @@ from gemmlab.analysis.occupancy import occupancy_from_launch
 from gemmlab.analysis.evidence import Confidence, Finding
 from gemmlab.analysis.rules import Outcome
 from gemmlab.analysis.rules.sol import Triage
-from gemmlab.analysis.rules.stalls import issue_active
+from gemmlab.analysis.rules.stalls import hideable_share, issue_active
 from gemmlab.analysis.vocabulary import Category as C
 from gemmlab.errors import UserError
 
@@ -112,9 +113,15 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
     issue = issue_active(ctx)
     headroom = tri.headroom
     idle = 1.0 - issue if issue is not None else 1.0
-    room = min(idle, headroom) if headroom is not None else idle
+    # more warps fill only the issue slots lost to waits they can overlap (latency, barriers), not those lost
+    # to a full queue (throttles), where the extra warps would queue as well
+    hide = hideable_share(ctx)
+    wait = idle * hide if hide is not None else idle
+    room = min(wait, headroom) if headroom is not None else wait
     impact = (1.0 - theo / 100.0) * room
-    basis = (f"missing warps {pct(1 - theo / 100)} × min(idle issue slots {pct(idle)}, "
+    slots = (f"idle issue slots {pct(idle)} × hideable waits {pct(hide)} of the CPI" if hide is not None
+             else f"idle issue slots {pct(idle)}")
+    basis = (f"missing warps {pct(1 - theo / 100)} × min({slots}, "
              f"busiest unit's headroom {pct(headroom) if headroom is not None else 'n/a'})")
     waves = ctx.v("waves")
     if waves is not None and waves <= 1.0:

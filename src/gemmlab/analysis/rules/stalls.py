@@ -134,6 +134,25 @@ def own_share(ctx: Context, tri) -> float:
     return sum(s.share for s in (stall(ctx, r) for r in reasons) if s is not None)
 
 
+def spread_waiting_share(ctx: Context, tri) -> float:
+    """The CPI share of every latency reason that is not the hot units' own back-pressure nor a busy math
+    pipe throttling its warps: the waiting that more overlap (or more warps) would hide."""
+    own = {r for u in tri.hot for r in OWN_REASONS.get(u, ())} | {"math_pipe_throttle"}
+    return sum(s.share for s in (stall(ctx, r) for r in LATENCY_REASONS if r not in own) if s is not None)
+
+
+# Queue-full reasons: the warp waits for a unit to accept work, which more warps cannot hide (they queue too).
+THROTTLES = ("lg_throttle", "mio_throttle", "tex_throttle", "math_pipe_throttle")
+
+
+def hideable_share(ctx: Context) -> Optional[float]:
+    """The CPI share of the waits more resident warps could overlap (latency and barrier waits, not the
+    queue-full throttles), or None when the export has no stall reasons."""
+    shares = [s.share for s in (stall(ctx, r) for r in (*LATENCY_REASONS, "barrier") if r not in THROTTLES)
+              if s is not None]
+    return min(1.0, sum(shares)) if shares else None
+
+
 def stall_evidence(ctx: Context, reasons: Iterable[str], why: str) -> list[Evidence]:
     """Supporting evidence for other rules: the given stall reasons when they are a large share."""
     out = []
