@@ -38,6 +38,14 @@ class Context:
         self.launch = launch
         self.facts = ncu_rules.parse(launch.rules)
         self._values: dict[str, Optional[float]] = {}  # the rules ask for the same metrics many times
+        self._resolved: dict[str, Optional[tuple[str, float]]] = {}
+        self.memo: dict = {}  # per-launch results rules share (stall shares), keyed by the rule that made them
+
+    def resolve(self, short: str) -> Optional[tuple[str, float]]:
+        """(ncu name, value) behind a short name (``metrics.resolve``), looked up once per launch."""
+        if short not in self._resolved:
+            self._resolved[short] = M.resolve(self.launch, short)
+        return self._resolved[short]
 
     def v(self, short: str) -> Optional[float]:
         """The numeric value of a short-named metric, or None when the export lacks it. A pipe's
@@ -45,7 +53,8 @@ class Context:
         the busiest pipe (details page, live --csv output)."""
         if short in self._values:
             return self._values[short]
-        val = M.value(self.launch, short)
+        r = self.resolve(short)
+        val = None if r is None else r[1]
         if val is None:
             num = self._rule_pipe(short)
             val = None if num is None else num.value
@@ -61,7 +70,7 @@ class Context:
 
     def ev_any(self, short: str, compared_with: str, why: str) -> Evidence:
         """Evidence for ``short`` from the record, or from the ncu rule that quoted it."""
-        if M.resolve(self.launch, short) is None and self._rule_pipe(short) is not None:
+        if self.resolve(short) is None and self._rule_pipe(short) is not None:
             return self.from_rule(self._rule_pipe(short), short, "%", compared_with, why)
         return self.ev(short, compared_with, why)
 
@@ -73,7 +82,7 @@ class Context:
 
     def ev(self, short: str, compared_with: str, why: str) -> Evidence:
         """Evidence for a metric present in the record (raises KeyError if it is not)."""
-        r = M.resolve(self.launch, short)
+        r = self.resolve(short)
         if r is None:
             raise KeyError(f"metric {short!r} is not in this record")
         name, value = r
@@ -97,6 +106,6 @@ class Context:
         """The ncu names behind short names, for a derived quantity's formula."""
         out = []
         for s in shorts:
-            r = M.resolve(self.launch, s)
+            r = self.resolve(s)
             out.append(r[0] if r else M.definition(s).names[0])
         return out[0] if len(out) == 1 else ", ".join(out)

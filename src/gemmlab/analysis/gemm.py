@@ -8,6 +8,7 @@ maps to the change that removes it.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Callable, Optional
 
@@ -32,6 +33,7 @@ _LADDER_PREFIX = "gemmlab_"
 ONE_OUTPUT_PER_THREAD_WAVEFRONTS = 1.0
 
 
+@functools.lru_cache(maxsize=4096)  # a pure function of the names; captures repeat them
 def looks_like_gemm(name: str, demangled: str = "") -> bool:
     return bool(_GEMM_NAME.search(name) or _GEMM_NAME.search(demangled) or _ladder_kernel(name))
 

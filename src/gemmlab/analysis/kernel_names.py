@@ -28,6 +28,7 @@ Pure string work, linear in the length of the name.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Optional
 
@@ -68,6 +69,7 @@ _LIBRARY_SUFFIX = re.compile(r"(?:_execute)?(_segment_k_(?:on|off))?_kernel__\d+
 _CUTLASS_WRAPPERS = {"Kernel", "Kernel2", "device_kernel"}
 
 
+@functools.lru_cache(maxsize=8192)  # a pure function of the names; a capture repeats them thousands of times
 def identity(demangled: str, name: str = "") -> str:
     """The short identity of a kernel from its demangled signature (``name``, the bare function name,
     when there is no signature). Never empty unless both are."""

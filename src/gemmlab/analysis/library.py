@@ -9,6 +9,7 @@ decides the bottleneck category (the rules read metrics only).
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Optional
 
@@ -31,6 +32,7 @@ OWNERS: tuple[tuple[str, re.Pattern], ...] = (
 )
 
 
+@functools.lru_cache(maxsize=4096)  # a pure function of the names; captures repeat them
 def owner(name: str, demangled: str = "") -> Optional[str]:
     """The library a kernel belongs to, from its name; None for the user's own code (and Triton)."""
     text = f"{demangled or ''} {name or ''}"

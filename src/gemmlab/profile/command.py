@@ -10,6 +10,7 @@ them. Nothing here runs ncu or touches files.
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from dataclasses import dataclass
@@ -24,6 +25,13 @@ TARGET_PROCESSES = ("all", "application-only")
 NAME_BASES = ("function", "demangled", "mangled")  # ncu --kernel-name-base
 _IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")  # section and set identifiers
 _METRIC = re.compile(r"^[^\s,]+$")  # one metric name (or regex:/group:/breakdown: form), no commas
+
+
+@functools.lru_cache(maxsize=8192)
+def _metric_name(m: str) -> bool:
+    """Whether ``m`` is one metric name (cached: a capture's diagnoses build commands from the same few
+    hundred names thousands of times)."""
+    return bool(_METRIC.match(m))
 
 # The order ncu lists its sections in (SpeedOfLight first); commands list sections in this order.
 SECTION_ORDER = (
@@ -89,7 +97,7 @@ class NcuOptions:
         if self.nvtx_scope not in (None, "thread", "process"):
             raise _bad("nvtx_scope", self.nvtx_scope, "'thread' or 'process'")
         for m in self.metrics:
-            if not _METRIC.match(m):
+            if not _metric_name(m):
                 raise _bad("metric", m, "one metric name without spaces or commas")
         if self.set_name is not None and not _IDENT.match(self.set_name):
             raise _bad("set_name", self.set_name, "a set identifier such as full or detailed")

@@ -9,6 +9,7 @@ collection and the ``gemmlab profile`` line that runs the same thing.
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from dataclasses import dataclass
@@ -236,6 +237,12 @@ _SELECTION_OPTIONS = {**{o: 1 for o in _COUNTING}, "-k": 1, "--kernel-name": 1, 
                       "--kernel-id": 1}
 
 
+@functools.lru_cache(maxsize=4096)
+def _split_line(line: str) -> tuple[str, ...]:
+    """shlex.split, once per distinct line (the launches of one kernel share their profile line)."""
+    return tuple(shlex.split(line))
+
+
 def retarget(argv: Sequence[str], profile_line: str, note: str, sel: Selection) -> tuple[list[str], str, str]:
     """An evidence command (ncu argv, ``gemmlab profile`` line, note) pointed at the launch ``sel``
     reaches: the kernel and NVTX filters and ``--launch-skip`` replaced, everything else kept. The
@@ -262,7 +269,7 @@ def retarget(argv: Sequence[str], profile_line: str, note: str, sel: Selection) 
     line = ""
     same_range = not sel.nvtx_include or (sel.nvtx_range is not None and sel.nvtx_scope == "process")
     if profile_line and sel.name_base == "function" and not sel.extra and same_range:
-        words = shlex.split(profile_line)
+        words = list(_split_line(profile_line))
         head, tail = (words[:words.index("--")], words[words.index("--"):]) if "--" in words else (words, [])
         rest, j = [], 2
         while j < len(head):

@@ -79,6 +79,14 @@ def cpi(ctx: Context) -> Optional[float]:
 
 
 def stall(ctx: Context, reason: str) -> Optional[Stall]:
+    """One stall reason's cycles and share of the CPI with its evidence (built once per launch)."""
+    key = ("stall", reason)
+    if key not in ctx.memo:
+        ctx.memo[key] = _stall(ctx, reason)
+    return ctx.memo[key]
+
+
+def _stall(ctx: Context, reason: str) -> Optional[Stall]:
     total = cpi(ctx)
     cyc = ctx.v(f"stall_{reason}")
     if cyc is not None and total:
