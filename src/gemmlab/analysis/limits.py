@@ -229,8 +229,11 @@ def choose(ctx: Context, tri: Triage, found: list[Finding]) -> Optional[Finding]
     dram, l2, sm = tri.pct.get("dram"), tri.pct.get("l2"), tri.pct.get("sm")
     # DRAM leads when at its high-throughput line, or when, measured against what it can sustain, it
     # is busier than the SM it shares the limit with (co-limited kernels: a norm or softmax pass)
+    # — but not below its own line while L2 runs at its line and clearly busier: L2 is then the unit at its limit
+    l2_at_line = (l2 is not None and "l2" in tri.hot and l2 >= HIGH_PCT and dram is not None
+                  and l2 >= dram + CO_LIMIT_POINTS)
     dram_leads = dram is not None and "dram" in tri.hot and (
-        dram >= DRAM_HIGH_PCT or (sm is not None and dram / DRAM_SUSTAINABLE >= sm))
+        dram >= DRAM_HIGH_PCT or (sm is not None and dram / DRAM_SUSTAINABLE >= sm and not l2_at_line))
     if dram_leads:
         cause = _explained(ctx, findings, "DRAM", dram / 100.0)
         if cause is not None:

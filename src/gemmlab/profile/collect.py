@@ -35,11 +35,15 @@ class Group:
     shorts: tuple[str, ...]  # short names in gemmlab.profile.metrics
     why: str
     section: str = ""  # when set, the section collects these (they are not ``--metrics`` names)
+    # shorts of a section group also named in --metrics: the section collects them either way (no pass of
+    # their own), but an export prints only what a section's own tables show plus the --metrics list
+    listed: tuple[str, ...] = ()
 
     @property
     def ncu_names(self) -> tuple[str, ...]:
-        """The names passed to ``--metrics`` (none for a section group)."""
-        return () if self.section else tuple(request_name(s) for s in self.shorts)
+        """The names passed to ``--metrics`` (for a section group, only its ``listed`` shorts)."""
+        shorts = self.listed if self.section else self.shorts
+        return tuple(request_name(s) for s in shorts)
 
     @property
     def free(self) -> bool:
@@ -68,8 +72,8 @@ def request_name(short: str) -> str:
     return name
 
 
-def _g(name: str, shorts: Iterable[str], why: str, section: str = "") -> Group:
-    return Group(name, tuple(shorts), why, section)
+def _g(name: str, shorts: Iterable[str], why: str, section: str = "", listed: Iterable[str] = ()) -> Group:
+    return Group(name, tuple(shorts), why, section, tuple(listed))
 
 
 GROUPS: tuple[Group, ...] = (
@@ -81,10 +85,12 @@ GROUPS: tuple[Group, ...] = (
         "sm_active_cycles",
         "pipe_fma_pct", "pipe_alu_pct", "pipe_lsu_pct", "pipe_fp64_pct", "pipe_shared_pct", "pipe_xu_pct",
         "pipe_tensor_pct", "issue_active_pct",
-        "l1_wavefronts_pct", "lsuin_requests_pct",
-        "l2_tex_sectors_pct", "l2_xbar_in_pct", "l2_xbar_out_pct", "l2_tag_requests_pct", "l2_data_sectors_pct"),
+        "l1_wavefronts_pct", "lsuin_requests_pct", "l1_xbar_req_pct", "l1_texin_req_pct",
+        "l2_tex_sectors_pct", "l2_xbar_in_pct", "l2_xbar_out_pct", "l2_tag_requests_pct", "l2_data_sectors_pct",
+        "l2_fabric_pct"),
        "NVIDIA's SOLBottleneck logic: compute vs memory throughput and the busiest memory unit (from the "
-       "sub-units: SM pipes and issue slots, L1 wavefronts and LSU requests, L2 stages, DRAM); the time"),
+       "sub-units: SM pipes and issue slots, L1 wavefronts, LSU and crossbar requests, L2 stages and the "
+       "fabric between its partitions, DRAM); the time"),
     _g("launch",
        ("block_size", "grid_size", "registers", "smem_static", "smem_dynamic", "smem_driver", "smem_config",
         "sm_count", "waves", "occ_limit_registers", "occ_limit_shared_mem", "occ_limit_warps",
@@ -108,7 +114,10 @@ GROUPS: tuple[Group, ...] = (
        "per-instruction theoretical vs ideal sectors and shared wavefronts: the exact measure of uncoalesced "
        "and conflicting accesses (NVIDIA's UncoalescedGlobalAccess/SharedAccess rules); only the section "
        "collects these source-level metrics",
-       section="SourceCounters"),
+       section="SourceCounters",
+       # the details page shows SourceCounters' summary table, without the stall samples: named in --metrics
+       # as well, they are printed there (and the stall reasons reach every export of the report)
+       listed=tuple(f"pcsamp_{r}" for r in PCSAMP_REASONS)),
     _g("warp_stalls",
        # The per-reason stall counters cost 9 passes; the reasons come from SourceCounters' sampling
        # instead (metrics.DERIVED_SOL: warp_cpi × each reason's share of the samples).

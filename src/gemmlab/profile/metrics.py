@@ -283,6 +283,13 @@ _DEFS = [
        "MemoryWorkloadAnalysis", "cycles L2 returned data to the crossbar, % of elapsed"),
     _d("l2_data_sectors_pct", "lts__d_sectors.avg.pct_of_peak_sustained_elapsed", "%",
        "MemoryWorkloadAnalysis", "L2 data-bank sector accesses, % of peak"),
+    _d("l2_fabric_pct", "lts__ltcfabric2ltc_cycles_active.avg.pct_of_peak_sustained_elapsed", "%",
+       "MemoryWorkloadAnalysis", "cycles the fabric between the two L2 partitions delivered into this slice "
+       "(data homed in the far partition), % of elapsed"),
+    _d("l1_xbar_req_pct", "l1tex__m_l1tex2xbar_req_cycles_active.avg.pct_of_peak_sustained_elapsed", "%",
+       "MemoryWorkloadAnalysis", "cycles L1/TEX sent requests to the crossbar (toward L2), % of elapsed"),
+    _d("l1_texin_req_pct", "l1tex__texin_sm2tex_req_cycles_active.avg.pct_of_peak_sustained_elapsed", "%",
+       "MemoryWorkloadAnalysis", "cycles the SM sent requests into the texture path of L1/TEX, % of elapsed"),
     # --- Sampled stall reasons (SourceCounters' warp-state sampling; see derived stalls below) ---
     *[
         _d(f"pcsamp_{r}", f"smsp__pcsamp_warps_issue_stalled_{PCSAMP_NAME.get(r, r)}", "sample",
@@ -321,11 +328,17 @@ def resolve(launch: KernelLaunch, short: str) -> Optional[tuple[str, float]]:
 # so the max of the sub-units the analyzer collects anyway is the same number whenever the busiest
 # sub-unit is among them — on the nine --set full H100 captures in tests/fixtures it is within
 # 0.3 points for SM, 0.3 for L1/TEX and memory, and 0.1 for L2 (tests/test_derived_sol.py).
+# Those were GEMMs. On the 150 launches of the grown corpus (elementwise, reductions, optimizers, FFT,
+# sorting) the busiest L2 sub-unit was the fabric between the H100's two L2 partitions in 135 of them
+# and the busiest L1 one the L1→crossbar request path in 67 (the breakdown: prefix over every sub-unit,
+# benchmarks/probes/sol_breakdown.sh, docs/results/sol-breakdown-h100-2026-11-25): without them the
+# derived L2 read up to 35 points low. With them the maxima match ncu's to 0.5 points (L2) and exactly
+# (L1) on those launches.
 # Only used when the breakdown metric itself is absent.
 _SM_PIPES = ("pipe_fma_pct", "pipe_alu_pct", "pipe_lsu_pct", "pipe_fp64_pct", "pipe_shared_pct",
              "pipe_xu_pct", "pipe_tensor_pct", "issue_active_pct")  # % of active cycles
 _L2_UNITS = ("l2_tex_sectors_pct", "l2_xbar_in_pct", "l2_xbar_out_pct", "l2_tag_requests_pct",
-             "l2_data_sectors_pct")
+             "l2_data_sectors_pct", "l2_fabric_pct")
 
 
 def _direct(launch: KernelLaunch, shorts) -> list[tuple[str, float]]:
@@ -363,7 +376,7 @@ def _sm_pct(launch: KernelLaunch) -> Optional[tuple[str, float]]:
 
 
 def _l1_elapsed(launch: KernelLaunch) -> list[tuple[str, float]]:
-    return _direct(launch, ("l1_wavefronts_pct", "lsuin_requests_pct"))
+    return _direct(launch, ("l1_wavefronts_pct", "lsuin_requests_pct", "l1_xbar_req_pct", "l1_texin_req_pct"))
 
 
 def _l1tex_pct(launch: KernelLaunch) -> Optional[tuple[str, float]]:
@@ -378,9 +391,15 @@ def _l2_pct(launch: KernelLaunch) -> Optional[tuple[str, float]]:
     return _max_of(_direct(launch, _L2_UNITS))
 
 
+# gpu__compute_memory_throughput's own sub-units: neither the fabric between the L2 partitions nor the L1
+# request paths are among them (on the grown corpus, adding them read up to 24 points above it)
+_MEM_UNITS = ("l1_wavefronts_pct", "lsuin_requests_pct", "dram_pct", "l2_tex_sectors_pct", "l2_xbar_in_pct",
+              "l2_xbar_out_pct", "l2_tag_requests_pct", "l2_data_sectors_pct")
+
+
 def _mem_pct(launch: KernelLaunch) -> Optional[tuple[str, float]]:
-    l2 = _l2_pct(launch)
-    parts = _l1_elapsed(launch) + _direct(launch, ("dram_pct",)) + ([l2] if l2 else [])
+    l2 = _max_of(_direct(launch, _MEM_UNITS[3:]))
+    parts = _direct(launch, _MEM_UNITS[:3]) + ([l2] if l2 else [])
     return _max_of(parts) if len(parts) >= 3 else None  # needs L1, L2 and DRAM
 
 
