@@ -19,8 +19,10 @@ from gemmlab.corpus.score import score
 from gemmlab.profile.load import load
 
 CORPUS = Path(__file__).parent / "fixtures" / "corpus" / "h100"
-ACCURACY = 0.95
-HIGH_ACCURACY = 0.97
+# the issue's bar (≥ 97% per export and collection, ≥ 99% of high answers right); today 97.4–99.1% and
+# 449 of 449 high (docs/results/diagnosis-accuracy.md)
+ACCURACY = 0.97
+HIGH_ACCURACY = 0.99
 
 
 @pytest.fixture(scope="module")
@@ -90,11 +92,13 @@ def test_scoring_counts_an_accepted_alternative_and_rejects_inconclusive():
 
 GROWN = Path(__file__).parent / "fixtures" / "corpus" / "h100_grown"
 # The grown corpus (issue 19): 150 launches of families the first corpus lacks, labelled from first
-# principles (benchmarks/corpus/label_grown.py). Floors a regression must not cross, set below what the
-# analyzer measures today (docs/results/diagnosis-accuracy.md: tuning part 90.5–95.2%, the part kept out
-# of all tuning 93.4–98.4%, high 97% and 98.5%); they are not the issue's 97% goal, which is not met here.
-GROWN_ACCURACY = 0.90
-GROWN_HIGH_ACCURACY = 0.95
+# principles (benchmarks/corpus/label_grown.py). The issue's bar, on the corpus as a whole: ≥ 97% right in
+# every export and collection, ≥ 99% of "high" answers right (99.3% and 99.4% today,
+# docs/results/diagnosis-accuracy.md). Each part has a floor a regression must not cross: ≥ 97% right
+# (98.4–100% today), high ≥ 97% (the held-out part's 98.5%: one launch wrong at high on four exports).
+GROWN_ACCURACY = 0.97
+GROWN_HIGH_ACCURACY = 0.97
+GROWN_WHOLE_HIGH_ACCURACY = 0.99
 
 
 def test_grown_truth_covers_every_launch_and_keeps_the_held_out_rule():
@@ -131,6 +135,22 @@ def test_grown_corpus_accuracy(collection, fmt, held_out, unpack):
     assert s.accuracy >= GROWN_ACCURACY, f"{collection}/{fmt}: {s.correct}/{s.total}\n{wrong}"
     correct, answered = s.by_confidence()["high"]
     assert answered and correct / answered >= GROWN_HIGH_ACCURACY, f"high {correct}/{answered}\n{wrong}"
+
+
+@pytest.mark.parametrize("fmt", files.FORMATS)
+@pytest.mark.parametrize("collection", files.COLLECTIONS)
+def test_grown_corpus_meets_the_bar_as_a_whole(collection, fmt, unpack):
+    """Both parts together, per export and collection: the issue's 97% / 99%-of-high bar."""
+    if fmt == "ncu-rep":
+        pytest.importorskip("ncu_report", reason="reading .ncu-rep needs the ncu-report package")
+    key = (collection, fmt)
+    if key not in _GROWN_DIAGNOSES:
+        test_grown_corpus_accuracy(collection, fmt, False, unpack)
+    pairs = _GROWN_DIAGNOSES[key]
+    s = score([d for d, _ in pairs], [e for _, e in pairs])
+    assert s.accuracy >= GROWN_ACCURACY, f"{collection}/{fmt}: {s.correct}/{s.total}"
+    high = s.by_confidence()["high"]
+    assert high[1] and high[0] / high[1] >= GROWN_WHOLE_HIGH_ACCURACY, f"{collection}/{fmt}: high {high}"
 
 
 SEEDS = Path(__file__).parent / "fixtures" / "ncu" / "h100"
