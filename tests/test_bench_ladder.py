@@ -10,24 +10,60 @@ from gemmlab.bench.results import RunRecord
 from gemmlab.report import tables as table
 
 
-def test_each_kernel_is_checked_before_it_is_timed_and_cublas_comes_last():
+def test_every_kernel_is_checked_first_then_all_are_timed_in_interleaved_rounds():
     launches: list[str] = []
     bench = FakeBench({"a": [2.0], "b": [1.0], "cublas": [0.5]})
     progress: list[tuple] = []
-    run_targets(
+    rows, ref = run_targets(
         [target("a", launches=launches), target("b", launches=launches)],
         target("cublas", launches=launches),
         bench,
         progress=lambda *e: progress.append(e),
     )
     assert bench.calls == [
-        ("check", "a"), ("time", "a"),
-        ("check", "b"), ("time", "b"),
-        ("check", "cublas"), ("time", "cublas"),
+        ("check", "a"), ("check", "b"), ("check", "cublas"),  # nothing wrong is ever timed before all are checked
+        ("time", "a"), ("time", "b"), ("time", "cublas"),  # round 1
+        ("time", "cublas"), ("time", "b"), ("time", "a"),  # round 2, reversed: each side once early, once late
     ]  # fmt: skip
     assert launches == ["a", "b", "cublas"]  # the check ran the prepared kernel
-    assert [p[3] for p in progress if p[0] == "a"] == ["compile", "check", "first run", "estimate", "warm-up", "measure", "done"]
+    timed = ["first run", "estimate", "warm-up", "measure"]
+    assert [p[3] for p in progress if p[0] == "a"] == ["compile", "check", *timed, *timed, "done"]
     assert {(p[1], p[2]) for p in progress if p[0] == "cublas"} == {(2, 3)}
+    vs = rows[0].extra["vs_reference"]
+    assert [r["kernel_first"] for r in vs["rounds"]] == [True, False]
+    assert vs["ratio_median"] == pytest.approx(0.25) and vs["order_flip"] is False
+    assert "vs_reference" not in ref.extra and ref.measurement.timing["rounds"] == 2
+
+
+class PowerCappedBench(FakeBench):
+    """A GPU whose clock falls with every timed run (a power cap settling in): each call is 5% slower."""
+
+    def __init__(self, samples_ms: dict):
+        super().__init__(samples_ms)
+        self.slowdown = 1.0
+
+    def time(self, target, run, on_phase):
+        m, clocks = super().time(target, run, on_phase)
+        m = type(m)(m.spec, tuple(x * self.slowdown for x in m.samples_s), m.timing)
+        clocks = {**clocks, "sm_mhz_before": round(1980 / self.slowdown), "sm_mhz_after": round(1980 / self.slowdown)}
+        self.slowdown *= 1.05
+        return m, clocks
+
+
+def test_a_verdict_that_flips_with_the_order_is_flagged():
+    """A kernel 2% faster than cuBLAS at equal clocks: with each run 5% slower than the one before, it
+    wins the round where it runs first and loses the one where it runs second. Timed only first (the
+    old order), it would have looked 5% faster; interleaved, the flip is flagged, with the clocks."""
+    rows, _ = run_targets([target("k")], target("cublas"), PowerCappedBench({"k": [0.98], "cublas": [1.0]}))
+    vs = rows[0].extra["vs_reference"]
+    assert [r["kernel_first"] for r in vs["rounds"]] == [True, False]
+    assert vs["rounds"][0]["ratio"] > 1.0 > vs["rounds"][1]["ratio"]
+    assert vs["order_flip"] is True
+    assert vs["rounds"][0]["kernel_sm_mhz"][0] > vs["rounds"][0]["reference_sm_mhz"][0]
+    # a kernel clearly faster (20%) wins both rounds: no flip
+    rows, _ = run_targets([target("k")], target("cublas"), PowerCappedBench({"k": [0.8], "cublas": [1.0]}))
+    assert rows[0].extra["vs_reference"]["order_flip"] is False
+    assert rows[0].extra["vs_reference"]["ratio_min"] > 1.0
 
 
 def test_article_numbers_are_reproduced():
@@ -97,8 +133,9 @@ def test_sweep_table_has_one_column_per_parameter():
 def test_row_dict_keeps_raw_samples():
     d = record_dict(article_result())
     row = d["rows"][3]
-    assert row["samples_s"] == [v * 1e-3 for v in ARTICLE_MS["tiled16_unroll"]]
-    assert row["clocks"] == {"source": "fake", "sm_mhz_before": 1755, "sm_mhz_after": 1980}
+    assert row["samples_s"] == [v * 1e-3 for v in ARTICLE_MS["tiled16_unroll"]] * 2  # both rounds' samples
+    assert row["clocks"]["sm_mhz_before"] == 1755 and row["clocks"]["sm_mhz_after"] == 1980
+    assert row["clocks"]["rounds"] == [{"source": "fake", "sm_mhz_before": 1755, "sm_mhz_after": 1980}] * 2
     assert row["spec"]["M"] == 2048 and row["info"]["summary"] == "tiled16_unroll kernel"
 
 
@@ -127,3 +164,13 @@ def test_what_was_launched_is_recorded():
     }
     rows, _ = run_targets([target("plain")], None, FakeBench({"plain": [1.0]}))
     assert rows[0].launched == {}
+
+
+def test_the_caption_says_the_rounds_and_names_an_order_dependent_kernel():
+    rows, ref = run_targets([target("k"), target("fast")], target("cublas"),
+                            PowerCappedBench({"k": [0.98], "fast": [0.5], "cublas": [1.0]}))
+    meta = {"shape": {"M": 2048, "N": 2048, "K": 2048}, "options": {"timing": {}}, "dtype": "fp32"}
+    cap = table.caption(RunRecord("ladder", tuple(rows) + (ref,), {}, meta))
+    assert "in 2 interleaved rounds" in cap
+    flagged = cap.split("ORDER-DEPENDENT")[1].split("JSON): ")[1].split(";")[0]
+    assert flagged == "k"  # 2% faster at equal clocks: flips; 2x faster: does not

@@ -99,15 +99,16 @@ def test_percent_of_cublas_is_a_ratio_of_medians():
 
 
 # --- the orchestration with a fake bench -----------------------------------------------------
-def test_every_shape_is_checked_then_timed_rung_first_cublas_second():
+def test_every_shape_is_checked_then_timed_with_cublas_in_interleaved_rounds():
     shapes = grids.QUICK[:2]
     ms = {(k, s.dims): 1.0 for s in shapes for k in ("autotuned", "cublas")}
     bench = ShapeBench(ms)
     progress = []
     rows = run_grid(shapes, _targets(), bench, lambda *e: progress.append(e))
-    assert [(c[0], c[1]) for c in bench.calls] == [("check", "autotuned"), ("time", "autotuned"),
-                                                   ("check", "cublas"), ("time", "cublas")] * 2
-    assert [c[2] for c in bench.calls] == [shapes[0].dims] * 4 + [shapes[1].dims] * 4
+    assert [(c[0], c[1]) for c in bench.calls] == [("check", "autotuned"), ("check", "cublas"),
+                                                   ("time", "autotuned"), ("time", "cublas"),
+                                                   ("time", "cublas"), ("time", "autotuned")] * 2
+    assert [c[2] for c in bench.calls] == [shapes[0].dims] * 6 + [shapes[1].dims] * 6
     assert [r.name for r in rows] == ["autotuned", "cublas"] * 2
     assert rows[0].extra["grid_shape"]["M"] == 256 and S.shape_class(*rows[0].shape) == "small"
     assert {p[2] for p in progress} == {4} and max(p[1] for p in progress) == 3

@@ -1,7 +1,10 @@
-"""Run a list of kernels at one shape: check each, time each, time cuBLAS in the same process.
+"""Run a list of kernels at one shape: check each, then time them and cuBLAS in interleaved rounds.
 
-For every kernel, in order: compile (once), check correctness on fresh inputs, time it. cuBLAS
-SGEMM (true FP32) is checked and timed the same way, in the same process, last. Then each row gets
+Every kernel and cuBLAS SGEMM (true FP32) is compiled (once) and checked on fresh inputs first; then all
+are timed in rounds whose order reverses each time (kernels then cuBLAS, then cuBLAS then the kernels:
+``bench.interleave``), in the same process, so a clock drifting under the power cap hits every side
+alike; each kernel's row records its per-round ratio to cuBLAS and flags one that flips with the order.
+Then each row gets
 
 * speedup vs the previous row (previous median / this median),
 * % of cuBLAS — cuBLAS measured here is the practical FP32 ceiling of this GPU at this shape,
@@ -33,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Protocol, Sequence
 
 from gemmlab.bench.check import Checker, CheckResult
+from gemmlab.bench import interleave
 from gemmlab.bench.results import Check, Row, RunRecord
 from gemmlab.bench.spec import BenchSpec
 from gemmlab.bench.stats import Measurement
@@ -92,27 +96,52 @@ def run_targets(
     reference: Optional[Target],
     bench: Bench,
     progress: Optional[Progress] = None,
+    rounds: int = interleave.ROUNDS,
 ) -> tuple[list[Row], Optional[Row]]:
-    """Check then time each target, then the reference (timed last, in the same process)."""
+    """Compile and check every target and the reference, then time them in interleaved rounds (in order,
+    then reversed: each side once early and once late, so a clock that drifts under a power cap hits all
+    alike). A side's samples are the union of its rounds; each kernel's row gets the per-round ratios to
+    the reference and the clocks each saw (``extra["vs_reference"]``, ``interleave.compare``)."""
     everything = list(targets) + ([reference] if reference is not None else [])
     total = len(everything)
-    measured: list[Row] = []
-    for i, target in enumerate(everything):
 
-        def say(phase: str, _name: str = target.name, _i: int = i) -> None:
+    def say_for(i: int):
+        def say(phase: str, _name: str = everything[i].name, _i: int = i) -> None:
             if progress is not None:
                 progress(_name, _i, total, phase)
+        return say
 
+    runs, verdicts = [], []
+    for i, target in enumerate(everything):
+        say = say_for(i)
         say("compile")
         run = target.prepare()
         say("check")
         verdict = bench.check(target, run)
         if not verdict.ok:
             log.warning("%s failed the correctness check: %s", target.name, verdict.reason)
-        measurement, clocks = bench.time(target, run, say)
-        measured.append(Row(measurement, Check.of(verdict), target is reference, dict(target.info),
-                            launched_by(run), clocks))
-        say("done")
+        runs.append(run)
+        verdicts.append(verdict)
+    parts: list[list[tuple[Measurement, dict]]] = [[] for _ in everything]
+    position: list[list[int]] = [[] for _ in everything]  # each side's place in each round
+    for r in range(max(1, rounds)):
+        for place, i in enumerate(interleave.order(total, r)):
+            parts[i].append(bench.time(everything[i], runs[i], say_for(i)))
+            position[i].append(place)
+    measured: list[Row] = []
+    for i, target in enumerate(everything):
+        measurement, clocks = interleave.merge(parts[i])
+        extra: dict = {}
+        if reference is not None and target is not reference:
+            ref_i = total - 1
+            first = [p < q for p, q in zip(position[i], position[ref_i])]
+            extra["vs_reference"] = interleave.compare(parts[i], parts[ref_i], first)
+            if extra["vs_reference"]["order_flip"]:
+                log.warning("%s: faster than %s in the rounds where one of them ran first, slower in the "
+                            "others: the comparison depends on the clock each got", target.name, reference.name)
+        measured.append(Row(measurement, Check.of(verdicts[i]), target is reference, dict(target.info),
+                            launched_by(runs[i]), clocks, extra))
+        say_for(i)("done")
     ref_row = measured.pop() if reference is not None else None
     return measured, ref_row
 

@@ -23,14 +23,14 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from gemmlab.bench.check import CheckResult
+from gemmlab.bench.interleave import ROUNDS, interleaved, merge  # noqa: F401  (re-exported)
 from gemmlab.bench.ladder import (CUBLAS, GpuBench, Progress, Target, cublas_bf16_target, cublas_fp8_target,
                                   cublas_target, launched_by, with_tensor_peaks)
 from gemmlab.bench.results import Check, Row, RunRecord
 from gemmlab.bench.spec import BenchSpec
-from gemmlab.bench.stats import Measurement
 from gemmlab.bench.timer import TimingOptions
 from gemmlab.kernels.declared import Declaration
 
@@ -40,7 +40,6 @@ log = logging.getLogger(__name__)
 # are one past a multiple of 64 and 32. A kernel without bounds checks writes past C (the guard
 # catches it) or leaves elements unwritten here; K = 1000 is a multiple of 8 but not of 16 or 32.
 CHECK_SHAPES: tuple[tuple[int, int, int], ...] = ((127, 129, 67), (65, 33, 1000))
-ROUNDS = 2  # interleaved rounds per side: A B B A
 
 
 @dataclass(frozen=True)
@@ -93,34 +92,6 @@ def check_shapes(decl: Declaration, shape: tuple[int, int, int]) -> list[tuple[t
         if s != shape:
             out.append((s, decl.refusal(*s)))
     return out
-
-
-def interleaved(sides: Sequence[Callable[[], Any]], bench_time: Callable[[int, Callable[[], Any]], tuple],
-                rounds: int = ROUNDS) -> list[list[tuple]]:
-    """Time each side ``rounds`` times in the order A B B A (A B B A ... for more rounds): per side,
-    the list of what ``bench_time(index, run)`` returned."""
-    results: list[list[tuple]] = [[] for _ in sides]
-    for r in range(rounds):
-        order = range(len(sides)) if r % 2 == 0 else reversed(range(len(sides)))
-        for i in order:
-            results[i].append(bench_time(i, sides[i]))
-    return results
-
-
-def merge(parts: Sequence[tuple[Measurement, dict]]) -> tuple[Measurement, dict]:
-    """One measurement of a side from its rounds: every sample, and the clocks of each round."""
-    first, clocks = parts[0]
-    samples = tuple(s for m, _ in parts for s in m.samples_s)
-    timing = {**first.timing, "rounds": len(parts), "round_medians_s": [m.median for m, _ in parts]}
-    seen = [c for _, c in parts]
-    before = [c.get("sm_mhz_before") for c in seen if c.get("sm_mhz_before")]
-    after = [c.get("sm_mhz_after") for c in seen if c.get("sm_mhz_after")]
-    merged = {**clocks, "rounds": seen}
-    if before:
-        merged["sm_mhz_before"] = min(before)
-    if after:
-        merged["sm_mhz_after"] = max(after)
-    return Measurement(first.spec, samples, timing), merged
 
 
 def measure_user(decl: Declaration, path: Path, text: str, shape: tuple[int, int, int], options: TimingOptions, *,

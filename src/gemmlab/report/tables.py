@@ -144,6 +144,14 @@ def caption(record: RunRecord) -> str:
     if ran:
         parts.append("what ran: " + "; ".join(ran))
     parts.append(f"{NOISY_MARK} noisy: IQR/median > {NOISE_IQR_FRACTION:.0%}")
+    rounds = [r.extra["vs_reference"] for r in rows if isinstance(r.extra.get("vs_reference"), dict)]
+    if rounds:
+        parts.append(f"timed with {ref.name if ref is not None else 'the reference'} in {len(rounds[0]['rounds'])} "
+                     "interleaved rounds, order reversed each round")
+    flips = [r.name for r in rows if (r.extra.get("vs_reference") or {}).get("order_flip")]
+    if flips:
+        parts.append("ORDER-DEPENDENT (faster than the reference only in the rounds where one of them ran first, "
+                     "per-round ratios and clocks in the JSON): " + ", ".join(flips))
     if record.run_id is not None:
         parts.append(f"stored as run {record.run_id}")
     return "; ".join(parts)
