@@ -15,7 +15,8 @@ from conftest import run_cli
 
 from gemmlab.analysis.placement import Rung, place
 from gemmlab.bench.isolate import ChildFailed, ChildTimeout, run_child
-from gemmlab.bench.user import check_shapes, interleaved
+from gemmlab.bench.interleave import interleaved
+from gemmlab.bench.user import check_shapes
 from gemmlab.errors import InputError, UserError
 from gemmlab.kernels import expr
 from gemmlab.kernels.declared import declare, kernels_in

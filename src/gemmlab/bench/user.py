@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from gemmlab.bench.check import CheckResult
-from gemmlab.bench.interleave import ROUNDS, interleaved, merge  # noqa: F401  (re-exported)
+from gemmlab.bench.interleave import ROUNDS, compare, interleaved, merge
 from gemmlab.bench.ladder import (CUBLAS, GpuBench, Progress, Target, cublas_bf16_target, cublas_fp8_target,
                                   cublas_target, launched_by, with_tensor_peaks)
 from gemmlab.bench.results import Check, Row, RunRecord
@@ -152,7 +152,10 @@ def measure_user(decl: Declaration, path: Path, text: str, shape: tuple[int, int
     rows = []
     for (t, r), parts, chk in zip(sides, timed, [user_check, ref_check]):
         m, clocks = merge(parts)
-        rows.append(Row(m, chk, t is not target, dict(t.info), launched_by(r), clocks))
+        extra = {}
+        if t is target and len(timed) > 1:  # the same per-round comparison as the ladder's rows
+            extra["vs_reference"] = compare(parts, timed[1], [k % 2 == 0 for k in range(len(parts))])
+        rows.append(Row(m, chk, t is not target, dict(t.info), launched_by(r), clocks, extra))
     tensor = decl.dtype in ("bf16", "fp16", "fp8")  # fp16's dense tensor peak is BF16's on Ampere and Hopper
     if tensor:
         rows = with_tensor_peaks(rows, env, decl.dtype)

@@ -122,7 +122,8 @@ def _gemm(module: Any, job: dict) -> dict:
     from gemmlab.bench.check import evaluate, reference
     from gemmlab.bench.results import Check, Row, RunRecord
     from gemmlab.bench.spec import BenchSpec
-    from gemmlab.bench.user import CHECK_SHAPES, ROUNDS, interleaved, merge, reference_target
+    from gemmlab.bench.interleave import ROUNDS, interleaved, merge
+    from gemmlab.bench.user import CHECK_SHAPES, reference_target
 
     fn = getattr(module, job["function"])
     dtype = getattr(module, "GEMMLAB_DTYPE", "fp32")
@@ -263,7 +264,7 @@ def _spec(module: Any, conv: str, job: dict) -> dict:
 
     from gemmlab.bench.results import Check, Row, RunRecord
     from gemmlab.bench.spec import BenchSpec
-    from gemmlab.bench.user import ROUNDS, interleaved, merge
+    from gemmlab.bench.interleave import ROUNDS, interleaved, merge
 
     name = job.get("name") or Path(job["file"]).stem
     rtol, atol = getattr(module, "RTOL", None), getattr(module, "ATOL", None)
