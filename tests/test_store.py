@@ -77,7 +77,7 @@ def test_summary_columns_match_the_samples(tmp_path):
     rows = con.execute("SELECT kernel, median_s, n_samples, correct, rel_err, M FROM results ORDER BY seq").fetchall()
     con.close()
     assert [r[0] for r in rows] == ["bad", "coalesced", "tiled16", "tiled16_unroll", "cublas"]
-    assert rows[3][1] == res.rows[3].measurement.median and rows[3][2] == 5
+    assert rows[3][1] == res.rows[3].measurement.median and rows[3][2] == 10  # 5 samples in each of 2 rounds
     assert rows[0][3:] == (1, 1e-7, 2048)
 
 
