@@ -32,7 +32,7 @@ import functools
 import re
 from typing import Optional
 
-from gemmlab.profile.records import bare_name
+from gemmlab.profile.records import _split_top, bare_name
 
 _ANONYMOUS = ("<unnamed>", "(anonymous namespace)", "{anonymous}", "`anonymous namespace'")
 _NUMBER = re.compile(r"^(\([\w\s:]+\))?\s*-?\d+[uUlL]*$")  # 4, (int)4, (unsigned long)3, (int)-1
@@ -206,7 +206,7 @@ def _owner(expr: str) -> str:
     head = expr[:cut].strip()
     if head.startswith(("[", "{")):
         return "lambda"
-    parts = [p.strip() for p in _split_scope(_after_return_type(head)) if p.strip()]
+    parts = [p.strip() for p in _split_top(_after_return_type(head), "::") if p.strip()]
     while parts and parts[-1].startswith(("operator", "[", "{")):
         parts.pop()
     if not parts:
@@ -227,25 +227,6 @@ def _after_return_type(head: str) -> str:
             cut = i
     tail = head[cut + 1:]
     return tail if not tail.startswith("operator") else head
-
-
-def _split_scope(s: str) -> list[str]:
-    """``a::b<c::d>::e`` → ``[a, b<c::d>, e]``."""
-    parts, depth, start, i = [], 0, 0, 0
-    while i < len(s):
-        ch = s[i]
-        if ch in "<([{":
-            depth += 1
-        elif ch in ">)]}":
-            depth = max(0, depth - 1)
-        elif depth == 0 and s.startswith("::", i):
-            parts.append(s[start:i])
-            i += 2
-            start = i
-            continue
-        i += 1
-    parts.append(s[start:])
-    return parts
 
 
 def _normalise(op: str) -> str:
