@@ -16,6 +16,24 @@ __device__ __forceinline__ void grouped_tile(int u, int rows, int cols, int grou
     n = in_band / height;
 }
 
+// Work unit u of a persistent split-K loop -> its tile (a unit of the banded order above) and its
+// K-tiles [kt0, kt1): with SPLITK, unit u is slice u % splits of tile u / splits, the nk K-tiles
+// cut into `splits` near-equal runs (slices of one tile are neighbours in u, so they run at the
+// same time and the tiles in flight stay few); without, tile u over all nk K-tiles.
+template <int SPLITK>
+__device__ __forceinline__ void split_unit(int u, int splits, int nk, int rows, int cols, int group,
+                                           int& m, int& n, int& ks, int& kt0, int& kt1) {
+    int tile = u;
+    ks = 0;
+    if constexpr (SPLITK) {
+        tile = u / splits;
+        ks = u - tile * splits;
+    }
+    grouped_tile(tile, rows, cols, group, m, n);
+    kt0 = SPLITK ? static_cast<int>(static_cast<long long>(nk) * ks / splits) : 0;
+    kt1 = SPLITK ? static_cast<int>(static_cast<long long>(nk) * (ks + 1) / splits) : nk;
+}
+
 // Which tile of C this block computes. GROUP = 0: blockIdx as is (x along N, y along M);
 // GROUP > 0: the banded order above over the grid, block id as u.
 template <int GROUP>

@@ -57,6 +57,7 @@ class _Family:
     tma: bool = False  # takes TMA tensor maps of A and B (made on the host) before (M, N, K...)
     persistent: bool = False  # grid = one CTA per SM (whole clusters), CTAs loop over tiles
     tma_store: bool = False  # bf16 C leaves through a TMA tensor map when EPI_PIECE > 0
+    splitk: bool = False  # takes `int splits, float* W` after K (W: partial sums and counters)
     check: Check = _no_check  # the kernel's static_asserts beyond the thread count
 
 
@@ -118,6 +119,17 @@ def _check_fp8(p: Mapping[str, int], nt: int) -> str | None:
           and p["BN"] // cl <= 256 and p.get("EPI_PIECE", 0) in (0, 64, 128, 256)
           and p["BN"] % max(p.get("EPI_PIECE", 0), 1) == 0)
     return None if ok else "FP8 Hopper tiling"
+
+
+def _split_check(base: Check) -> Check:
+    """A split-K family's check: the base family's, and the kernels' static_assert that C leaves
+    through the direct epilogue (EPI_PIECE = 0) of the slice that arrives last."""
+    def check(p: Mapping[str, int], nt: int) -> str | None:
+        what = base(p, nt)
+        if what:
+            return what
+        return None if p.get("EPI_PIECE", 0) == 0 else "split-K epilogue (EPI_PIECE = 0)"
+    return check
 
 
 # ---- Threads, blocks, tiles and shared memory -----------------------------------------------
@@ -266,6 +278,14 @@ _FAMILIES["persistent_bf16"] = _Family(
     _wg_threads, _flat(_wg_threads), _mn_tile, smem=_hopper_smem, dtype="bf16", arch="sm_90a",
     tma=True, persistent=True, tma_store=True, check=_check_hopper)
 
+# Their split-K instantiations (the dispatch rungs' path for products whose tiles cannot fill the
+# SMs, gemmlab.runtime.dispatch_tc): same kernels with SPLITK = 1; they take `splits` and a float32
+# workspace W after K, and C leaves through the direct epilogue (EPI_PIECE = 0).
+_FAMILIES["persistent_bf16_splitk"] = dataclasses.replace(
+    _FAMILIES["persistent_bf16"],
+    template=_FAMILIES["persistent_bf16"].template[:-1] + ", 1>", splitk=True,
+    check=_split_check(_check_hopper))
+
 # The FP8 (e4m3) ladder: A (M x K) and B given as N x K ("TN"), both row-major e4m3 (uint8 bits),
 # so both operands are K-major as 8-bit wgmma requires; C bf16. See persistent_fp8.cu.
 _FAMILIES["persistent_fp8"] = _Family(
@@ -273,6 +293,10 @@ _FAMILIES["persistent_fp8"] = _Family(
     "gemmlab::persistent_fp8<{BM}, {BN}, {BK}, {STAGES}, {CLUSTER}, {GROUP}, {EPI_PIECE}>",
     _wg_threads, _flat(_wg_threads), _mn_tile, smem=_fp8_smem, dtype="fp8", arch="sm_90a",
     tma=True, persistent=True, tma_store=True, check=_check_fp8)
+_FAMILIES["persistent_fp8_splitk"] = dataclasses.replace(
+    _FAMILIES["persistent_fp8"],
+    template=_FAMILIES["persistent_fp8"].template[:-1] + ", 1>", splitk=True,
+    check=_split_check(_check_fp8))
 
 # ---- Dtypes and architectures ---------------------------------------------------------------
 
@@ -393,6 +417,12 @@ class Rung:
     def b_layout(self) -> str:
         """"kn": B is K x N row-major; "nk": B is N x K row-major ("TN", the fp8 rungs)."""
         return B_LAYOUTS[self.dtype]
+
+    @property
+    def splitk(self) -> bool:
+        """True for a split-K instantiation: it takes ``splits`` and a float32 workspace ``W``
+        (splits x M x N partial sums, then one zeroed counter per tile piece) after K."""
+        return _FAMILIES[self.family].splitk
 
     @property
     def out_dtype(self) -> str:

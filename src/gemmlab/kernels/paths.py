@@ -52,6 +52,13 @@ _REDUCE_SIG: tuple[Param, ...] = (
     ("int", "count"), ("int", "S"), ("long long", "ws"), ("float", "alpha"), (_PTR_IN, "W"),
     ("float", "beta"), (_PTR_OUT, "C"))
 
+# The tensor-core dispatch rungs' helper (tc_helpers.cu): operand copies to 16-byte pitches.
+_REPITCH16_SIG: tuple[Param, ...] = (
+    ("int", "rows"), ("int", "cols"), ("long long", "ld_in"), ("long long", "ld_out"),
+    ("const unsigned short* __restrict__", "src"), ("unsigned short* __restrict__", "dst"))
+_REPITCH8_SIG: tuple[Param, ...] = tuple(
+    (t.replace("unsigned short", "unsigned char"), n) for t, n in _REPITCH16_SIG)
+
 
 @dataclass(frozen=True)
 class _PathFamily:
@@ -81,6 +88,10 @@ FAMILIES: dict[str, _PathFamily] = {
     "pad": _PathFamily("dispatch_helpers.cu", "gemmlab::pad2", _PAD_SIG, lambda p: 256),
     "reduce": _PathFamily("dispatch_helpers.cu", "gemmlab::splitk_reduce<{VEC}>", _REDUCE_SIG,
                           lambda p: 256),
+    "repitch16": _PathFamily("tc_helpers.cu", "gemmlab::repitch<unsigned short>", _REPITCH16_SIG,
+                             lambda p: 256),
+    "repitch8": _PathFamily("tc_helpers.cu", "gemmlab::repitch<unsigned char>", _REPITCH8_SIG,
+                            lambda p: 256),
 }
 
 
@@ -187,6 +198,14 @@ MAIN_KERNEL_REGEX = r"^gemmlab_(tile_ld|skinny|tiny)_"
 
 def reduce_kernel(vec: int) -> PathKernel:
     return PathKernel(f"splitk_reduce_v{vec}", "reduce", {"VEC": vec})
+
+
+REPITCH = {2: PathKernel("repitch16", "repitch16", {}), 1: PathKernel("repitch8", "repitch8", {})}
+
+
+def tc_helper_kernels() -> tuple[PathKernel, ...]:
+    """The tensor-core dispatch rungs' helpers (one translation unit: tc_helpers.cu)."""
+    return (REPITCH[2], REPITCH[1])
 
 
 def all_path_kernels() -> tuple[PathKernel, ...]:

@@ -25,6 +25,11 @@
 //
 // Shapes and alignment: K % 16 == 0 (A's and B's rows are K bytes apart: TMA needs 16-byte
 // pitches), any M and N; A, B 16-byte aligned (C too for the TMA store).
+// Split-K (SPLITK = 1, the dispatch rungs' path when the tiles cannot fill the SMs): `splits`
+// (a runtime argument) work units per tile, each over a near-equal run of the K-tiles
+// (split_unit). Each writes its float32 partial tile to its slice of the workspace W and the
+// slice that arrives last adds them all in slice order and stores C (tc::splitk_epilogue: one
+// launch, deterministic). The pipeline, clusters and multicast are unchanged.
 #include "tc_common.cuh"
 #include "block_order.cuh"
 
@@ -38,12 +43,15 @@ __device__ __forceinline__ void wgmma_fp8_tn(float (&d)[BN / 2], unsigned long l
     else tc::wgmma_m64n128k32_e4m3(d, a, b, 1);
 }
 
-template <int BM, int BN, int BK, int STAGES, int CLUSTER, int GROUP, int EPI_PIECE>
+template <int BM, int BN, int BK, int STAGES, int CLUSTER, int GROUP, int EPI_PIECE,
+          int SPLITK = 0>
 __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
                                                const tc::TensorMap& tmB,
                                                const tc::TensorMap* tmC, int M, int N, int K,
-                                               float alpha, float beta, void* __restrict__ C) {
+                                               float alpha, float beta, void* __restrict__ C,
+                                               int splits = 1, float* __restrict__ W = nullptr) {
     using namespace tc;
+    static_assert(!SPLITK || EPI_PIECE == 0, "split-K: C leaves through the direct epilogue");
     static_assert(BK == 128, "one 128-byte swizzle row of K (128 e4m3) per stage");
     static_assert(BM % 64 == 0 && (BN == 128 || BN == 256), "64-row warpgroups, m64n128/256k32");
     static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs along M");
@@ -65,7 +73,8 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
     const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
     const unsigned rank = CLUSTER > 1 ? cluster_ctarank() : 0u;
     const int tiles_m = cdiv(M, BM), tiles_n = cdiv(N, BN);
-    const int units_m = cdiv(tiles_m, CLUSTER), units = units_m * tiles_n;
+    const int units_m = cdiv(tiles_m, CLUSTER);
+    const int units = units_m * tiles_n * (SPLITK ? splits : 1);
     const int cluster_id = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
     const int nk = cdiv(K, BK);
     if (threadIdx.x == 0) {
@@ -84,10 +93,10 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
         if (t == 0) {
             int it = 0;  // stage uses so far, across tiles
             for (int u = cluster_id; u < units; u += clusters) {
-                int um, un;
-                grouped_tile(u, units_m, tiles_n, GROUP, um, un);
+                int um, un, ks, kt0, kt1;
+                split_unit<SPLITK>(u, splits, nk, units_m, tiles_n, GROUP, um, un, ks, kt0, kt1);
                 const int row0 = (um * CLUSTER + rank) * BM, col0 = un * BN;
-                for (int kt = 0; kt < nk; ++kt, ++it) {
+                for (int kt = kt0; kt < kt1; ++kt, ++it) {
                     const int s = it % STAGES;
                     if (it >= STAGES) mbar_wait(empty(s), ((it / STAGES) - 1) & 1);
                     const unsigned sa = base + s * STAGE_BYTES, sb = sa + A_BYTES;
@@ -107,16 +116,17 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
     } else {  // consumers
         setmaxnreg_inc<232>();
         const int cw = wg - 1;
-        const bool tma_store = TMA_EPI && beta == 0.0f && N % 8 == 0;
+        const bool tma_store = TMA_EPI && beta == 0.0f && N % 8 == 0 &&
+                               reinterpret_cast<unsigned long long>(C) % 16 == 0;
         int it = 0;
         for (int u = cluster_id; u < units; u += clusters) {
-            int um, un;
-            grouped_tile(u, units_m, tiles_n, GROUP, um, un);
+            int um, un, ks, kt0, kt1;
+            split_unit<SPLITK>(u, splits, nk, units_m, tiles_n, GROUP, um, un, ks, kt0, kt1);
             const int row0 = (um * CLUSTER + rank) * BM, col0 = un * BN;
             float d[BN / 2];
 #pragma unroll
             for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
-            for (int kt = 0; kt < nk; ++kt, ++it) {
+            for (int kt = kt0; kt < kt1; ++kt, ++it) {
                 const int s = it % STAGES;
                 mbar_wait(full(s), (it / STAGES) & 1);
                 const unsigned sa = base + s * STAGE_BYTES + cw * 64 * 128;
@@ -128,12 +138,20 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
                                      wgmma_desc(sb + 32 * kk, 16, 1024));
                 wgmma_commit();
                 wgmma_wait<1>();
-                if (kt > 0 && t < CLUSTER) mbar_arrive_cluster(empty((it - 1) % STAGES), t);
+                if (kt > kt0 && t < CLUSTER) mbar_arrive_cluster(empty((it - 1) % STAGES), t);
             }
             wgmma_wait<0>();
-            if (t < CLUSTER) mbar_arrive_cluster(empty((it - 1) % STAGES), t);
+            // an empty slice (more slices than K-tiles) consumed no stage: nothing to release
+            if (kt1 > kt0 && t < CLUSTER) mbar_arrive_cluster(empty((it - 1) % STAGES), t);
             fence_regs(d);
-            if (tma_store)
+            if constexpr (SPLITK) {  // partial sums; the slice that arrives last stores C
+                __shared__ int last[CONSUMERS];
+                unsigned* counters = reinterpret_cast<unsigned*>(W + splits * static_cast<long long>(M) * N);
+                const int piece = ((u / splits) * CLUSTER + static_cast<int>(rank)) * CONSUMERS + cw;
+                splitk_epilogue<BN, 0>(W, counters + piece, last + cw, 1 + cw, splits, ks, C, M,
+                                          N, row0 + 64 * cw, col0, d, alpha, beta);
+            }
+            else if (tma_store)
                 store_tile_tma<BN, (TMA_EPI ? EPI_PIECE : 64)>(tmC, cbufs + cw * CBUF_BYTES,
                                                                1 + cw, row0 + 64 * cw, col0, d,
                                                                alpha);

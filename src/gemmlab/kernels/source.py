@@ -63,7 +63,8 @@ def wrapper(rung: "Rung") -> str:
     Every rung has the same argument list - (M, N, K, alpha, A, B, beta, C), alpha and beta
     float32 - with pointer types from the rung's input and output dtypes; TMA rungs take the
     tensor maps of A and B first (``__grid_constant__``, 128 bytes each), and clustered rungs
-    carry their cluster shape as ``__cluster_dims__``."""
+    carry their cluster shape as ``__cluster_dims__``. Split-K instantiations take ``int splits``
+    and the float32 workspace ``W`` after K."""
     bounds = str(rung.threads)
     if rung.params.get("MINB", 0) > 0:  # ask ptxas to fit MINB blocks per SM (caps registers)
         bounds += f", {rung.params['MINB']}"
@@ -79,12 +80,15 @@ def wrapper(rung: "Rung") -> str:
         if rung.tma_store:
             maps += "const __grid_constant__ gemmlab::tc::TensorMap tmC,\n    "
         c_map = ("&tmC, " if rung.tma_store else "nullptr, ") if rung.takes_c_map else ""
-        call = f"{rung.template_call}(tmA, tmB, {c_map}M, N, K, alpha, beta, C);"
+        splits = ", splits, W" if rung.splitk else ""
+        call = f"{rung.template_call}(tmA, tmB, {c_map}M, N, K, alpha, beta, C{splits});"
     else:
         call = f"{rung.template_call}(M, N, K, alpha, A, B, beta, C);"
     return (
         f'extern "C" __global__ void {attrs} {rung.kernel}(\n'
-        f"    {maps}int M, int N, int K, float alpha, const {t_in}* __restrict__ A,\n"
+        f"    {maps}int M, int N, int K, "
+        f"{'int splits, float* __restrict__ W, ' if rung.splitk else ''}"
+        f"float alpha, const {t_in}* __restrict__ A,\n"
         f"    const {t_in}* __restrict__ B, float beta, {t_out}* __restrict__ C) {{\n"
         f"    {call}\n"
         "}\n"

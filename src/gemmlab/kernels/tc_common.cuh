@@ -403,6 +403,55 @@ __device__ __forceinline__ void store_wgmma_tile(void* __restrict__ C, int M, in
 }
 
 
+// Split-K's serial reduction, for one consumer warpgroup's 64 x BN tile of slice `own` of
+// `splits` (the persistent rungs with SPLITK): the warpgroup stores its float32 partial sums to
+// slice `own` of the workspace W (splits x M x N floats, then one counter per tile piece), makes
+// them visible device-wide, and one thread counts the arrival on `counter`. The warpgroup that
+// arrives last adds every slice in slice order 0, 1, ..., splits - 1, reading them from L2
+// (ld.global.cg: other SMs wrote them) - so the sum is the same whichever slice finishes last -
+// stores C (alpha, beta) and resets the counter for the next call. No second launch.
+__device__ __forceinline__ float ld_cg(const float* p) {
+    float v;
+    asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p));
+    return v;
+}
+
+template <int BN, int OUT_F32>
+__device__ __forceinline__ void splitk_epilogue(float* __restrict__ W, unsigned* counter,
+                                                volatile int* flag, unsigned bar_id, int splits,
+                                                int own, void* __restrict__ C, int M, int N,
+                                                int r0, int c0, const float (&d)[BN / 2], float alpha,
+                                                float beta) {
+    const long long slice = static_cast<long long>(M) * N;
+    store_wgmma_tile<BN, 1>(W + own * slice, M, N, r0, c0, d, 1.0f, 0.0f);
+    __threadfence();
+    named_barrier(bar_id, 128);
+    const int t = threadIdx.x % 128;
+    if (t == 0) *flag = atomicAdd(counter, 1u) == static_cast<unsigned>(splits - 1);
+    named_barrier(bar_id, 128);
+    if (!*flag) return;
+    __threadfence();
+    // every slice (this one's too) from L2, pair by pair: the registers are free again
+    const int r = r0 + 16 * (t / 32) + (t % 32) / 4, c = c0 + 2 * (t % 4);
+#pragma unroll 1
+    for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int row = r + 8 * h, col = c + 8 * j;
+            if (row >= M || col >= N) continue;
+            const float* at = W + static_cast<long long>(row) * N + col;
+            float v0 = 0.0f, v1 = 0.0f;
+            for (int z = 0; z < splits; ++z, at += slice) {
+                v0 += ld_cg(at);
+                if (col + 1 < N) v1 += ld_cg(at + 1);
+            }
+            store_pair<OUT_F32>(C, M, N, row, col, v0, v1, alpha, beta);
+        }
+    }
+    if (t == 0) *counter = 0u;  // every slice has arrived: ready for the next call
+}
+
+
 // The epilogue of one warpgroup's 64 x BN bf16 tile through shared memory and TMA stores, for
 // beta == 0 (nothing of C is read). The tile goes out in pieces of PIECE columns: the warpgroup
 // writes alpha * d, rounded to bf16, into its staging buffer `buf` (PIECE / 64 boxes of
