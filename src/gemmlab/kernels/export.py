@@ -20,7 +20,7 @@ from gemmlab.kernels.source import translation_unit
 def refusal(rung: Rung) -> str | None:
     from gemmlab.kernels import registry
 
-    if rung.name in registry.AUTOTUNED or rung.name == registry.DISPATCH:
+    if registry.abstract(rung.name):
         return f"rung {rung.name} picks its kernel per GPU and shape; export the rung it picks instead"
     if rung.tma or rung.persistent:
         return (f"rung {rung.name} launches with TMA tensor maps or one CTA per SM, which a user file cannot "

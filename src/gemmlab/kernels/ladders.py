@@ -93,6 +93,12 @@ SHAPE_RUNGS: tuple[Rung, ...] = (
               **_WARPTILE, STAGES=3, GROUP=0, VEC=1),
 )
 
+# The tensor-core dispatch rungs (issue #20), abstract like ``dispatch``: prepare() hands them to
+# gemmlab.runtime.dispatch_tc_gemm, which picks tile, split-K and operand copies per shape
+# (gemmlab.runtime.dispatch_tc); params: the instantiation large squares get (persistent_*'s).
+DISPATCH_BF16, DISPATCH_FP8 = "dispatch_bf16", "dispatch_fp8"
+DISPATCH_TC = (DISPATCH_BF16, DISPATCH_FP8)
+
 TC_LADDER: tuple[Rung, ...] = (
     make_rung("wmma_bf16", 1, "wmma_bf16",
               "Tensor cores through WMMA: 16x16x16 bf16 fragments, FP32 accumulate, 64x64 block "
@@ -146,6 +152,24 @@ FP8_LADDER: tuple[Rung, ...] = (
               "swizzle row, wgmma.m64n256k32.e4m3 with both operands K-major, each CTA of a 2-CTA "
               "cluster multicasting half of the K-major B tile in one TMA box; same stage bytes, "
               "twice the K per stage; bf16 C through TMA stores.",
+              BM=128, BN=256, BK=128, STAGES=4, PRODUCER=1, MINB=1, CLUSTER=2, GROUP=8,
+              EPI_PIECE=128),
+)
+
+TC_SHAPE_RUNGS: tuple[Rung, ...] = (
+    make_rung(DISPATCH_BF16, 9, "persistent_bf16",
+              "Picks the persistent kernel by shape: 64-row tiles for decode (M <= 64), 128 x 256 "
+              "or 128 x 128 tiles by SM balance, split-K into a float32 workspace when the tiles "
+              "cannot fill the SMs, operands copied to 16-byte pitches when K or N is odd; "
+              "params: the large-square instantiation.",
+              BM=128, BN=256, BK=64, STAGES=4, PRODUCER=1, MINB=1, CLUSTER=2, GROUP=8,
+              EPI_PIECE=128, OUT_F32=0),
+)
+FP8_SHAPE_RUNGS: tuple[Rung, ...] = (
+    make_rung(DISPATCH_FP8, 2, "persistent_fp8",
+              "persistent_fp8 picked by shape as dispatch_bf16 picks (decode tiles, tile width "
+              "by SM balance, split-K, K copied to a 16-byte pitch when K % 16 != 0); params: "
+              "the large-square instantiation.",
               BM=128, BN=256, BK=128, STAGES=4, PRODUCER=1, MINB=1, CLUSTER=2, GROUP=8,
               EPI_PIECE=128),
 )

@@ -12,13 +12,21 @@ from __future__ import annotations
 
 from gemmlab.errors import InputError
 from gemmlab.kernels.families import AUTOTUNED, DTYPES, Rung
-from gemmlab.kernels.ladders import (BF16_CANDIDATES, DISPATCH, FP8_LADDER, FP32_CANDIDATES, LADDER,
-                                     SHAPE_RUNGS, SWEEP, TC_LADDER, f32_out_twin, scalar_twin)
+from gemmlab.kernels.ladders import (BF16_CANDIDATES, DISPATCH, DISPATCH_TC, FP8_LADDER,
+                                     FP8_SHAPE_RUNGS, FP32_CANDIDATES, LADDER, SHAPE_RUNGS, SWEEP,
+                                     TC_LADDER, TC_SHAPE_RUNGS, f32_out_twin, scalar_twin)
 
-__all__ = ["AUTOTUNED", "DISPATCH", "all_rungs", "autotune_candidates", "get", "ladder", "names",
+__all__ = ["AUTOTUNED", "DISPATCH", "DISPATCHERS", "DISPATCH_TC", "abstract", "all_rungs", "autotune_candidates", "get", "ladder", "names",
            "sweep_variants"]
 
 _BY_NAME: dict[str, Rung] = {}
+# The rungs that pick their kernels per shape at launch (gemmlab.runtime.launch.prepare).
+DISPATCHERS = (DISPATCH,) + DISPATCH_TC
+
+
+def abstract(name: str) -> bool:
+    """True for a rung that is resolved at launch: autotuned (a tuned winner) or a dispatcher."""
+    return name in AUTOTUNED or name in DISPATCHERS
 
 
 def _check_dtype(dtype: str | None) -> None:
@@ -28,7 +36,7 @@ def _check_dtype(dtype: str | None) -> None:
 
 def _tc_all() -> tuple[Rung, ...]:
     base = (TC_LADDER + tuple(f32_out_twin(r) for r in TC_LADDER if r.name not in AUTOTUNED)
-            + BF16_CANDIDATES)
+            + BF16_CANDIDATES + TC_SHAPE_RUNGS)
     return base + tuple(scalar_twin(r) for r in base if r.vectorized)
 
 
@@ -56,10 +64,10 @@ def all_rungs(dtype: str | None = "fp32") -> tuple[Rung, ...]:
     if dtype == "bf16":
         return _tc_all()
     if dtype == "fp8":
-        return FP8_LADDER
+        return FP8_LADDER + FP8_SHAPE_RUNGS
     base = LADDER + SWEEP + FP32_CANDIDATES + SHAPE_RUNGS
     fp32 = base + tuple(scalar_twin(r) for r in base if r.vectorized)
-    return fp32 if dtype == "fp32" else fp32 + _tc_all() + FP8_LADDER
+    return fp32 if dtype == "fp32" else fp32 + _tc_all() + FP8_LADDER + FP8_SHAPE_RUNGS
 
 
 def ladder(dtype: str = "fp32") -> tuple[Rung, ...]:
@@ -81,7 +89,8 @@ def get(name: str) -> Rung:
         raise InputError(
             f"unknown rung {name!r}; ladder rungs: {ladder_names} (plus the smem_tiled_t*_b* "
             f"sweep variants, autotuned_* candidates and *_scalar twins: see "
-            f"gemmlab.kernels.registry.all_rungs()); {DISPATCH} (picks kernels by shape); "
+            f"gemmlab.kernels.registry.all_rungs()); {DISPATCH}, {', '.join(DISPATCH_TC)} (pick "
+            f"kernels by shape); "
             f"bf16 tensor-core rungs: {tc} (plus *_f32out and *_scalar twins); fp8 rungs: {f8}") from None
 
 

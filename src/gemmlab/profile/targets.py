@@ -94,7 +94,7 @@ def launched_kernel(rung_name: str, M: int, N: int, K: int) -> Optional[str]:
     from gemmlab.kernels.ladders import scalar_twin
 
     rung = registry.get(rung_name)
-    if rung.name in registry.AUTOTUNED + (registry.DISPATCH,):  # prepare() resolves these at run time
+    if registry.abstract(rung.name):  # prepare() resolves these at run time
         return None
     chosen = rung if rung.accepts(M, N, K) else scalar_twin(rung)
     return chosen.kernel
@@ -113,6 +113,9 @@ def rung_target(rung: str, shape: tuple[int, int, int], warmup: int = DEFAULT_WA
         from gemmlab.kernels.paths import MAIN_KERNEL_REGEX
 
         return Target(app, label, kernel_regex=MAIN_KERNEL_REGEX, launch_skip=warmup, launch_count=1)
+    if rung in ("dispatch_bf16", "dispatch_fp8"):  # the main kernel, between copies and reduction
+        return Target(app, label, kernel_regex=rf"^gemmlab_{rung}_", launch_skip=warmup,
+                      launch_count=1)
     if kernel is None:  # only the run knows the kernel: profile what runs inside the range
         return Target(app, label, nvtx_range=NVTX_RANGE, launch_count=1)
     return Target(app, label, kernel_regex=f"^{re.escape(kernel)}$", launch_skip=warmup, launch_count=1)

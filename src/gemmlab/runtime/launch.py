@@ -54,6 +54,10 @@ def prepare(rung: RungLike, M: int, N: int, K: int, backend: str | None = None
         from gemmlab.runtime.dispatch_gemm import DispatchedGemm
 
         return DispatchedGemm(r, M, N, K, backend=backend)
+    if r.name in registry.DISPATCH_TC:
+        from gemmlab.runtime.dispatch_tc_gemm import TcDispatchedGemm
+
+        return TcDispatchedGemm(r, M, N, K, backend=backend)
     if r.name in registry.AUTOTUNED:
         from gemmlab.runtime import autotune
 

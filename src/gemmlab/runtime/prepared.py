@@ -30,7 +30,7 @@ class PreparedGemm:
         from gemmlab.runtime import compile as _compile
 
         check_shape(M, N, K)
-        if rung.name in registry.AUTOTUNED or rung.name == registry.DISPATCH:
+        if registry.abstract(rung.name):
             raise InputError(f"rung {rung.name} is abstract (it picks an instantiation per GPU and shape): "
                              f"launch it through gemmlab.runtime.launch.prepare")
         self.requested = rung

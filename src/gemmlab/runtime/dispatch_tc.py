@@ -1,0 +1,331 @@
+"""The tensor-core dispatch rungs' decisions (``dispatch_bf16``, ``dispatch_fp8``; issue #20), pure:
+which persistent instantiation runs, split into how many K-slices, and which operands are first
+copied to 16-byte row pitches, for one (M, N, K), operand alignment and SM count. No CuPy here: the
+CPU tests check every rule, and ``gemmlab.runtime.dispatch_tc_gemm`` only executes the plan.
+
+Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N) row-major; fp8
+(e4m3) A (M x K) and B given N x K ("TN"); C (M x N) bf16; FP32 accumulation. The rules:
+
+1. **Tile** (``choose_config``): one of the persistent warp-specialised kernels (persistent_bf16 /
+   persistent_fp8, TMA loads and wgmma) at a block tile of BM x BN:
+   * the largest tile whose tiles fill a wave (``FILL`` of the SMs, one CTA each): 128 x 256,
+     then 128 x 128, then 64 x 256 (one consumer warpgroup), else 64 x 128 - the most CTAs. Until
+     every SM has a tile, more SMs working (and more loads in flight) is worth more than a big
+     tile's efficiency per MMA. M <= ``STREAM_M`` (decode and small batches) always takes a
+     64-row tile: the product is a stream of B (the weights) and a 128-row tile would stage
+     twice the A bytes and run most of its MMAs on zero rows.
+   * between 128 x 256 and 128 x 128 when both fill: the narrow one only when it balances the SMs
+     better by more than the wide tile's per-MMA advantage (``WIDE_TILE_ADVANTAGE``): the busiest
+     SM sets the time, so tiles per CTA (rounded up) is what a persistent kernel pays.
+   * Clusters of 2 along M (B multicast to both CTAs) only for products of at least
+     ``CLUSTER_MIN_WAVES`` waves of tiles.
+2. **Split-K** (``choose_split``, off by default: ``SPLIT_BELOW_FILL`` = 0 until it measures
+   faster; ``Policy(split=S)`` forces it): when the tiles leave SMs idle - fewer tiles than
+   ``SPLIT_BELOW_FILL`` of the persistent grid - K is cut into S slices so tiles x S fills that
+   grid and no more, each slice at least ``MIN_SLICE_KTILES`` k-tiles deep (the pipeline reaches
+   steady state). Each slice writes its float32 partial tile to a workspace (S x M x N floats) and
+   counts its arrival; the slice that arrives last adds all of them in slice order
+   (deterministic) and stores C - one launch, no reduction kernel (tc_common.cuh,
+   ``splitk_epilogue``).
+3. **Odd shapes** (``Policy.odd``): TMA reads rows whose pitch is a multiple of 16 bytes, from a
+   16-byte aligned start. Where K (bf16: or N) breaks that, or a pointer is off a 16-byte
+   boundary, ``"repitch"`` copies the operand into a buffer with a 16-byte pitch inside the call
+   (tc_helpers.cu; the map keeps the logical extent, TMA fills the rest with zeros) and runs the
+   same kernel; ``"wgmma"`` runs the wgmma_bf16 rung's scalar twin instead (cp.async, 2-byte
+   loads, bf16 only). Measured (H100, v1 below, % of cuBLAS at its best): the copies won at
+   every odd shape tried - 4095^3 289 vs 76, 4097^3 246 vs 76, 2047^3 177 vs 72, 2048x4095x4096
+   296 vs 78, 2048x4096x4095 432 vs 84, and a tie at 3000x1000x77 (83 vs 82) - so "repitch" is
+   the default. (cuBLAS itself is slow at these shapes: it cannot use its 16-byte-aligned
+   kernels either.)
+
+The measurements behind each constant are in docs/results/tc-dispatch-h100-2026-11-25 (v1, v2: every
+alternative at 31 BF16 and 13 FP8 shapes, interleaved with cuBLAS at its best;
+benchmarks/tc_dispatch_compare.py).
+Geometry a plan cannot take is a one-line ``InputError``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from gemmlab.errors import InputError
+from gemmlab.kernels.families import Rung, make_rung
+from gemmlab.problem import check_shape
+
+DTYPES = ("bf16", "fp8")
+ELEM_BYTES = {"bf16": 2, "fp8": 1}
+BK = {"bf16": 64, "fp8": 128}  # one 128-byte swizzle row of K per stage
+PITCH_BYTES = 16  # TMA: row pitches and base addresses in multiples of 16 bytes
+
+# name -> (BM, BN, CLUSTER, STAGES). Stages fill the 227 KB a block may use: a bf16 stage is
+# (BM + BN) x 64 x 2 bytes, an fp8 stage (BM + BN) x 128 x 1 - the same bytes.
+_TILES = {
+    "128x256c2": (128, 256, 2, 4),
+    "128x256c1": (128, 256, 1, 4),
+    "128x128c2": (128, 128, 2, 6),
+    "128x128c1": (128, 128, 1, 6),
+    "64x256": (64, 256, 1, 5),
+    "64x128": (64, 128, 1, 8),
+}
+CONFIGS = tuple(_TILES)
+# M at most this: the streaming tiles (64 rows, one consumer warpgroup). Such a product moves B
+# (the weights) once and does at most 2 x 128 flops per byte of B: under the H100's ~295 flop/B
+# BF16 ridge it is memory-bound, so the tile's job is to put many CTAs on the stream, not to feed
+# two warpgroups. Measured (H100, v1, % of cuBLAS at its best, unsplit): 128x8192x8192 64x128 98.7
+# vs 128x256 62.5; 128x4096x14336 101.1 vs 86.5 (128x256 split 8); 1x4096x4096 90.3 vs 39.5.
+STREAM_M = 128
+GROUP = 8  # tile-order bands (L2 reuse), persistent_bf16's default
+EPI_PIECE = 128  # TMA-store epilogue piece, persistent_bf16's default
+# The 128 x 256 tile's advantage per MMA over 128 x 128 at equal SM balance (each k-step's A tile
+# feeds twice the columns; m64n256 is the widest wgmma). At equal balance the wide tile won
+# (2048^3: 96.2 vs 93.3% of cuBLAS, 128 vs 256 tiles on 132 SMs; 1000x3000x80: 89.0 vs 89.3, equal
+# balance 0.73 - a tie), and the narrow one won with twice the balance (1024^3: 80.4 vs 57.4;
+# 512^3: 75.0 vs 58.5) - v1. The FP32 dispatch's measured 8% is kept as the margin.
+WIDE_TILE_ADVANTAGE = 0.08
+# Clusters of 2 (B multicast) only with this many waves of tiles or more: at 2048^3 (1 wave) c2
+# lost 5 points to c1 (91.3 vs 96.2% of cuBLAS), at 2048x6144x4096 (2.9 waves) and
+# 2048x14336x4096 (6.8) 0.5-0.6; at 8192^3 (15.5 waves) and the 8192 x 28672 projections it won or
+# tied (v1). The pair must be co-scheduled on one GPC, which costs more than halving B's L2 reads
+# saves until B's L2 traffic is what limits.
+CLUSTER_MIN_WAVES = 8
+# A tile "fills" the GPU when its tiles number at least this fraction of the SMs (one CTA each):
+# until every SM has a tile, smaller tiles put more SMs to work (and more loads in flight), which
+# measured worth more than a bigger tile's efficiency per MMA. H100, v2 (% of cuBLAS at its best,
+# unsplit): 1024^3 64x128 (128 tiles) 104.9 vs 128x128 (64) 81 vs 128x256 (32) 59; 512^3 64x128
+# 92.5 vs 76; 128x4096x4096 99.6 vs 69; 1000x3000x80 128x128 (192) 94 vs 128x256 (96) 80; 2048^3
+# 128x256 (128 tiles: 0.97 of 132) 96.3 vs 64x256 95 vs 128x128 94; fp8 alike.
+FILL = 0.9
+# Split K automatically only when the tiles fill less than this fraction of the persistent grid:
+# 0, never. Split-K is kept as a forced policy (tested correct), but it lost to the unsplit
+# 64 x 128 tile at every shape of v1 (float32 slices + a reduction kernel: 1x4096x4096 S=2-8 73-79
+# vs 90% of cuBLAS; 1024^3 S=4 41 vs 80) except long-K decode (1x4096x14336: S=4 94 vs 86), and
+# in v2 (the last slice to arrive reduces, no second launch) it lost everywhere (1x4096x14336 S=4
+# 87 vs 68 unsplit on that machine - but 1x4096x4096 S=4 67 vs 75, 1024^3 S=2 19 vs 105): its
+# serial reduction reads the slices with one dependent L2 load per pair. A vectorised reduction
+# is the open item.
+SPLIT_BELOW_FILL = 0.0
+# Each slice at least this many k-tiles (bf16: 4 x 64 = 256 of K): a 4- to 8-stage ring needs a
+# few k-tiles to reach steady state, and a shallower slice writes as many partial-sum bytes as it
+# reads operand bytes.
+MIN_SLICE_KTILES = 4
+MAX_SPLIT = 32
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _round_up(a: int, b: int) -> int:
+    return _cdiv(a, b) * b
+
+
+@dataclass(frozen=True)
+class Operands:
+    """Whether A, B, C start on 16-byte boundaries (CuPy allocations always do)."""
+
+    a16: bool = True
+    b16: bool = True
+    c16: bool = True
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Choices the rules make, forced for comparing alternatives on the device: ``config`` (a
+    name of ``CONFIGS``), ``split`` (S; 1 never splits) and ``odd`` ("repitch" or "wgmma")."""
+
+    config: Optional[str] = None
+    split: Optional[int] = None
+    odd: str = "repitch"
+
+    def __post_init__(self) -> None:
+        if self.config is not None and self.config not in _TILES:
+            raise InputError(f"dispatch policy config={self.config!r}: expected one of "
+                             f"{', '.join(CONFIGS)}")
+        if self.split is not None and (isinstance(self.split, bool) or not isinstance(self.split, int)
+                                       or not 1 <= self.split <= MAX_SPLIT):
+            raise InputError(f"dispatch policy split={self.split!r}: expected an integer in "
+                             f"1..{MAX_SPLIT}")
+        if self.odd not in ("repitch", "wgmma"):
+            raise InputError(f"dispatch policy odd={self.odd!r}: expected 'repitch' or 'wgmma'")
+
+
+def config_rung(dtype: str, config: str, split: bool = False) -> Rung:
+    """The persistent instantiation behind ``config`` (its split-K twin with ``split``: C through
+    the direct epilogue of the last slice; otherwise through TMA stores)."""
+    bm, bn, cluster, stages = _TILES[config]
+    name = f"dispatch_{dtype}_{config}" + ("_splitk" if split else "")
+    family = f"persistent_{dtype}" + ("_splitk" if split else "")
+    what = (f"{bm}x{bn} persistent tiles, clusters of {cluster}, {stages} stages"
+            + (", split-K (the last slice to arrive adds the float32 partials)" if split else ""))
+    params = dict(BM=bm, BN=bn, BK=BK[dtype], STAGES=stages, PRODUCER=1, MINB=1, CLUSTER=cluster,
+                  GROUP=GROUP, EPI_PIECE=0 if split else EPI_PIECE)
+    if dtype == "bf16":
+        params["OUT_F32"] = 0
+    return make_rung(name, 9, family, f"dispatch_{dtype} path: {what}.", **params)
+
+
+def pitch_ok(dtype: str, elems: int) -> bool:
+    """Whether rows of ``elems`` elements are a whole number of 16-byte units."""
+    return (elems * ELEM_BYTES[dtype]) % PITCH_BYTES == 0
+
+
+def padded(dtype: str, elems: int) -> int:
+    """Elements per row of a copy with a 16-byte pitch."""
+    return _round_up(elems, PITCH_BYTES // ELEM_BYTES[dtype])
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one call launches: [a copy of A and/or B to 16-byte pitches], then the main kernel.
+    ``lda`` / ``ldb`` are the pitches (elements) the main kernel's maps read: the operand's own,
+    or its copy's when ``copy_a`` / ``copy_b``."""
+
+    dtype: str
+    M: int
+    N: int
+    K: int
+    config: str  # a name of CONFIGS, or "wgmma" (the scalar fallback)
+    splits: int
+    copy_a: bool
+    copy_b: bool
+    lda: int
+    ldb: int
+    ctas: int  # the main kernel's grid (persistent: at most one CTA per SM, whole clusters)
+    why: str
+
+    @property
+    def rung(self) -> Rung:
+        """The main kernel."""
+        if self.config == "wgmma":
+            from gemmlab.kernels import registry
+            from gemmlab.kernels.ladders import scalar_twin
+
+            return scalar_twin(registry.get("wgmma_bf16"))
+        return config_rung(self.dtype, self.config, self.splits > 1)
+
+    @property
+    def name(self) -> str:
+        """What ran, for result rows: e.g. ``split-K 4 64x128``, ``repitch A + 128x256c2``."""
+        parts = []
+        if self.copy_a or self.copy_b:
+            parts.append("repitch " + "+".join(x for x, on in (("A", self.copy_a),
+                                                                  ("B", self.copy_b)) if on))
+        if self.config == "wgmma":
+            parts.append("wgmma_bf16_scalar")
+        elif self.splits > 1:
+            parts.append(f"split-K {self.splits} {self.config}")
+        else:
+            parts.append(self.config)
+        return " + ".join(parts)
+
+    @property
+    def counters(self) -> int:
+        """Split-K arrival counters: one per 64-row piece of every tile (0 without split-K)."""
+        if self.splits == 1 or self.config == "wgmma":
+            return 0
+        bm, bn, cluster, _ = _TILES[self.config]
+        return _cdiv(_cdiv(self.M, bm), cluster) * cluster * _cdiv(self.N, bn) * (bm // 64)
+
+    @property
+    def workspace_bytes(self) -> int:
+        """Device memory the plan allocates: partial sums, counters and operand copies."""
+        ws = (self.splits * self.M * self.N + self.counters) * 4 if self.splits > 1 else 0
+        eb = ELEM_BYTES[self.dtype]
+        a = self.M * self.lda * eb if self.copy_a else 0
+        b_rows = self.N if self.dtype == "fp8" else self.K
+        b = b_rows * self.ldb * eb if self.copy_b else 0
+        return ws + a + b
+
+    @property
+    def params(self) -> dict[str, int]:
+        """The main kernel's parameters plus the plan's choices, for result rows."""
+        return {**self.rung.params, "SPLITS": self.splits, "COPY_A": int(self.copy_a),
+                "COPY_B": int(self.copy_b)}
+
+
+def tiles(M: int, N: int, config: str) -> int:
+    bm, bn, _, _ = _TILES[config]
+    return _cdiv(M, bm) * _cdiv(N, bn)
+
+
+def grid_ctas(M: int, N: int, config: str, splits: int, sms: int) -> int:
+    """Persistent grid: one CTA per work unit up to one per SM, in whole clusters."""
+    bm, bn, cluster, _ = _TILES[config]
+    units = _cdiv(_cdiv(M, bm), cluster) * _cdiv(N, bn) * splits
+    return min(units, max(1, sms // cluster)) * cluster
+
+
+def balance(work_units: int, ctas: int) -> float:
+    """Fraction of the grid's CTA-time doing work when ``work_units`` equal units are dealt round
+    robin to ``ctas`` CTAs: the busiest CTA takes ceil(units / ctas)."""
+    return work_units / (_cdiv(work_units, ctas) * ctas)
+
+
+def choose_config(dtype: str, M: int, N: int, K: int, sms: int) -> str:
+    """The tile (rule 1 of the module docstring): the largest tile whose tiles fill a wave of the
+    SMs (``FILL``), else the 64 x 128 tile (the most CTAs); between the two 128-row tiles, the
+    narrow one only when it balances the SMs better by more than ``WIDE_TILE_ADVANTAGE``."""
+    cluster = 2 if tiles(M, N, "128x256c2") >= CLUSTER_MIN_WAVES * sms else 1
+    wide, narrow = f"128x256c{cluster}", f"128x128c{cluster}"
+    fills = lambda c: tiles(M, N, c) >= FILL * sms  # noqa: E731
+    if M > STREAM_M and fills(wide):
+        slots = max(1, sms // cluster) * cluster
+        b_wide, b_narrow = balance(tiles(M, N, wide), slots), balance(tiles(M, N, narrow), slots)
+        return narrow if b_narrow > b_wide * (1 + WIDE_TILE_ADVANTAGE) else wide
+    if M > STREAM_M and fills(narrow):
+        return narrow
+    return "64x256" if fills("64x256") else "64x128"
+
+
+def choose_split(dtype: str, M: int, N: int, K: int, sms: int, config: str) -> int:
+    """S (rule 2 of the module docstring); 1 when the tiles fill enough of the grid."""
+    _, _, cluster, _ = _TILES[config]
+    slots = max(1, sms // cluster) * cluster
+    t = tiles(M, N, config)
+    if t >= SPLIT_BELOW_FILL * slots:
+        return 1
+    nk = _cdiv(K, BK[dtype])
+    return max(1, min(slots // t, nk // MIN_SLICE_KTILES, MAX_SPLIT))
+
+
+def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(),
+         policy: Policy = Policy()) -> Plan:
+    """The launches for C = alpha * A @ B + beta * C at this shape (see the module docstring)."""
+    if dtype not in DTYPES:
+        raise InputError(f"dispatch dtype={dtype!r}: expected one of {', '.join(DTYPES)}")
+    check_shape(M, N, K)
+    if sms < 1:
+        raise ValueError(f"dispatch plan needs the GPU's SM count, got {sms}")
+    # which operands TMA cannot read as they are
+    copy_a = not (pitch_ok(dtype, K) and ops.a16)
+    lda = padded(dtype, K) if copy_a else K
+    if dtype == "fp8":  # B is N x K, K-major like A: K sets its pitch too
+        copy_b = not (pitch_ok(dtype, K) and ops.b16)
+        ldb = padded(dtype, K) if copy_b else K
+    else:
+        copy_b = not (pitch_ok(dtype, N) and ops.b16)
+        ldb = padded(dtype, N) if copy_b else N
+    odd = copy_a or copy_b
+    if odd and policy.odd == "wgmma":
+        if dtype != "bf16":
+            raise InputError("dispatch policy odd='wgmma' is bf16 only (no fp8 cp.async rung)")
+        why = (f"K = {K} or N = {N} (or a pointer) breaks TMA's 16-byte pitch: the wgmma_bf16 "
+               f"rung's scalar twin (cp.async, 2-byte loads)")
+        return Plan(dtype, M, N, K, "wgmma", 1, False, False, K, N, 0, why)
+    config = policy.config or choose_config(dtype, M, N, K, sms)
+    splits = policy.split or choose_split(dtype, M, N, K, sms, config)
+    nk = _cdiv(K, BK[dtype])
+    if splits > nk:
+        raise InputError(f"dispatch split={splits}: K = {K} has only {nk} k-tiles of "
+                         f"{BK[dtype]}")
+    ctas = grid_ctas(M, N, config, splits, sms)
+    t = tiles(M, N, config)
+    why = f"{t} tiles of {config} on {sms} SMs"
+    if splits > 1:
+        why += (f": under {SPLIT_BELOW_FILL:.0%} of the SMs busy, K cut into {splits} slices of "
+                f"about {_cdiv(nk, splits)} k-tiles (the last slice of a tile adds them)")
+    if odd:
+        which = " and ".join(x for x, on in (("A", copy_a), ("B", copy_b)) if on)
+        why += f"; {which} copied to 16-byte row pitches first (TMA)"
+    return Plan(dtype, M, N, K, config, splits, copy_a, copy_b, lda, ldb, ctas, why)

@@ -1,0 +1,211 @@
+"""The tensor-core dispatch rungs on the GPU: compile what a ``dispatch_tc.Plan`` names, allocate its
+workspace and operand copies once, encode its tensor maps once per operand pointers, and launch
+the plan on every call (at most two launches: a copy of A and/or B to 16-byte pitches, then the
+persistent kernel, whose split-K slices reduce among themselves).
+
+``prepare("dispatch_bf16", M, N, K)`` (or ``dispatch_fp8``) returns a ``TcDispatchedGemm``, used
+like a ``PreparedGemm``: call it with (a, b, c, alpha, beta); ``rung`` / ``rung_for(a, b, c)`` say
+what runs (a ``dispatch_gemm.Ran``: the plan's name and parameters) and ``grid``, ``block``,
+``smem`` are the main kernel's. The copies run inside the call, so a timer around the call counts
+them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gemmlab.errors import InputError
+from gemmlab.kernels import paths
+from gemmlab.kernels.families import Rung, b_shape
+from gemmlab.problem import check_shape
+from gemmlab.runtime import dispatch_tc
+from gemmlab.runtime.dispatch_gemm import Ran, default_backend
+from gemmlab.runtime.dispatch_tc import Operands, Plan, Policy
+from gemmlab.runtime.operands import ARRAY_DTYPES
+
+_REPITCH_BLOCK_ELEMS = 256 * 4  # repitch: 256 threads x 4 elements per row piece
+_REPITCH_MAX_ROW_BLOCKS = 8192  # grid.y; each block then walks rows y, y + gridDim.y, ...
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _operands(a: Any, b: Any, c: Any) -> Operands:
+    return Operands(a.data.ptr % 16 == 0, b.data.ptr % 16 == 0, c.data.ptr % 16 == 0)
+
+
+def describe(p: Plan) -> str:
+    return f"{p.name}: {p.why}"
+
+
+def ran(p: Plan) -> Ran:
+    return Ran(p.name, p.params, p.rung.kernel, describe(p))
+
+
+class TcDispatchedGemm:
+    """A tensor-core dispatch rung bound to one (M, N, K)."""
+
+    def __init__(self, rung: Rung, M: int, N: int, K: int, backend: str | None = None,
+                 policy: Policy = Policy()) -> None:
+        from gemmlab.runtime import device
+
+        check_shape(M, N, K)
+        self._cupy = device.require_gpu()
+        self._dev = device.info()
+        self.requested = rung
+        self.dtype = rung.dtype
+        self.M, self.N, self.K = M, N, K
+        self.backend = backend or default_backend()
+        self.policy = policy
+        self._helpers: Any = None
+        self._plans: dict[Operands, tuple[Plan, Any, dict[str, Any]]] = {}
+        self._maps: dict[tuple[int, int, int], tuple[Any, ...]] = {}
+        self._b_shape = b_shape(self.dtype, K, N)
+        self.plan = self._prepared(Operands())[0]
+
+    # --- what runs ---------------------------------------------------------------------------
+    @property
+    def rung(self) -> Ran:
+        return ran(self.plan)
+
+    def rung_for(self, a: Any, b: Any, c: Any) -> Ran:
+        return ran(self._prepared(_operands(a, b, c))[0])
+
+    @property
+    def grid(self) -> tuple[int, int, int]:
+        return self._geometry(self.plan)[0]
+
+    @property
+    def block(self) -> tuple[int, int, int]:
+        return self._geometry(self.plan)[1]
+
+    @property
+    def smem(self) -> int:
+        return self._geometry(self.plan)[2]
+
+    @property
+    def workspace_bytes(self) -> int:
+        return sum(int(x.nbytes) for _, _, bufs in self._plans.values() for x in bufs.values())
+
+    def _geometry(self, p: Plan) -> tuple[tuple[int, int, int], tuple[int, int, int], int]:
+        r = p.rung
+        if p.config == "wgmma":
+            return r.launch_config(self.M, self.N, self.K)
+        _, block, smem = r.launch_config(self.M, self.N, self.K, sms=self._dev.sm_count)
+        return (p.ctas, 1, 1), block, smem
+
+    # --- compiling -----------------------------------------------------------------------------
+    def _helper(self, k: paths.PathKernel) -> Any:
+        if self._helpers is None:
+            from gemmlab.runtime.compile import compile_module
+
+            self._helpers = compile_module(paths.translation_unit(paths.tc_helper_kernels()),
+                                           "tc_helpers", backend=self.backend)
+        return self._helpers.get_function(k.kernel)
+
+    def _prepared(self, ops: Operands) -> tuple[Plan, Any, dict[str, Any]]:
+        hit = self._plans.get(ops)
+        if hit is not None:
+            return hit
+        from gemmlab.runtime.compile import compile_rung
+
+        cp = self._cupy
+        p = dispatch_tc.plan(self.dtype, self.M, self.N, self.K, self._dev.sm_count, ops,
+                             self.policy)
+        refusal = p.rung.refusal(self.M, self.N, self.K) if p.config == "wgmma" else None
+        if refusal:
+            raise InputError(refusal)
+        kernel = compile_rung(p.rung, backend=self.backend)
+        smem = self._geometry(p)[2]
+        if smem > self._dev.smem_per_block_optin:
+            raise InputError(f"dispatch kernel {p.rung.name} needs {smem} bytes of shared memory "
+                             f"per block; {self._dev.name} allows at most "
+                             f"{self._dev.smem_per_block_optin}")
+        bufs: dict[str, Any] = {}
+        store = cp.uint8 if self.dtype == "fp8" else cp.uint16
+        if p.splits > 1:  # partial sums, then the arrival counters (zero; the kernel resets them)
+            bufs["W"] = cp.zeros(p.splits * self.M * self.N + p.counters, dtype=cp.float32)
+        if p.copy_a:
+            bufs["Ap"] = cp.empty((self.M, p.lda), dtype=store)
+        if p.copy_b:
+            rows = self.N if self.dtype == "fp8" else self.K
+            bufs["Bp"] = cp.empty((rows, p.ldb), dtype=store)
+        self._plans[ops] = (p, kernel, bufs)
+        return self._plans[ops]
+
+    # --- calling -------------------------------------------------------------------------------
+    def _check(self, a: Any, b: Any, c: Any) -> None:
+        if a.shape != (self.M, self.K) or b.shape != self._b_shape or c.shape != (self.M, self.N):
+            tn = " (b given N x K, 'TN')" if self.dtype == "fp8" else ""
+            raise InputError(
+                f"operands a {a.shape}, b {b.shape}, c {c.shape} do not match the prepared "
+                f"M={self.M}, N={self.N}, K={self.K}{tn}")
+        t_in = np.dtype(ARRAY_DTYPES[self.dtype])
+        t_out = np.dtype(ARRAY_DTYPES["bf16"])
+        if a.dtype != t_in or b.dtype != t_in or c.dtype != t_out:
+            raise InputError(f"operands a {a.dtype}, b {b.dtype}, c {c.dtype}: rung "
+                             f"{self.requested.name} takes a, b as {t_in} and c as {t_out}")
+        for name, x in (("a", a), ("b", b), ("c", c)):
+            if not x.flags.c_contiguous:
+                raise InputError(f"operand {name} is not C-contiguous (row-major): pass "
+                                 f"cupy.ascontiguousarray({name})")
+
+    def _repitch(self, src: Any, dst: Any, rows: int, cols: int) -> None:
+        k = paths.REPITCH[paths_elem(self.dtype)]
+        grid = (_cdiv(cols, _REPITCH_BLOCK_ELEMS), min(rows, _REPITCH_MAX_ROW_BLOCKS), 1)
+        self._helper(k)(grid, (256, 1, 1), (np.int32(rows), np.int32(cols), np.int64(cols),
+                                            np.int64(dst.shape[1]), src, dst))
+
+    def _tensor_maps(self, p: Plan, a: Any, b: Any, c: Any) -> tuple[Any, ...]:
+        from dataclasses import replace
+
+        from gemmlab.runtime import tma
+
+        key = (a.data.ptr, b.data.ptr, c.data.ptr)
+        maps = self._maps.get(key)
+        if maps is None:
+            r = p.rung
+            eb = dispatch_tc.ELEM_BYTES[self.dtype]
+            spec_a, spec_b = tma.rung_specs(r, self.M, self.N, self.K)
+            spec_a = replace(spec_a, pitch=p.lda * eb)
+            spec_b = replace(spec_b, pitch=p.ldb * eb)
+            if len(self._maps) >= 8:
+                self._maps.clear()
+            maps = (tma.encode(spec_a, a.data.ptr), tma.encode(spec_b, b.data.ptr))
+            if r.takes_c_map:
+                if r.tma_store and self.N % 8 == 0 and c.data.ptr % 16 == 0:
+                    maps += (tma.encode(tma.c_spec(self.M, self.N), c.data.ptr),)
+                elif r.tma_store:  # the kernel stores C directly (persistent_*.cu)
+                    maps += (tma.zero_param(),)
+            self._maps[key] = maps
+        return maps
+
+    def __call__(self, a: Any, b: Any, c: Any, alpha: float = 1.0, beta: float = 0.0) -> None:
+        self._check(a, b, c)
+        p, kernel, bufs = self._prepared(_operands(a, b, c))
+        grid, block, smem = self._geometry(p)
+        M, N, K = self.M, self.N, self.K
+        if p.config == "wgmma":
+            kernel(grid, block, (np.int32(M), np.int32(N), np.int32(K), np.float32(alpha), a, b,
+                                 np.float32(beta), c), shared_mem=smem)
+            return
+        if p.copy_a:
+            self._repitch(a, bufs["Ap"], M, K)
+            a = bufs["Ap"]
+        if p.copy_b:
+            rows, cols = (N, K) if self.dtype == "fp8" else (K, N)
+            self._repitch(b, bufs["Bp"], rows, cols)
+            b = bufs["Bp"]
+        maps = self._tensor_maps(p, a, b, c)
+        dims = (np.int32(M), np.int32(N), np.int32(K))
+        if p.splits > 1:
+            dims += (np.int32(p.splits), bufs["W"])
+        kernel(grid, block, (*maps, *dims, np.float32(alpha), a, b, np.float32(beta), c),
+               shared_mem=smem)
+
+def paths_elem(dtype: str) -> int:
+    """Bytes per element of A and B: the repitch kernel to use."""
+    return dispatch_tc.ELEM_BYTES[dtype]

@@ -1,0 +1,151 @@
+"""The tensor-core dispatch rungs' rules (gemmlab.runtime.dispatch_tc), on the CPU: which tile, split
+and operand copies a shape gets and why, the geometry that follows, the split-K kernels' argument
+list, and every kernel a plan can name compiling with nvcc for sm_90a without spills."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import requires_nvcc
+from gemmlab.errors import InputError
+from gemmlab.kernels import paths, registry
+from gemmlab.kernels.source import wrapper
+from gemmlab.runtime import dispatch_tc as D
+
+H100 = 132
+
+
+def _plan(dtype, M, N, K, **kw):
+    ops = kw.pop("ops", D.Operands())
+    return D.plan(dtype, M, N, K, H100, ops, D.Policy(**kw))
+
+
+@pytest.mark.parametrize("dtype", D.DTYPES)
+def test_the_largest_tile_that_fills_the_sms(dtype):
+    # 4096^3: 512 wide tiles, 3.9 waves - under 8, so no clusters
+    assert _plan(dtype, 4096, 4096, 4096).config == "128x256c1"
+    # 8192^3: 2048 wide tiles, 15.5 waves: clusters of 2 share B
+    assert _plan(dtype, 8192, 8192, 8192).config == "128x256c2"
+    # 2048^3: 128 wide tiles on 132 SMs fill a wave (>= 90%)
+    assert _plan(dtype, 2048, 2048, 2048).config == "128x256c1"
+    # 1000 x 3000: 96 wide tiles do not fill; 192 narrow ones do
+    assert _plan(dtype, 1000, 3000, 80).config == "128x128c1"
+    # 1024^3: 32 wide / 64 narrow / 64 of 64x256 do not fill, 128 of 64x128 do
+    assert _plan(dtype, 1024, 1024, 1024).config == "64x128"
+    # nothing fills: the most CTAs
+    assert _plan(dtype, 512, 512, 512).config == "64x128"
+
+
+@pytest.mark.parametrize("dtype", D.DTYPES)
+def test_small_m_always_streams_with_64_row_tiles(dtype):
+    for M in (1, 7, 16, 64, 128):
+        p = _plan(dtype, M, 8192, 28672)
+        assert p.config.startswith("64x"), (M, p.config)
+    # 64 x 256 when it fills (128 x 65536: 256 tiles)
+    assert _plan(dtype, 128, 65536, 4096).config == "64x256"
+    assert _plan(dtype, 129, 8192, 8192).config.startswith("128x")
+
+
+def test_narrow_tile_only_for_a_real_balance_gain():
+    # 4096 x 4224: 32 x 16.5 -> 544 wide tiles (balance 544/660 = 0.82), 1056 narrow (1.0): narrow
+    assert D.choose_config("bf16", 4096, 4224, 4096, H100) == "128x128c1"
+    # 4096 x 4096: wide 512 (0.97), narrow 1024 (0.97): wide
+    assert D.choose_config("bf16", 4096, 4096, 4096, H100) == "128x256c1"
+
+
+def test_split_k_is_off_by_default_and_can_be_forced():
+    assert all(_plan("bf16", M, 4096, 14336).splits == 1 for M in (1, 16, 128, 1024))
+    p = _plan("bf16", 1, 4096, 14336, config="64x128", split=4)
+    assert (p.config, p.splits, p.name) == ("64x128", 4, "split-K 4 64x128")
+    assert p.rung.splitk and p.rung.name == "dispatch_bf16_64x128_splitk"
+    assert p.counters == 1 * 32 * 1  # one tile-row of 32 tiles, one 64-row piece each
+    assert p.workspace_bytes == (4 * 1 * 4096 + p.counters) * 4
+    assert p.ctas == 128
+    with pytest.raises(InputError, match="only 2 k-tiles"):
+        _plan("bf16", 64, 64, 128, split=3)
+
+
+@pytest.mark.parametrize("bad", [dict(config="256x256"), dict(split=0), dict(split=True),
+                                 dict(split=33), dict(odd="pad")])
+def test_bad_policies_are_one_line_input_errors(bad):
+    with pytest.raises(InputError, match="dispatch policy"):
+        D.Policy(**bad)
+
+
+def test_bad_dtype_and_shape():
+    with pytest.raises(InputError, match="dtype"):
+        D.plan("fp32", 8, 8, 8, H100)
+    with pytest.raises(InputError):
+        D.plan("bf16", 0, 8, 8, H100)
+
+
+def test_bf16_odd_k_or_n_copies_that_operand_to_a_16_byte_pitch():
+    p = _plan("bf16", 3000, 1000, 77)
+    assert (p.copy_a, p.copy_b, p.lda, p.ldb) == (True, False, 80, 1000)
+    p = _plan("bf16", 2048, 4095, 4096)
+    assert (p.copy_a, p.copy_b, p.lda, p.ldb) == (False, True, 4096, 4096)
+    assert p.name == "repitch B + 128x256c1"
+    assert p.workspace_bytes == 4096 * 4096 * 2
+    aligned = _plan("bf16", 4096, 4096, 4096)
+    assert not (aligned.copy_a or aligned.copy_b) and aligned.workspace_bytes == 0
+
+
+def test_fp8_odd_k_copies_both_k_major_operands():
+    p = _plan("fp8", 2048, 4095, 4088)  # N is free for e4m3 (B is N x K); K % 16 != 0
+    assert (p.copy_a, p.copy_b, p.lda, p.ldb) == (True, True, 4096, 4096)
+    assert not _plan("fp8", 2048, 4095, 4096).copy_b
+
+
+def test_misaligned_pointers_are_copied():
+    p = _plan("bf16", 256, 512, 512, ops=D.Operands(a16=False))
+    assert p.copy_a and not p.copy_b and p.lda == 512
+
+
+def test_wgmma_fallback_is_bf16_only():
+    p = _plan("bf16", 3000, 1000, 77, odd="wgmma")
+    assert p.config == "wgmma" and p.rung.name == "wgmma_bf16_scalar" and p.name == "wgmma_bf16_scalar"
+    assert not _plan("bf16", 4096, 4096, 4096, odd="wgmma").config == "wgmma"  # aligned: TMA
+    with pytest.raises(InputError, match="bf16 only"):
+        _plan("fp8", 3000, 1000, 77, odd="wgmma")
+
+
+@pytest.mark.parametrize("config", D.CONFIGS)
+def test_grid_is_whole_clusters_within_the_sms(config):
+    for M, N, S in [(1, 1, 1), (8192, 8192, 1), (300, 520, 3), (4097, 264, 8)]:
+        ctas = D.grid_ctas(M, N, config, S, H100)
+        bm, bn, cluster, _ = D._TILES[config]
+        assert 1 <= ctas <= H100 and ctas % cluster == 0
+        # no CTA without a unit: a cluster's rows are whole tile-rows, the last pair's maybe empty
+        assert ctas <= -(-(-(-M // bm)) // cluster) * cluster * -(-N // bn) * S
+
+
+def test_split_rungs_take_splits_and_the_workspace():
+    r = D.config_rung("bf16", "64x128", split=True)
+    text = wrapper(r)
+    assert "int K, int splits, float* __restrict__ W, float alpha" in text
+    assert "C, splits, W);" in text and "nullptr, M, N, K" in text
+    assert r.out_dtype == "bf16" and r.params["EPI_PIECE"] == 0
+    plain = D.config_rung("fp8", "128x256c2")
+    assert "splits" not in wrapper(plain) and plain.tma_store
+
+
+def test_dispatchers_are_abstract_rungs():
+    for name in ("dispatch", "dispatch_bf16", "dispatch_fp8"):
+        assert registry.abstract(name)
+    assert registry.get("dispatch_bf16").dtype == "bf16" and registry.get("dispatch_fp8").dtype == "fp8"
+    assert not registry.abstract("persistent_bf16")
+
+
+@requires_nvcc
+def test_every_plan_kernel_compiles_without_spills():
+    from gemmlab.runtime import nvcc
+
+    rungs = [D.config_rung(dt, c, s) for dt in D.DTYPES for c in D.CONFIGS for s in (False, True)]
+    report = nvcc.resources(rungs, archs=("sm_90a",), jobs=2)
+    assert {r.kernel for r in report} == {r.kernel for r in rungs}
+    for r in report:
+        assert not r.spills and not r.stack_frame, r.kernel
+        assert r.registers <= (232 if "_64x" in r.kernel else 168), (r.kernel, r.registers)
+    helpers = nvcc.resources(paths.tc_helper_kernels(), archs=("sm_80", "sm_90"), jobs=2,
+                             unit=paths.translation_unit)
+    assert len(helpers) == 4 and not any(h.spills for h in helpers)
