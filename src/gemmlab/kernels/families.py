@@ -360,6 +360,8 @@ def compile_arch(rung: "Rung", device_arch: str) -> str:
 # The abstract rungs, resolved per GPU and shape (gemmlab.runtime.autotune). Named here because
 # ``Rung.refusal`` lets them through: autotuned_bf16 sends shapes TMA cannot take to wgmma_bf16.
 AUTOTUNED = ("autotuned", "autotuned_bf16")
+# The tensor-core dispatch rungs: abstract too, they copy odd-pitch operands instead of refusing
+DISPATCH_TC = ("dispatch_bf16", "dispatch_fp8")
 
 
 # ---- Rungs ----------------------------------------------------------------------------------
@@ -500,8 +502,10 @@ class Rung:
         """None when this rung computes M x N x K; otherwise the one-line reason, naming a rung
         that can (TMA rungs have no scalar twin: TMA cannot address rows that are not 16-byte
         multiples)."""
-        if self.accepts(M, N, K) or not self.tma or self.name in AUTOTUNED:
-            return None  # autotuned_bf16 sends such shapes to wgmma_bf16 (runtime.autotune)
+        if (self.accepts(M, N, K) or not self.tma or self.name in AUTOTUNED
+                or self.name in DISPATCH_TC):
+            return None  # autotuned_bf16 sends such shapes to wgmma_bf16 (runtime.autotune),
+            # the dispatchers copy the operands to 16-byte pitches (runtime.dispatch_tc)
         if self.dtype == "fp8":
             return (f"rung {self.name} needs K a multiple of 16 (TMA copies rows of A and of B - "
                     f"both K-major, K bytes each - whose pitch must be a multiple of 16 bytes); "

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import itertools
 
-from gemmlab.kernels.families import ITEMSIZE, Rung, make_rung
+from gemmlab.kernels.families import DISPATCH_TC, ITEMSIZE, Rung, make_rung
 
 _WARPTILE = dict(BM=128, BN=128, BK=16, WM=64, WN=64, WNITER=4, TM=8, TN=4, NT=128)
 
@@ -96,8 +96,7 @@ SHAPE_RUNGS: tuple[Rung, ...] = (
 # The tensor-core dispatch rungs (issue #20), abstract like ``dispatch``: prepare() hands them to
 # gemmlab.runtime.dispatch_tc_gemm, which picks tile, split-K and operand copies per shape
 # (gemmlab.runtime.dispatch_tc); params: the instantiation large squares get (persistent_*'s).
-DISPATCH_BF16, DISPATCH_FP8 = "dispatch_bf16", "dispatch_fp8"
-DISPATCH_TC = (DISPATCH_BF16, DISPATCH_FP8)
+DISPATCH_BF16, DISPATCH_FP8 = DISPATCH_TC
 
 TC_LADDER: tuple[Rung, ...] = (
     make_rung("wmma_bf16", 1, "wmma_bf16",
