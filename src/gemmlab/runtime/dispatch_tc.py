@@ -52,6 +52,7 @@ from typing import Optional
 from gemmlab.errors import InputError
 from gemmlab.kernels.families import Rung, make_rung
 from gemmlab.problem import check_shape
+from gemmlab.runtime.dispatch import Operands  # noqa: F401  (the FP32 dispatcher's: same alignment facts)
 
 DTYPES = ("bf16", "fp8")
 ELEM_BYTES = {"bf16": 2, "fp8": 1}
@@ -118,15 +119,6 @@ def _cdiv(a: int, b: int) -> int:
 
 def _round_up(a: int, b: int) -> int:
     return _cdiv(a, b) * b
-
-
-@dataclass(frozen=True)
-class Operands:
-    """Whether A, B, C start on 16-byte boundaries (CuPy allocations always do)."""
-
-    a16: bool = True
-    b16: bool = True
-    c16: bool = True
 
 
 @dataclass(frozen=True)

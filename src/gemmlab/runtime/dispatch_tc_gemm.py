@@ -21,7 +21,7 @@ from gemmlab.kernels import paths
 from gemmlab.kernels.families import Rung, b_shape
 from gemmlab.problem import check_shape
 from gemmlab.runtime import dispatch_tc
-from gemmlab.runtime.dispatch_gemm import Ran, default_backend
+from gemmlab.runtime.dispatch_gemm import Ran, _operands, default_backend
 from gemmlab.runtime.dispatch_tc import Operands, Plan, Policy
 from gemmlab.runtime.operands import ARRAY_DTYPES
 
@@ -31,10 +31,6 @@ _REPITCH_MAX_ROW_BLOCKS = 8192  # grid.y; each block then walks rows y, y + grid
 
 def _cdiv(a: int, b: int) -> int:
     return -(-a // b)
-
-
-def _operands(a: Any, b: Any, c: Any) -> Operands:
-    return Operands(a.data.ptr % 16 == 0, b.data.ptr % 16 == 0, c.data.ptr % 16 == 0)
 
 
 def describe(p: Plan) -> str:
