@@ -5,7 +5,9 @@
 #                   configuration and split, odd and misaligned operands);
 #   step "compare": benchmarks/tc_dispatch_compare.py for bf16 and fp8 (every alternative
 #                   interleaved with cuBLAS at its best), JSON and text per dtype;
-#   step "quick":   the same, default plans only (the rules' choices), for the recorded map.
+#   step "quick":   the same, default plans only (the rules' choices), for the recorded map;
+#   step "decode":  every alternative at the decode shapes only (M <= 16: the decode kernels'
+#                   column strips against the 64-row TMA tile).
 # Usage, from the repository root on the device machine:
 #   bash benchmarks/run_tc_dispatch_device.sh OUT tests|compare|quick [extra compare args]
 set -uo pipefail
@@ -42,6 +44,14 @@ PYEOF
     timeout 400 $PY -m pytest -q -p no:cacheprovider tests/gpu/test_dispatch_tc_gpu.py -rs \
       > "$OUT/gpu_tests.log" 2>&1
     echo "pytest exit $?" >> "$OUT/gpu_tests.log"
+    ;;
+  decode)
+    for dt in bf16 fp8; do
+      S="1,4096,4096;8,4096,4096;16,4096,4096;1,14336,4096;1,4096,14336;16,4096,14336;1,6144,4096;16,6144,4096;16,8192,28672;1,28672,4096"
+      timeout 280 $PY benchmarks/tc_dispatch_compare.py --dtype $dt --decode --shapes "$S" --json "$OUT/decode_$dt.json" "$@" \
+        > "$OUT/decode_$dt.txt" 2>&1
+      echo "exit $?" >> "$OUT/decode_$dt.txt"
+    done
     ;;
   compare|quick)
     Q=""; [ "$STEP" = quick ] && Q="--quick"

@@ -37,6 +37,8 @@ BF16_SHAPES = (
     (128, 8192, 8192), (128, 4096, 4096), (128, 14336, 4096), (128, 4096, 14336),
     (64, 4096, 4096), (16, 4096, 4096), (1, 4096, 4096), (16, 8192, 28672), (1, 14336, 4096),
     (16, 4096, 14336), (1, 4096, 14336),
+    # more decode: 8 tokens, LLaMA-3-8B QKV (6144) and fused gate/up (28672)
+    (8, 4096, 4096), (1, 6144, 4096), (16, 6144, 4096), (1, 28672, 4096),
     # odd K or N
     (3000, 1000, 77), (1000, 3000, 80), (2048, 4095, 4096), (2048, 4096, 4095),
 )
@@ -44,6 +46,7 @@ FP8_SHAPES = (
     (4096, 4096, 4096), (8192, 8192, 8192), (4096, 14336, 4096), (2048, 2048, 2048),
     (1024, 1024, 1024), (512, 512, 512), (128, 8192, 8192), (128, 4096, 4096), (16, 4096, 4096),
     (1, 4096, 4096), (16, 8192, 28672), (4095, 4095, 4095), (2048, 4096, 4088),
+    (8, 4096, 4096), (1, 14336, 4096), (1, 4096, 14336), (16, 4096, 14336), (1, 6144, 4096),
 )
 COPY_DEFAULT = 2.985e12  # H100 SXM, measured 2026-11-23 (gemmlab ceilings): used if none is stored
 
@@ -57,10 +60,12 @@ def _parse(argv):
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--json", dest="json_path", default=None)
     p.add_argument("--quick", action="store_true", help="only the default plan (the rules' choice)")
+    p.add_argument("--decode", action="store_true",
+                   help="only the default plan, the unsplit 64 x 128 tile and the decode kernels")
     return p.parse_args(argv)
 
 
-def alternatives(dtype, M, N, K, sms, quick=False):
+def alternatives(dtype, M, N, K, sms, quick=False, decode=False):
     """(label, Policy) pairs: the default plan first, then forced configurations and splits whose
     plans differ from every earlier one."""
     from gemmlab.runtime import dispatch_tc as D
@@ -69,7 +74,10 @@ def alternatives(dtype, M, N, K, sms, quick=False):
     out, seen = [("dispatch", D.Policy())], {base.name}
     if quick:
         return out
-    configs = [c for c in D.CONFIGS if (M <= 2048 or not c.startswith("64x"))
+    if decode and base.config != "64x128":
+        out.append(("64x128 S=1", D.Policy(config="64x128", split=1)))
+        seen.add(D.plan(dtype, M, N, K, sms, D.Operands(), out[-1][1]).name)
+    configs = [] if decode else [c for c in D.CONFIGS if (M <= 2048 or not c.startswith("64x"))
                and (M > D.STREAM_M or not c.endswith("c2"))]
     nk = -(-K // D.BK[dtype])
     for c in configs:
@@ -84,6 +92,15 @@ def alternatives(dtype, M, N, K, sms, quick=False):
                 out.append((f"{c} S={s}", pol))
     if dtype == "bf16" and base.name.startswith("repitch"):
         out.append(("odd=wgmma", D.Policy(odd="wgmma")))
+    if dtype == "bf16" and base.name.startswith("repitch") and decode:
+        out.pop()
+    if D.decode_fits(dtype, M, N, K, D.Operands(), D.max_decode_rows(dtype)):
+        for cols in (D.paths.GEMV_BF16_COLS if dtype == "bf16" else (None,)):
+            pol = D.Policy(config="gemv", cols=cols)
+            p = D.plan(dtype, M, N, K, sms, D.Operands(), pol)
+            if p.name not in seen:
+                seen.add(p.name)
+                out.append((f"gemv c={cols}" if cols else "gemv", pol))
     return out
 
 
@@ -143,7 +160,7 @@ def main(argv=None) -> int:
                "min_bytes": M * K * eb + K * N * eb + M * N * 2, "variants": []}
         sides = []  # (label, run, record)
         first = TcDispatchedGemm(rung, M, N, K)
-        for label, pol in alternatives(dtype, M, N, K, info.sm_count, args.quick):
+        for label, pol in alternatives(dtype, M, N, K, info.sm_count, args.quick, args.decode):
             try:
                 run = first if label == "dispatch" else TcDispatchedGemm(rung, M, N, K, policy=pol)
                 c.fill(0x7FC0)  # bf16 NaN
@@ -167,7 +184,7 @@ def main(argv=None) -> int:
         for r in range(args.rounds):
             for i in interleave.order(len(everyone), r):
                 lbl, run = everyone[i]
-                res = time_fn(lambda run=run: run(a, b, c, 1.0, 0.0), backend, opts)
+                res = time_fn(lambda run=run, a=a, b=b, c=c: run(a, b, c, 1.0, 0.0), backend, opts)
                 parts[lbl].append(list(res.samples_s))
         cub = [x for p in parts["cublas"] for x in p]
         cub_med = statistics.median(cub)

@@ -38,9 +38,11 @@ def test_the_largest_tile_that_fills_the_sms(dtype):
 
 @pytest.mark.parametrize("dtype", D.DTYPES)
 def test_small_m_always_streams_with_64_row_tiles(dtype):
-    for M in (1, 7, 16, 64, 128):
+    for M in (D.DECODE_M[dtype] + 1, 64, 128):
         p = _plan(dtype, M, 8192, 28672)
         assert p.config.startswith("64x"), (M, p.config)
+    # forcing off the decode kernel (a tile config) gives the 64-row tile to a few tokens too
+    assert _plan(dtype, 1, 8192, 28672, config="64x128").config == "64x128"
     # 64 x 256 when it fills (128 x 65536: 256 tiles)
     assert _plan(dtype, 128, 65536, 4096).config == "64x256"
     assert _plan(dtype, 129, 8192, 8192).config.startswith("128x")
@@ -149,3 +151,74 @@ def test_every_plan_kernel_compiles_without_spills():
     helpers = nvcc.resources(paths.tc_helper_kernels(), archs=("sm_80", "sm_90"), jobs=2,
                              unit=paths.translation_unit)
     assert len(helpers) == 4 and not any(h.spills for h in helpers)
+    # the decode kernels: mma.sync e4m3 needs sm_89+; no spills even at 16 tokens x 8 columns
+    decode = nvcc.resources(paths.gemv_kernels(), archs=("sm_90a",), jobs=2,
+                            unit=paths.translation_unit)
+    assert {d.kernel for d in decode} == {k.kernel for k in paths.gemv_kernels()}
+    assert not any(d.spills or d.stack_frame for d in decode), decode
+
+
+@pytest.mark.parametrize("dtype", D.DTYPES)
+def test_a_few_aligned_tokens_run_the_decode_kernel_with_the_fewest_rows_that_hold_them(dtype):
+    rows = {1: 1, 3: 4, 8: 8, 16: 16} if dtype == "bf16" else {1: 8, 8: 8, 9: 16, 16: 16}
+    for M, want in rows.items():
+        if M > D.DECODE_M[dtype]:
+            continue
+        p = _plan(dtype, M, 4096, 4096)
+        assert (p.config, p.gemv_rows, p.splits) == ("gemv", want, 1), (M, p)
+        assert not (p.copy_a or p.copy_b) and p.workspace_bytes == 0
+        # the profiler's dispatch filter (^gemmlab_dispatch_(bf16|fp8)_) finds the kernel
+        assert p.kernel.startswith(f"gemmlab_dispatch_{dtype}_gemv_")
+        assert p.params["SPLITS"] == 1 and p.name.startswith("gemv_m")
+        with pytest.raises(ValueError, match="decode kernel"):
+            p.rung
+
+
+def test_decode_runs_only_while_the_64_row_tile_leaves_sms_idle():
+    # bf16, one token: up to 0.9 x 132 tiles of 64 x 128 (N < 15206)
+    assert _plan("bf16", 1, 14336, 4096).config == "gemv"  # 112 tiles
+    assert _plan("bf16", 1, 28672, 4096).config == "64x128"  # 224 tiles fill
+    assert _plan("bf16", 2, 4096, 4096).config == "64x128"  # issue-bound past one token
+    # fp8, up to 8 tokens: under half the SMs (N < 8448)
+    assert _plan("fp8", 8, 6144, 4096).config == "gemv"  # 48 tiles
+    assert _plan("fp8", 1, 14336, 4096).config == "64x128"  # 112 tiles
+    assert _plan("fp8", 9, 4096, 4096).config == "64x128"
+    # the decode kernels still run where forced (the comparison measures them there)
+    assert _plan("fp8", 16, 14336, 4096, config="gemv").gemv_rows == 16
+
+
+def test_bf16_decode_strips_are_the_widest_that_fill_a_wave():
+    # N = 4096 on 132 SMs: 64 columns -> 64 blocks (no), 32 -> 128 (>= 0.9 x 132): 32
+    assert D.choose_cols(4096, H100) == 32
+    assert D.choose_cols(14336, H100) == 64  # 224 blocks
+    assert D.choose_cols(1024, H100) == 16  # nothing fills: the most blocks
+    p = _plan("bf16", 1, 4096, 4096)
+    assert (p.gemv_cols, p.ctas) == (32, 128)
+    assert _plan("bf16", 1, 4096, 4096, config="gemv", cols=64).ctas == 64
+
+
+def test_fp8_decode_blocks_own_16_rows_of_b():
+    p = _plan("fp8", 1, 4096, 4096)
+    assert p.ctas == 256 and p.gemv_cols == 0 and p.ldb == 4096
+
+
+def test_decode_needs_16_byte_rows_and_aligned_operands():
+    # bf16: K and N rows of whole 16-byte units; fp8: K (B is N x K, so N is free)
+    assert _plan("bf16", 1, 4096, 4095).config != "gemv"
+    assert _plan("bf16", 1, 4095, 4096).config != "gemv"
+    assert _plan("fp8", 1, 4095, 4096).config == "gemv"
+    assert _plan("fp8", 1, 4096, 4088).config != "gemv"
+    assert _plan("bf16", 1, 4096, 4096, ops=D.Operands(a16=False)).config != "gemv"
+    assert _plan("fp8", 1, 4096, 4096, ops=D.Operands(b16=False)).config != "gemv"
+    # C needs no alignment: it is stored element by element
+    assert _plan("bf16", 1, 4096, 4096, ops=D.Operands(c16=False)).config == "gemv"
+
+
+@pytest.mark.parametrize("dtype", D.DTYPES)
+def test_forcing_the_decode_kernel_where_it_cannot_run_is_one_input_error(dtype):
+    with pytest.raises(InputError, match="not a decode shape"):
+        _plan(dtype, D.max_decode_rows(dtype) + 1, 4096, 4096, config="gemv")
+    with pytest.raises(InputError, match="not a decode shape"):
+        _plan(dtype, 1, 4096, 4090, config="gemv")
+    with pytest.raises(InputError, match="cols"):
+        D.Policy(config="gemv", cols=48)

@@ -126,3 +126,36 @@ def test_misaligned_views_are_copied(cp, dev, dtype):
     want = af @ (bfl.T if dtype == "fp8" else bfl)
     err = float(cp.linalg.norm(bf - want) / cp.linalg.norm(want))
     assert err < 2e-2
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "fp8"])
+def test_every_decode_instantiation(cp, dev, dtype):
+    """The decode kernels (decode_tc.cu) forced at every token count up to their largest
+    instantiation, every bf16 column strip, N not a multiple of the strip and K not a multiple
+    of the warps' k-chunks, beta = 0 and beta != 0."""
+    from gemmlab.kernels import paths
+    from gemmlab.runtime.dispatch_tc import max_decode_rows
+
+    cols = paths.GEMV_BF16_COLS if dtype == "bf16" else (None,)
+    bad = []
+    for M in range(1, max_decode_rows(dtype) + 1):
+        for N, K in ((4104, 4112), (8, 16), (1000, 14336)):
+            for c in cols:
+                run = _prepared(dtype, (M, N, K), config="gemv", cols=c)
+                assert run.plan.config == "gemv" and run.grid[0] == run.plan.ctas
+                for beta in (0.0, BETA):
+                    res = _check(cp, run, (M, N, K), dtype,
+                                 zlib.crc32(f"{dtype}{M}{N}{K}{c}{beta}".encode()), beta=beta)
+                    if not res.ok:
+                        bad.append((M, N, K, c, beta, run.plan.name, res.reason))
+    assert not bad, bad[:10]
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "fp8"])
+def test_decode_rule_picks_the_decode_kernel_for_aligned_tokens(cp, dev, dtype):
+    from gemmlab.runtime.dispatch_tc import DECODE_M
+
+    run = _prepared(dtype, (1, 4096, 4096))
+    assert run.plan.config == ("gemv" if DECODE_M[dtype] >= 1 else "64x128")
+    res = _check(cp, run, (1, 4096, 4096), dtype, 11)
+    assert res.ok, res.reason

@@ -58,6 +58,15 @@ _REPITCH16_SIG: tuple[Param, ...] = (
     ("const unsigned short* __restrict__", "src"), ("unsigned short* __restrict__", "dst"))
 _REPITCH8_SIG: tuple[Param, ...] = tuple(
     (t.replace("unsigned short", "unsigned char"), n) for t, n in _REPITCH16_SIG)
+# The decode kernels (decode_tc.cu): a ladder rung's argument list in the tensor dtypes.
+_GEMV_BF16_SIG: tuple[Param, ...] = (
+    ("int", "M"), ("int", "N"), ("int", "K"), ("float", "alpha"),
+    ("const unsigned short* __restrict__", "A"), ("const unsigned short* __restrict__", "B"),
+    ("float", "beta"), ("unsigned short* __restrict__", "C"))
+_GEMV_FP8_SIG: tuple[Param, ...] = (
+    ("int", "M"), ("int", "N"), ("int", "K"), ("float", "alpha"),
+    ("const unsigned char* __restrict__", "A"), ("const unsigned char* __restrict__", "B"),
+    ("float", "beta"), ("unsigned short* __restrict__", "C"))
 
 
 @dataclass(frozen=True)
@@ -91,6 +100,10 @@ FAMILIES: dict[str, _PathFamily] = {
     "repitch16": _PathFamily("tc_helpers.cu", "gemmlab::repitch<unsigned short>", _REPITCH16_SIG,
                              lambda p: 256),
     "repitch8": _PathFamily("tc_helpers.cu", "gemmlab::repitch<unsigned char>", _REPITCH8_SIG,
+                            lambda p: 256),
+    "gemv_bf16": _PathFamily("decode_tc.cu", "gemmlab::gemv_bf16<{MR}, {COLS}>", _GEMV_BF16_SIG,
+                             lambda p: 256),
+    "gemv_fp8": _PathFamily("decode_tc.cu", "gemmlab::gemv_fp8<{MT}>", _GEMV_FP8_SIG,
                             lambda p: 256),
 }
 
@@ -206,6 +219,29 @@ REPITCH = {2: PathKernel("repitch16", "repitch16", {}), 1: PathKernel("repitch8"
 def tc_helper_kernels() -> tuple[PathKernel, ...]:
     """The tensor-core dispatch rungs' helpers (one translation unit: tc_helpers.cu)."""
     return (REPITCH[2], REPITCH[1])
+
+
+# Decode kernels of the tensor dispatch rungs: bf16 rows of tokens per block (MR) and columns
+# per block (COLS); fp8 groups of 8 tokens (MT). Kernel names start gemmlab_dispatch_<dtype>_ so
+# the profiler's dispatch filter (gemmlab.profile.targets) finds them.
+GEMV_BF16_ROWS = (1, 2, 4, 8, 16)
+GEMV_BF16_COLS = (16, 32, 64)
+GEMV_FP8_TILES = (1, 2)
+
+
+def gemv_kernel(dtype: str, rows: int, cols: int = 0) -> PathKernel:
+    """The decode kernel for up to ``rows`` tokens (bf16: ``cols`` columns per block)."""
+    if dtype == "bf16":
+        return PathKernel(f"dispatch_bf16_gemv_m{rows}_c{cols}", "gemv_bf16",
+                          {"MR": rows, "COLS": cols})
+    mt = -(-rows // 8)
+    return PathKernel(f"dispatch_fp8_gemv_m{8 * mt}", "gemv_fp8", {"MT": mt})
+
+
+def gemv_kernels() -> tuple[PathKernel, ...]:
+    """Every decode instantiation (one translation unit: decode_tc.cu)."""
+    return (tuple(gemv_kernel("bf16", r, c) for r in GEMV_BF16_ROWS for c in GEMV_BF16_COLS)
+            + tuple(gemv_kernel("fp8", 8 * t) for t in GEMV_FP8_TILES))
 
 
 def all_path_kernels() -> tuple[PathKernel, ...]:

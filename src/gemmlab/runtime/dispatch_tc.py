@@ -1,11 +1,18 @@
 """The tensor-core dispatch rungs' decisions (``dispatch_bf16``, ``dispatch_fp8``; issue #20), pure:
-which persistent instantiation runs, split into how many K-slices, and which operands are first
-copied to 16-byte row pitches, for one (M, N, K), operand alignment and SM count. No CuPy here: the
+which kernel runs (a decode kernel for a few tokens, or a persistent instantiation split into how
+many K-slices), and which operands are first copied to 16-byte row pitches, for one (M, N, K),
+operand alignment and SM count. No CuPy here: the
 CPU tests check every rule, and ``gemmlab.runtime.dispatch_tc_gemm`` only executes the plan.
 
 Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N) row-major; fp8
 (e4m3) A (M x K) and B given N x K ("TN"); C (M x N) bf16; FP32 accumulation. The rules:
 
+0. **Decode** (``decode_wins``): M <= ``DECODE_M`` tokens (bf16 1, fp8 8) with 16-byte rows and
+   aligned A and B, while the 64 x 128 tile would leave SMs idle (N / 128 CTAs under
+   ``DECODE_FILL`` of them), run a decode kernel (decode_tc.cu): B streamed once in narrow
+   strips by every SM, K split among the warps of a block, one launch. bf16: CUDA-core FMAs on
+   column strips of ``choose_cols`` columns; fp8: mma.sync m16n8k32 on strips of 16 rows of B
+   (N x K).
 1. **Tile** (``choose_config``): one of the persistent warp-specialised kernels (persistent_bf16 /
    persistent_fp8, TMA loads and wgmma) at a block tile of BM x BN:
    * the largest tile whose tiles fill a wave (``FILL`` of the SMs, one CTA each): 128 x 256,
@@ -16,7 +23,9 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
      twice the A bytes and run most of its MMAs on zero rows.
    * between 128 x 256 and 128 x 128 when both fill: the narrow one only when it balances the SMs
      better by more than the wide tile's per-MMA advantage (``WIDE_TILE_ADVANTAGE``): the busiest
-     SM sets the time, so tiles per CTA (rounded up) is what a persistent kernel pays.
+     SM sets the time, so tiles per CTA (rounded up) is what a persistent kernel pays - times the
+     fraction of each tile's MMAs that land inside C (``coverage``: N = 1600 wastes 11% of a
+     256-column tile's work, 4% of a 128-column one's).
    * Clusters of 2 along M (B multicast to both CTAs) only for products of at least
      ``CLUSTER_MIN_WAVES`` waves of tiles.
 2. **Split-K** (``choose_split``, off by default: ``SPLIT_BELOW_FILL`` = 0 until it measures
@@ -50,6 +59,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from gemmlab.errors import InputError
+from gemmlab.kernels import paths
 from gemmlab.kernels.families import Rung, make_rung
 from gemmlab.problem import check_shape
 from gemmlab.runtime.dispatch import Operands  # noqa: F401  (the FP32 dispatcher's: same alignment facts)
@@ -111,6 +121,21 @@ SPLIT_BELOW_FILL = 0.0
 # reads operand bytes.
 MIN_SLICE_KTILES = 4
 MAX_SPLIT = 32
+# Rule 0: the decode kernels run for at most DECODE_M tokens, and only while the 64 x 128 tile's
+# tiles number fewer than DECODE_FILL of the SMs (past that the TMA kernel has enough CTAs on the
+# stream). Measured on the H100 (docs/results/tc-dispatch-h100-2026-11-25/decode, % of cuBLAS at
+# its best, decode kernel vs unsplit 64 x 128):
+# * bf16, 1 token: 1x4096x4096 17.1 vs 22.4 us (cuBLAS ~17), 1x4096x14336 99.6 vs 67.6,
+#   1x6144x4096 96.9 vs 84.0, 1x14336x4096 (112 tiles) 99.3 vs 93.0; 1x28672x4096 (224 tiles,
+#   fills) 94.9 vs 95.9. At 8 and 16 tokens the CUDA-core kernel lost everywhere (8x4096x4096
+#   67 vs 76, 16x8192x28672 52 vs 96): 8 x MR FMAs per 16-byte load and ~210 registers (one
+#   block per SM) make it issue-bound, so bf16 decodes one token only.
+# * fp8 (mma.sync), up to 8 tokens: 1x4096x4096 94.1 vs 81.1, 8x4096x4096 91.1 vs 81.4,
+#   1x4096x14336 92.2 vs 76.4, 1x6144x4096 (48 tiles) 100.9 vs 89.0; but 1x14336x4096 (112 tiles)
+#   85.5 vs 99.0 and 1x28672x4096 95.4 vs 99.2; 16 tokens lost everywhere (16x4096x4096 77.5 vs
+#   83.9). Hence fp8's lower cut: between 48 and 112 tiles on 132 SMs, half the SMs.
+DECODE_M = {"bf16": 1, "fp8": 8}
+DECODE_FILL = {"bf16": FILL, "fp8": 0.5}
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -129,11 +154,15 @@ class Policy:
     config: Optional[str] = None
     split: Optional[int] = None
     odd: str = "repitch"
+    cols: Optional[int] = None  # with config="gemv", bf16: the column strip
 
     def __post_init__(self) -> None:
-        if self.config is not None and self.config not in _TILES:
-            raise InputError(f"dispatch policy config={self.config!r}: expected one of "
+        if self.config is not None and self.config not in _TILES and self.config != "gemv":
+            raise InputError(f"dispatch policy config={self.config!r}: expected 'gemv' or one of "
                              f"{', '.join(CONFIGS)}")
+        if self.cols is not None and self.cols not in paths.GEMV_BF16_COLS:
+            raise InputError(f"dispatch policy cols={self.cols!r}: expected one of "
+                             f"{', '.join(map(str, paths.GEMV_BF16_COLS))}")
         if self.split is not None and (isinstance(self.split, bool) or not isinstance(self.split, int)
                                        or not 1 <= self.split <= MAX_SPLIT):
             raise InputError(f"dispatch policy split={self.split!r}: expected an integer in "
@@ -185,10 +214,26 @@ class Plan:
     ldb: int
     ctas: int  # the main kernel's grid (persistent: at most one CTA per SM, whole clusters)
     why: str
+    gemv_rows: int = 0  # config "gemv": the decode kernel's instantiation (tokens, bf16 columns)
+    gemv_cols: int = 0
+
+    @property
+    def gemv(self) -> paths.PathKernel:
+        """The decode kernel (config "gemv" only)."""
+        if self.config != "gemv":
+            raise ValueError(f"plan {self.name} runs no decode kernel")
+        return paths.gemv_kernel(self.dtype, self.gemv_rows, self.gemv_cols)
+
+    @property
+    def kernel(self) -> str:
+        """The main kernel's symbol."""
+        return self.gemv.kernel if self.config == "gemv" else self.rung.kernel
 
     @property
     def rung(self) -> Rung:
-        """The main kernel."""
+        """The main kernel (a ladder-like rung; the decode kernels are path kernels: ``gemv``)."""
+        if self.config == "gemv":
+            raise ValueError(f"plan {self.name} runs a decode kernel, not a rung: see Plan.gemv")
         if self.config == "wgmma":
             from gemmlab.kernels import registry
             from gemmlab.kernels.ladders import scalar_twin
@@ -205,6 +250,8 @@ class Plan:
                                                                   ("B", self.copy_b)) if on))
         if self.config == "wgmma":
             parts.append("wgmma_bf16_scalar")
+        elif self.config == "gemv":
+            parts.append(self.gemv.name.removeprefix(f"dispatch_{self.dtype}_"))
         elif self.splits > 1:
             parts.append(f"split-K {self.splits} {self.config}")
         else:
@@ -214,7 +261,7 @@ class Plan:
     @property
     def counters(self) -> int:
         """Split-K arrival counters: one per 64-row piece of every tile (0 without split-K)."""
-        if self.splits == 1 or self.config == "wgmma":
+        if self.splits == 1 or self.config in ("wgmma", "gemv"):
             return 0
         bm, bn, cluster, _ = _TILES[self.config]
         return _cdiv(_cdiv(self.M, bm), cluster) * cluster * _cdiv(self.N, bn) * (bm // 64)
@@ -232,7 +279,8 @@ class Plan:
     @property
     def params(self) -> dict[str, int]:
         """The main kernel's parameters plus the plan's choices, for result rows."""
-        return {**self.rung.params, "SPLITS": self.splits, "COPY_A": int(self.copy_a),
+        main = self.gemv.params if self.config == "gemv" else self.rung.params
+        return {**main, "SPLITS": self.splits, "COPY_A": int(self.copy_a),
                 "COPY_B": int(self.copy_b)}
 
 
@@ -246,6 +294,13 @@ def grid_ctas(M: int, N: int, config: str, splits: int, sms: int) -> int:
     bm, bn, cluster, _ = _TILES[config]
     units = _cdiv(_cdiv(M, bm), cluster) * _cdiv(N, bn) * splits
     return min(units, max(1, sms // cluster)) * cluster
+
+
+def coverage(M: int, N: int, config: str) -> float:
+    """Fraction of the tiles' MMA work that lands inside C: the last row and column of tiles
+    multiply zeros past M and N (N = 1600 on 256-column tiles: 7 tiles, 1792 columns, 89%)."""
+    bm, bn, _, _ = _TILES[config]
+    return (M * N) / (_cdiv(M, bm) * bm * _cdiv(N, bn) * bn)
 
 
 def balance(work_units: int, ctas: int) -> float:
@@ -263,7 +318,8 @@ def choose_config(dtype: str, M: int, N: int, K: int, sms: int) -> str:
     fills = lambda c: tiles(M, N, c) >= FILL * sms  # noqa: E731
     if M > STREAM_M and fills(wide):
         slots = max(1, sms // cluster) * cluster
-        b_wide, b_narrow = balance(tiles(M, N, wide), slots), balance(tiles(M, N, narrow), slots)
+        b_wide = balance(tiles(M, N, wide), slots) * coverage(M, N, wide)
+        b_narrow = balance(tiles(M, N, narrow), slots) * coverage(M, N, narrow)
         return narrow if b_narrow > b_wide * (1 + WIDE_TILE_ADVANTAGE) else wide
     if M > STREAM_M and fills(narrow):
         return narrow
@@ -281,6 +337,57 @@ def choose_split(dtype: str, M: int, N: int, K: int, sms: int, config: str) -> i
     return max(1, min(slots // t, nk // MIN_SLICE_KTILES, MAX_SPLIT))
 
 
+def decode_rows(dtype: str, M: int) -> int:
+    """The decode instantiation for M tokens: the fewest rows that hold them."""
+    rows = paths.GEMV_BF16_ROWS if dtype == "bf16" else tuple(8 * t for t in paths.GEMV_FP8_TILES)
+    return min(r for r in rows if r >= M)
+
+
+def max_decode_rows(dtype: str) -> int:
+    """The most tokens a decode kernel instantiation holds."""
+    return max(paths.GEMV_BF16_ROWS) if dtype == "bf16" else 8 * max(paths.GEMV_FP8_TILES)
+
+
+def decode_fits(dtype: str, M: int, N: int, K: int, ops: Operands,
+                max_m: Optional[int] = None) -> bool:
+    """Whether a decode kernel can run: at most ``max_m`` tokens (default ``DECODE_M``), 16-byte
+    rows (bf16: K and N; fp8: K) and 16-byte aligned A and B (its 16-byte loads)."""
+    rows_ok = pitch_ok(dtype, K) and (dtype == "fp8" or pitch_ok(dtype, N))
+    limit = DECODE_M[dtype] if max_m is None else max_m
+    return M <= limit and rows_ok and ops.a16 and ops.b16
+
+
+def decode_wins(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands) -> bool:
+    """Rule 0: the decode kernel runs when it can and the 64 x 128 tile leaves SMs idle (fewer
+    tiles than ``DECODE_FILL`` of them)."""
+    return decode_fits(dtype, M, N, K, ops) and tiles(M, N, "64x128") < DECODE_FILL[dtype] * sms
+
+
+def choose_cols(N: int, sms: int) -> int:
+    """bf16 decode: the widest column strip whose blocks fill a wave of the SMs (wider strips
+    read longer runs of each row of B), else the narrowest (the most blocks)."""
+    for cols in sorted(paths.GEMV_BF16_COLS, reverse=True):
+        if _cdiv(N, cols) >= FILL * sms:
+            return cols
+    return min(paths.GEMV_BF16_COLS)
+
+
+def _decode_plan(dtype: str, M: int, N: int, K: int, sms: int, cols: Optional[int]) -> Plan:
+    rows = decode_rows(dtype, M)
+    if dtype == "bf16":
+        cols = cols or choose_cols(N, sms)
+        ctas = _cdiv(N, cols)
+        why = (f"{M} token(s): decode kernel, B streamed in {ctas} strips of {cols} columns "
+               f"(CUDA-core FMAs, K split among 8 warps)")
+    else:
+        cols = 0
+        ctas = _cdiv(N, 16)
+        why = (f"{M} token(s): decode kernel, B streamed in {ctas} strips of 16 rows "
+               f"(mma.sync m16n8k32, K split among 8 warps)")
+    return Plan(dtype, M, N, K, "gemv", 1, False, False, K, N if dtype == "bf16" else K, ctas,
+                why, rows, cols)
+
+
 def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(),
          policy: Policy = Policy()) -> Plan:
     """The launches for C = alpha * A @ B + beta * C at this shape (see the module docstring)."""
@@ -289,6 +396,14 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
     check_shape(M, N, K)
     if sms < 1:
         raise ValueError(f"dispatch plan needs the GPU's SM count, got {sms}")
+    if policy.config == "gemv":
+        if not decode_fits(dtype, M, N, K, ops, max_decode_rows(dtype)):
+            raise InputError(f"dispatch policy config='gemv': M = {M}, N = {N}, K = {K} (or a "
+                             f"pointer) is not a decode shape (M <= {max_decode_rows(dtype)}, "
+                             f"16-byte rows, aligned A and B)")
+        return _decode_plan(dtype, M, N, K, sms, policy.cols)
+    if policy.config is None and policy.split is None and decode_wins(dtype, M, N, K, sms, ops):
+        return _decode_plan(dtype, M, N, K, sms, policy.cols)
     # which operands TMA cannot read as they are
     copy_a = not (pitch_ok(dtype, K) and ops.a16)
     lda = padded(dtype, K) if copy_a else K

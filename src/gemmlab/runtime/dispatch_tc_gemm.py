@@ -38,7 +38,7 @@ def describe(p: Plan) -> str:
 
 
 def ran(p: Plan) -> Ran:
-    return Ran(p.name, p.params, p.rung.kernel, describe(p))
+    return Ran(p.name, p.params, p.kernel, describe(p))
 
 
 class TcDispatchedGemm:
@@ -57,6 +57,7 @@ class TcDispatchedGemm:
         self.backend = backend or default_backend()
         self.policy = policy
         self._helpers: Any = None
+        self._decode: Any = None
         self._plans: dict[Operands, tuple[Plan, Any, dict[str, Any]]] = {}
         self._maps: dict[tuple[int, int, int], tuple[Any, ...]] = {}
         self._b_shape = b_shape(self.dtype, K, N)
@@ -87,6 +88,8 @@ class TcDispatchedGemm:
         return sum(int(x.nbytes) for _, _, bufs in self._plans.values() for x in bufs.values())
 
     def _geometry(self, p: Plan) -> tuple[tuple[int, int, int], tuple[int, int, int], int]:
+        if p.config == "gemv":
+            return (p.ctas, 1, 1), (p.gemv.threads, 1, 1), 0
         r = p.rung
         if p.config == "wgmma":
             return r.launch_config(self.M, self.N, self.K)
@@ -102,6 +105,15 @@ class TcDispatchedGemm:
                                            "tc_helpers", backend=self.backend)
         return self._helpers.get_function(k.kernel)
 
+    def _decode_kernel(self, k: paths.PathKernel) -> Any:
+        """A decode kernel (every instantiation is one translation unit, compiled once)."""
+        if self._decode is None:
+            from gemmlab.runtime.compile import compile_module
+
+            self._decode = compile_module(paths.translation_unit(paths.gemv_kernels()),
+                                          "decode_tc", backend=self.backend)
+        return self._decode.get_function(k.kernel)
+
     def _prepared(self, ops: Operands) -> tuple[Plan, Any, dict[str, Any]]:
         hit = self._plans.get(ops)
         if hit is not None:
@@ -111,6 +123,9 @@ class TcDispatchedGemm:
         cp = self._cupy
         p = dispatch_tc.plan(self.dtype, self.M, self.N, self.K, self._dev.sm_count, ops,
                              self.policy)
+        if p.config == "gemv":
+            self._plans[ops] = (p, self._decode_kernel(p.gemv), {})
+            return self._plans[ops]
         refusal = p.rung.refusal(self.M, self.N, self.K) if p.config == "wgmma" else None
         if refusal:
             raise InputError(refusal)
@@ -184,7 +199,7 @@ class TcDispatchedGemm:
         p, kernel, bufs = self._prepared(_operands(a, b, c))
         grid, block, smem = self._geometry(p)
         M, N, K = self.M, self.N, self.K
-        if p.config == "wgmma":
+        if p.config in ("wgmma", "gemv"):
             kernel(grid, block, (np.int32(M), np.int32(N), np.int32(K), np.float32(alpha), a, b,
                                  np.float32(beta), c), shared_mem=smem)
             return
