@@ -47,7 +47,7 @@ class _Prepared:
         pass
 
 
-def _targets(rung="autotuned"):
+def _targets(rung="autotuned", no_ref=()):
     def targets_for(s):
         odd = s.N % 4 or s.K % 4
         name = "autotuned_128x128x16_w64x64n4_s3" + ("_scalar" if odd else "")
@@ -56,23 +56,29 @@ def _targets(rung="autotuned"):
         info = {"family": "autotuned", "params": {"BM": 128, "BN": 128}, "backend": "nvcc"}
         t = Target(BenchSpec(rung, *s.dims), lambda: _Prepared(name, params, grid), info)
         ref = Target(BenchSpec("cublas", *s.dims), lambda: (lambda a, b, c, al, be: None), {"family": "library"})
+        if s.dims in no_ref:
+            t.info["no_reference"] = "no cuBLASLt FP8 candidate (sample)"
+            return t, None
         return t, ref
 
     return targets_for
 
 
-def fake_result(pcts: dict, shapes=None, checks=None, gpu="NVIDIA H100 80GB HBM3", copy=3.0e12, grid="quick", goals=None):
-    """A shapes run where the rung reaches ``pcts[(M, N, K)]`` % of cuBLAS (default 90)."""
-    shapes = tuple(shapes or grids.QUICK)
+def fake_result(pcts: dict, shapes=None, checks=None, gpu="NVIDIA H100 80GB HBM3", copy=3.0e12, grid="quick", goals=None,
+                dtype="fp32", no_ref=()):
+    """A shapes run where the rung reaches ``pcts[(M, N, K)]`` % of cuBLAS (default 90); ``dtype``
+    bf16 / fp8 maps that dtype's dispatch rung; shapes in ``no_ref`` have no reference."""
+    shapes = tuple(shapes or (grids.QUICK if dtype == "fp32" else grids.TENSOR_QUICK))
+    rung = "autotuned" if dtype == "fp32" else grids.DISPATCH[dtype]
     ms = {}
     for s in shapes:
         cub = 2e-9 * s.M * s.N * s.K / 20.0 + 0.005  # ms: ~20 TFLOP/s plus 5 µs of launch
         ms[("cublas", s.dims)] = cub
-        ms[("autotuned", s.dims)] = cub * 100.0 / pcts.get(s.dims, 90.0)
+        ms[(rung, s.dims)] = cub * 100.0 / pcts.get(s.dims, 90.0)
     bench = ShapeBench(ms, checks)
-    rows = run_grid(shapes, _targets(), bench)
-    opts = grids.ShapesOptions(shapes, grid_name=grid, rung="autotuned", timing=TimingOptions(warmup_ms=10, rep_ms=50),
-                               goals=goals or grids.Goals())
+    rows = run_grid(shapes, _targets(rung, no_ref), bench)
+    opts = grids.ShapesOptions(shapes, grid_name=grid, rung=rung, timing=TimingOptions(warmup_ms=10, rep_ms=50),
+                               goals=goals or grids.Goals.for_dtype(dtype), dtype=dtype)
     env = {"gpu": gpu, "gemmlab": "test", "cuda_runtime": "13.0"}
     ceiling = {"copy_bytes_per_s": copy, "source": "sample"} if copy else {}
     peak = {"flops": 66.9e12, "sm_count": 132, "fp32_lanes_per_sm": 128, "clock_mhz": 1980}

@@ -67,3 +67,35 @@ def test_autotuned_rung_resolves_to_a_checked_candidate(capsys, tmp_path, monkey
     ran = {p.shape.dims: p for p in S.from_record(load_record(res)).points}
     assert ran[(200, 300, 64)].ran in {c.name for c in cands}
     assert ran[(200, 300, 64)].backend == "nvrtc"
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "fp8"])
+def test_tensor_quick_grid_against_cublas_at_its_best(capsys, tmp_path, dtype):
+    """``gemmlab shapes --dtype bf16|fp8`` (issue #20): the dtype's dispatcher at every shape of the
+    tensor quick grid, every result correct, cuBLAS (BF16 at its best / cuBLASLt FP8) beside it
+    wherever it takes the shape, decode shapes against the copy ceiling, stored and drawn."""
+    from gemmlab.kernels.families import arch_refusal
+    from gemmlab.kernels.registry import get
+    from gemmlab.runtime import device
+
+    info = device.info()
+    reason = arch_refusal(get(f"dispatch_{dtype}"), info.cc_major, info.cc_minor, info.name)
+    if reason:
+        pytest.skip(reason)
+    db = tmp_path / "runs.sqlite"
+    code, stdout, err = run_cli(capsys, "shapes", "--dtype", dtype, "--preset", "tensor-quick", *FAST,
+                                "--db", str(db), "--json")
+    assert code == 0, err
+    res = json.loads(stdout)
+    assert res["dtype"] == dtype and res["rung"] == f"dispatch_{dtype}"
+    bad = [(r["kernel"], r["grid_shape"], r["check"]["reason"]) for r in res["rows"] if not r["correct"]]
+    assert not bad, bad
+    smap = S.from_record(load_record(res))
+    by = {p.shape.dims: p for p in smap.points}
+    assert by[(1, 4096, 4096)].ran.startswith("gemv") and by[(1, 4096, 4096)].pct_of_copy > 0
+    assert by[(511, 511, 511)].ran.startswith("repitch")
+    assert by[(512, 512, 512)].pct > 0 and smap.geomean_pct() > 0
+    html = tmp_path / "map.html"
+    code, stdout, err = run_cli(capsys, "report", str(db), "--out", str(html))
+    assert code == 0, err
+    assert smap.reference in html.read_text()

@@ -1,7 +1,9 @@
-"""gemmlab shapes: the shape map — the best FP32 rung and cuBLAS FP32 over a grid of shapes.
+"""gemmlab shapes: the shape map — a dispatching rung against cuBLAS over a grid of shapes, in FP32
+(``dispatch`` vs cuBLAS SGEMM), BF16 (``dispatch_bf16`` vs cuBLAS BF16 at its best) or FP8
+(``dispatch_fp8`` vs cuBLASLt FP8 at its best): ``--dtype``.
 
 Every shape is checked (fresh random inputs, poisoned output, float64 reference) and timed by the
-ladder's harness, cuBLAS (TF32 off) in the same process; the map says % of cuBLAS per shape, which
+ladder's harness, the reference in the same process, in interleaved rounds; the map says % of cuBLAS per shape, which
 instantiation actually ran, the shape's class, and for skinny shapes the achieved bandwidth against
 the DRAM copy ceiling. Options are validated before anything touches the GPU. Runs are appended to
 the results database as their own kind ("shapes") unless ``--no-store``.
@@ -36,12 +38,15 @@ from gemmlab.workflows.keep import check_destinations, keep
 
 def shapes(
     grid: Annotated[Optional[str], typer.Option(
-        "--preset", help="A named grid of shapes: default, square, skinny, k, models, quick (see --list).")] = None,
+        "--preset", help="A named grid of shapes: default, square, skinny, k, models, quick (FP32); tensor, "
+                         "tensor-squares, tensor-models, tensor-quick (BF16/FP8; see --list).")] = None,
     grid_old: Annotated[Optional[str], typer.Option("--grid", hidden=True)] = None,
     shape_list: Annotated[Optional[str], typer.Option("--shapes", help="Your own shapes: \"M,N,K;M,N,K;...\".")] = None,
-    rung: Annotated[str, typer.Option("--rung", help="The rung to map (default: dispatch, which picks skinny, split-K, padded or plain tile kernels by shape; e.g. autotuned or double_buffered for one kernel everywhere).")] = "dispatch",
-    target: Annotated[float, typer.Option("--target", help="Goal in % of cuBLAS for every non-skinny shape.")] = 85.0,
-    floor: Annotated[float, typer.Option("--floor", help="No shape should fall below this % of cuBLAS.")] = 50.0,
+    dtype: Annotated[str, typer.Option("--dtype", help="fp32 (cuBLAS SGEMM), bf16 (cuBLAS BF16 at its best) or "
+                                                       "fp8 (e4m3, cuBLASLt FP8 at its best); C is bf16 for both.")] = "fp32",
+    rung: Annotated[Optional[str], typer.Option("--rung", help="The rung to map (default: the dtype's dispatcher - dispatch, dispatch_bf16 or dispatch_fp8 - which picks its kernels by shape; e.g. autotuned or persistent_bf16 for one kernel everywhere).")] = None,
+    target: Annotated[Optional[float], typer.Option("--target", help="Goal in % of the reference for every non-skinny shape (default: FP32 85, BF16/FP8 95).")] = None,
+    floor: Annotated[Optional[float], typer.Option("--floor", help="No shape should fall below this % of the reference (default 50).")] = None,
     list_grids: Annotated[bool, typer.Option("--list", help="Print the grid's shapes and classes (no GPU needed) and stop.")] = False,
     repeats: RepeatsOpt = None,
     warmup_ms: Annotated[float, typer.Option("--warmup-ms", help="Warm-up budget per kernel and shape, ms of kernel time.")] = 10.0,
@@ -54,13 +59,18 @@ def shapes(
     db: DbOpt = None,
     no_store: NoStoreOpt = False,
 ) -> None:
-    """Map % of cuBLAS FP32 over a grid of shapes (squares and ±1, skinny, small/large K, real models)."""
+    """Map % of cuBLAS over a grid of shapes (FP32, BF16 or FP8: squares and ±1, decode and prefill, real models)."""
     from gemmlab.shapes import grids, shapemap
 
-    name, chosen = grids.resolve(renamed(grid, grid_old, "--preset", "--grid"), shape_list)
-    goals = grids.Goals(target_pct=target, floor_pct=floor)
-    options = grids.ShapesOptions(chosen, grid_name=name, rung=rung,
-                                  timing=timing_options(warmup_ms, rep_ms, repeats, no_l2_flush), seed=seed, goals=goals)
+    if dtype not in grids.DISPATCH:
+        from gemmlab.errors import InputError
+
+        raise InputError(f"must be one of {', '.join(grids.DISPATCH)}, got {dtype!r}", option="dtype")
+    name, chosen = grids.resolve(renamed(grid, grid_old, "--preset", "--grid"), shape_list, dtype)
+    goals = grids.Goals.for_dtype(dtype, target, floor)
+    options = grids.ShapesOptions(chosen, grid_name=name, rung=rung or "",
+                                  timing=timing_options(warmup_ms, rep_ms, repeats, no_l2_flush), seed=seed, goals=goals,
+                                  dtype=dtype)
     if list_grids:
         _list(options, json_out)
         return
@@ -80,10 +90,11 @@ def shapes(
 def _list(options, json_out: bool) -> None:
     from gemmlab.shapes import grids, shapemap
 
-    items = [{**s.to_dict(), "class": shapemap.shape_class(*s.dims)} for s in options.shapes]
+    items = [{**s.to_dict(), "class": shapemap.shape_class(*s.dims, options.dtype)} for s in options.shapes]
     about = grids.GRID_HELP.get(options.grid_name, "shapes given with --shapes")
     if json_out:
-        print_json({"grid": options.grid_name, "about": about, "grids": grids.GRID_HELP, "shapes": items})
+        print_json({"grid": options.grid_name, "dtype": options.dtype, "about": about, "grids": grids.GRID_HELP,
+                    "shapes": items})
         return
     print_table(("Shape (M×N×K)", "Class", "Label", "Where from"),
                 [(f"{i['M']}×{i['N']}×{i['K']}", i["class"], i["label"], i["source"]) for i in items],

@@ -54,12 +54,13 @@ def shapes(record: RunRecord) -> None:
 
     smap = shapemap.from_record(record)
     ceiling = record.meta.get("ceiling") or {}
-    cap = ("% of cuBLAS = cuBLAS median / rung median (same process, TF32 off); GB/s: the minimum traffic "
+    cap = (f"% of cuBLAS = {smap.reference} median / rung median (same process, interleaved rounds"
+           + (", TF32 off" if smap.dtype == "fp32" else "") + "); GB/s: the minimum traffic "
            "(A, B read once, C written once) / median")
     if ceiling.get("copy_bytes_per_s"):
         cap += f"; copy ceiling {ceiling['copy_bytes_per_s'] / 1e9:,.0f} GB/s ({ceiling.get('source')})"
     print_table(shapemap.TERMINAL_COLUMNS, shapemap.table_rows(smap, terminal=True),
-                title=f"Shape map: {record.meta.get('rung')} vs cuBLAS FP32 on {record.gpu} "
+                title=f"Shape map: {record.meta.get('rung')} vs {smap.reference} on {record.gpu} "
                       f"(grid {record.meta.get('grid')})", caption=cap)
     for line in shapemap.summary_lines(smap):
         console.print(line, highlight=False, soft_wrap=True, markup=False)

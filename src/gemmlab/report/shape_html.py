@@ -61,7 +61,7 @@ def render(record: RunRecord, *, with_plots: bool = True, note: str = "",
     if not smap.points:
         raise ValueError("the shapes run has no measured shape")
     meta = record.meta
-    title = f"gemmlab shape map: {meta.get('rung') or smap.rung} vs cuBLAS FP32 on {record.gpu}"
+    title = f"gemmlab shape map: {meta.get('rung') or smap.rung} vs {smap.reference} on {record.gpu}"
     when = generated_utc or datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
     g = smap.goals
     env = record.env
@@ -82,9 +82,10 @@ def render(record: RunRecord, *, with_plots: bool = True, note: str = "",
         out.append(f"<dt>Copy ceiling</dt><dd>{ceiling['copy_bytes_per_s'] / 1e9:,.0f} GB/s ({e(ceiling.get('source'))})</dd>")
     out.append("</dl>")
     out.append(f'<p class="source">Every shape checked (fresh random inputs, NaN-poisoned output and guard, float64 '
-               f"reference) and timed by the ladder's harness; cuBLAS SGEMM timed in the same process. % of cuBLAS = "
-               f"cuBLAS median / rung median. Goal: {g.target_pct:g}% of cuBLAS, none below {g.floor_pct:g}%; skinny "
-               f"shapes (M or N ≤ {S.SKINNY}) meet theirs at {g.skinny_pct:g}% of cuBLAS or {g.skinny_copy_pct:g}% of "
+               f"reference) and timed by the ladder's harness; {e(smap.reference)} timed in the same process, in "
+               f"interleaved rounds. % of cuBLAS = cuBLAS median / rung median. Goal: {g.target_pct:g}% of cuBLAS, none "
+               f"below {g.floor_pct:g}%; {'skinny' if smap.dtype == 'fp32' else 'decode'} shapes (M or N ≤ "
+               f"{S.SKINNY_BY_DTYPE[smap.dtype]}) meet theirs at {g.skinny_pct:g}% of cuBLAS or {g.skinny_copy_pct:g}% of "
                f"the DRAM copy ceiling (bandwidth counts A and B read once, C written once).</p>")
     if source:
         out.append(f'<p class="source">From {e(source)}</p>')
@@ -98,8 +99,10 @@ def render(record: RunRecord, *, with_plots: bool = True, note: str = "",
         from gemmlab.report.shape_plots import shape_map_figure
 
         png = png_bytes(shape_map_figure(smap))
+        per_row = ("class" if smap.dtype == "fp32"
+                   else "weight shape (N×K, token counts M left to right) or square size")
         out.append(f'<figure id="heatmap"><img alt="shape map heat map: % of cuBLAS per shape, by class" '
-                   f'src="{data_uri(png)}"><figcaption>% of cuBLAS per shape, one row per class; red at 0, yellow '
+                   f'src="{data_uri(png)}"><figcaption>% of cuBLAS per shape, one row per {per_row}; red at 0, yellow '
                    f"between the floor and the target, green at the target and above.</figcaption></figure>")
     out.append('<h2 id="map">The map</h2>')
     out += _rows_html(smap)

@@ -1,7 +1,8 @@
 """The shape map as a heat map (matplotlib, Agg, like ``report.plots``).
 
-One row per shape class (``shapemap.CLASSES`` order), one cell per shape of that class in grid
-order; a cell's colour is the rung's % of cuBLAS on a red–yellow–green scale anchored at the floor
+FP32 maps: one row per shape class (``shapemap.CLASSES`` order), one cell per shape of that class
+in grid order. BF16/FP8 maps: one row per weight shape (N x K) with its token counts M left to
+right, and one row per square size with its ±1 neighbours - a model's projections read as a grid; a cell's colour is the rung's % of cuBLAS on a red–yellow–green scale anchored at the floor
 (red) and the target (green), and its text is the shape and the percentage. Wrong results are
 drawn as a hatched red cell marked WRONG: their speed does not count.
 """
@@ -27,9 +28,22 @@ PCT_MAX = 120.0  # the colour scale stops here; above it the cell is as green as
 
 
 def cells(smap: ShapeMap) -> tuple[list[str], list[list[ShapePoint]]]:
-    """(class names, points per class) — the rows of the heat map."""
-    groups = smap.by_class()
-    return list(groups), list(groups.values())
+    """(row names, points per row) — the rows of the heat map."""
+    if smap.dtype == "fp32":
+        groups = smap.by_class()
+        return list(groups), list(groups.values())
+    rows: dict[str, list[ShapePoint]] = {}
+    for p in smap.points:
+        M, N, K = p.shape.dims
+        if M == N == K:
+            key = f"squares near {2 ** round(math.log2(M))}"
+        else:
+            name = p.shape.label.split(",")[0] if "," in p.shape.label else ""
+            key = (f"{name}: " if name else "") + f"N×K {N}×{K}"
+        rows.setdefault(key, []).append(p)
+    for pts in rows.values():
+        pts.sort(key=lambda p: p.shape.dims)
+    return list(rows), list(rows.values())
 
 
 def norm(smap: ShapeMap) -> TwoSlopeNorm:
@@ -76,11 +90,13 @@ def shape_map_figure(smap: ShapeMap, title: str = "") -> Figure:
     ax.set_yticks(range(ny), [f"{c} ({len(r)})" for c, r in zip(classes, rows)], fontsize=9)
     ax.set_xticks([])
     g = smap.goals
-    cbar = fig.colorbar(im, ax=ax, label="% of cuBLAS FP32 (same run)")
+    cbar = fig.colorbar(im, ax=ax, label=f"% of {smap.reference} (same run)")
     for v, label in ((g.floor_pct, "floor"), (g.target_pct, "target")):
         cbar.ax.axhline(v, color="black", linewidth=1)
         cbar.ax.text(1.6, v, f" {label} {v:g}%", va="center", fontsize=7, transform=cbar.ax.get_yaxis_transform())
-    ax.set_title(title or f"{smap.rung} vs cuBLAS FP32" + (f" on {smap.gpu}" if smap.gpu else ""), fontsize=10)
+    gm = smap.geomean_pct()
+    ax.set_title(title or f"{smap.rung} vs {smap.reference}" + (f" on {smap.gpu}" if smap.gpu else "")
+                 + (f" - geometric mean {gm:.1f}%" if gm is not None else ""), fontsize=10)
     fig.tight_layout()
     return fig
 

@@ -1,7 +1,10 @@
 """Grids of GEMM shapes for the shape map, and the validated options of one ``gemmlab shapes`` run.
 
-A grid is a tuple of ``GridShape``: M, N, K (C[M,N] = A[M,K] @ B[K,N], row-major FP32), a short
-label and where the shape comes from. ``GRIDS`` maps a name (``gemmlab shapes --preset NAME``) to a grid; any other
+A grid is a tuple of ``GridShape``: M, N, K (C[M,N] = A[M,K] @ B[K,N], row-major; for FP8, B is
+given N x K), a short label and where the shape comes from. The FP32 grids (``default`` and its
+parts) come from issue #12; the tensor grids (``tensor``: squares 512-16384 with their ±1
+neighbours, and LLaMA / Mistral / GPT-2 projections at 1, 16, 128, 2048 and 8192 tokens) from
+issue #20 and are the default of ``--dtype bf16`` / ``fp8``. ``GRIDS`` maps a name (``gemmlab shapes --preset NAME``) to a grid; any other
 list of shapes comes from ``--shapes "M,N,K;M,N,K"``.
 
 The default grid is sized to run in about three minutes on an H100 at the command's default
@@ -102,6 +105,43 @@ QUICK: tuple[GridShape, ...] = (
 
 DEFAULT: tuple[GridShape, ...] = SQUARE + SKINNY + K_EXTREMES + SMALL + MODELS
 
+# --- tensor-core grids (issue #20) ----------------------------------------------------------
+_T_POW2 = "square power of two"
+_T_ODD = "±1 neighbour: K and N break TMA's 16-byte row pitch (an operand copy or a scalar path)"
+TENSOR_SQUARES: tuple[GridShape, ...] = tuple(
+    _g(n + d, n + d, n + d, f"{n + d}³", _T_POW2 if d == 0 else _T_ODD)
+    for n in (512, 1024, 2048, 4096, 8192, 16384) for d in (-1, 0, 1))
+
+# (label, N, K, where from): the projections of a transformer layer, C = X W with X tokens x K.
+TOKENS = (1, 16, 128, 2048, 8192)  # decode batch 1 and 16, a small batch, prefill chunks
+_PROJECTIONS = (
+    ("LLaMA-3-8B QKV", 6144, 4096, "LLaMA-3-8B / Mistral-7B fused Q, K, V (32 + 2 x 8 heads of 128)"),
+    ("LLaMA-3-8B O", 4096, 4096, "LLaMA-3-8B / Mistral-7B attention output"),
+    ("LLaMA-3-8B gate+up", 28672, 4096, "LLaMA-3-8B / Mistral-7B fused gate and up (2 x 14336)"),
+    ("LLaMA-3-8B down", 4096, 14336, "LLaMA-3-8B / Mistral-7B MLP down"),
+    ("LLaMA-3-70B QKV", 10240, 8192, "LLaMA-3-70B fused Q, K, V (64 + 2 x 8 heads of 128)"),
+    ("LLaMA-3-70B O", 8192, 8192, "LLaMA-3-70B attention output"),
+    ("LLaMA-3-70B up", 28672, 8192, "LLaMA-3-70B gate or up projection"),
+    ("LLaMA-3-70B down", 8192, 28672, "LLaMA-3-70B MLP down"),
+    ("LLaMA-2-7B up", 11008, 4096, "LLaMA-2-7B gate or up projection (11008: not a multiple of 128)"),
+    ("GPT-2 XL QKV", 4800, 1600, "GPT-2 XL fused Q, K, V (hidden 1600)"),
+    ("GPT-2 XL MLP down", 1600, 6400, "GPT-2 XL MLP down (6400 -> 1600)"),
+)
+TENSOR_MODELS: tuple[GridShape, ...] = tuple(
+    _g(m, n, k, f"{label}, {m} token{'s' if m > 1 else ''}", f"{where}; {m} token(s)")
+    for label, n, k, where in _PROJECTIONS for m in TOKENS)
+TENSOR_QUICK: tuple[GridShape, ...] = (
+    _g(512, 512, 512, "512³", _T_POW2),
+    _g(511, 511, 511, "511³", _T_ODD),
+    _g(1, 4096, 4096, "1 token × 4096²", "decode, batch 1"),
+    _g(16, 6144, 4096, "LLaMA-3-8B QKV, 16 tokens", "decode, batch 16"),
+    _g(128, 4096, 4096, "128 tokens × 4096²", "a small batch"),
+    _g(1000, 3000, 77, "1000×3000×77", "odd K (CLIP's text context length)"),
+)
+# 8192 tokens through LLaMA-3-70B's O projection is 8192^3, already a square.
+TENSOR: tuple[GridShape, ...] = TENSOR_SQUARES + tuple(
+    s for s in TENSOR_MODELS if s.dims not in {q.dims for q in TENSOR_SQUARES})
+
 GRIDS: dict[str, tuple[GridShape, ...]] = {
     "default": DEFAULT,
     "square": SQUARE,
@@ -109,7 +149,13 @@ GRIDS: dict[str, tuple[GridShape, ...]] = {
     "k": K_EXTREMES + SMALL,
     "models": MODELS,
     "quick": QUICK,
+    "tensor": TENSOR,
+    "tensor-squares": TENSOR_SQUARES,
+    "tensor-models": TENSOR_MODELS,
+    "tensor-quick": TENSOR_QUICK,
 }
+# What ``--preset`` defaults to per dtype.
+DEFAULT_GRID = {"fp32": "default", "bf16": "tensor", "fp8": "tensor"}
 
 GRID_HELP = {
     "default": "every shape below: squares and ±1 neighbours, skinny, K extremes, 127³, real models (sized for ~3 min on an H100)",
@@ -118,6 +164,11 @@ GRID_HELP = {
     "k": "small K (16, 77), large K with small M·N, and 127³",
     "models": "BERT-base, GPT-2 and LLaMA-7B projections",
     "quick": "seven small shapes: small, skinny, small and large K, an odd rectangle (seconds; the GPU tests use it)",
+    "tensor": "BF16/FP8 (issue #20): squares 511-16385 (powers of two and ±1) and LLaMA-3-8B/70B, LLaMA-2-7B, "
+              "GPT-2 XL projections at 1, 16, 128, 2048, 8192 tokens",
+    "tensor-squares": "BF16/FP8: squares 512-16384 and their ±1 neighbours",
+    "tensor-models": "BF16/FP8: model projections at 1, 16, 128, 2048, 8192 tokens",
+    "tensor-quick": "BF16/FP8: six small shapes (square, odd square, decode, small batch, odd K; seconds)",
 }
 
 
@@ -183,6 +234,21 @@ class Goals:
         return {"target_pct": self.target_pct, "floor_pct": self.floor_pct, "skinny_pct": self.skinny_pct,
                 "skinny_copy_pct": self.skinny_copy_pct}
 
+    @classmethod
+    def for_dtype(cls, dtype: str, target_pct: Optional[float] = None,
+                  floor_pct: Optional[float] = None) -> "Goals":
+        """The bars of the issue that set them: FP32 issue #12's (85% of cuBLAS, floor 50%,
+        skinny 60% or 80% of copy); BF16/FP8 issue #20's (95% of cuBLAS at its best; decode
+        shapes, M <= 64, at 100% of it or 85% of the copy ceiling; floor 50%)."""
+        base = cls() if dtype == "fp32" else cls(95.0, 50.0, 100.0, 85.0)
+        return cls(base.target_pct if target_pct is None else target_pct,
+                   base.floor_pct if floor_pct is None else floor_pct,
+                   base.skinny_pct, base.skinny_copy_pct)
+
+
+# The rung each dtype's map measures by default: the dispatcher that picks its kernels by shape.
+DISPATCH = {"fp32": "dispatch", "bf16": "dispatch_bf16", "fp8": "dispatch_fp8"}
+
 
 # Memory one shape needs on the GPU during its check: A, B, C in FP32 plus the float64 reference
 # and |A|·|B| (two M×N float64) and float64 copies of A and B.
@@ -197,12 +263,15 @@ class ShapesOptions:
 
     shapes: tuple[GridShape, ...]
     grid_name: str = "default"  # "custom" for --shapes
-    rung: str = "dispatch"  # picks its kernels by shape (gemmlab.runtime.dispatch)
+    rung: str = ""  # "": the dtype's dispatch rung (DISPATCH), which picks its kernels by shape
     timing: TimingOptions = field(default_factory=lambda: TimingOptions(warmup_ms=10.0, rep_ms=50.0))
     seed: int = 0
     goals: Goals = field(default_factory=Goals)
+    dtype: str = "fp32"  # A and B: fp32, bf16 or fp8 (C: fp32 for fp32, bf16 otherwise)
 
     def __post_init__(self) -> None:
+        if self.dtype not in DISPATCH:
+            raise InputError(f"must be one of {', '.join(DISPATCH)}, got {self.dtype!r}", option="dtype")
         shapes = tuple(self.shapes)
         if not shapes:
             raise InputError("no shapes to measure: give --preset NAME or --shapes M,N,K;...")
@@ -219,18 +288,24 @@ class ShapesOptions:
             raise InputError(f"must be an integer >= 0, got {self.seed!r}", option="seed")
         from gemmlab.kernels import registry
 
-        registry.get(self.rung)  # one line naming the valid rungs otherwise
+        object.__setattr__(self, "rung", self.rung or DISPATCH[self.dtype])
+        rung = registry.get(self.rung)  # one line naming the valid rungs otherwise
+        if rung.dtype != self.dtype:
+            raise InputError(f"rung {self.rung!r} takes {rung.dtype} A and B; the map is --dtype {self.dtype} "
+                             f"(its dispatch rung: {DISPATCH[self.dtype]})", option="rung")
 
     def to_dict(self) -> dict:
-        return {"grid": self.grid_name, "rung": self.rung, "timing": self.timing.to_dict(), "seed": self.seed,
-                "goals": self.goals.to_dict(), "shapes": [s.to_dict() for s in self.shapes]}
+        return {"grid": self.grid_name, "rung": self.rung, "dtype": self.dtype, "timing": self.timing.to_dict(),
+                "seed": self.seed, "goals": self.goals.to_dict(), "shapes": [s.to_dict() for s in self.shapes]}
 
 
-def resolve(grid_name: Optional[str], shapes_text: Optional[str]) -> tuple[str, tuple[GridShape, ...]]:
-    """(grid name, shapes) from ``--preset`` / ``--shapes`` (not both; default: the default grid)."""
+def resolve(grid_name: Optional[str], shapes_text: Optional[str],
+            dtype: str = "fp32") -> tuple[str, tuple[GridShape, ...]]:
+    """(grid name, shapes) from ``--preset`` / ``--shapes`` (not both; default: the dtype's
+    default grid, ``DEFAULT_GRID``)."""
     if grid_name is not None and shapes_text is not None:
         raise InputError(f"give either --preset or --shapes, not both (got --preset {grid_name} and --shapes {shapes_text})")
     if shapes_text is not None:
         return "custom", parse_shapes(shapes_text)
-    name = grid_name or "default"
+    name = grid_name or DEFAULT_GRID.get(dtype, "default")
     return name, grid(name)
