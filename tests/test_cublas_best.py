@@ -501,3 +501,29 @@ def test_torch_candidate_turns_reduced_precision_off_only_for_its_own_call(monke
     x = types.SimpleNamespace(view=lambda dtype: x)
     cand.run(x, x, x, 1.0, 0.0)
     assert seen == [False] and matmul.allow_bf16_reduced_precision_reduction is True
+
+
+def test_split_k_reductions_in_the_output_type_are_left_out_before_timing():
+    """cuBLASLt may offer split-K that adds its slices' partial sums in bf16 (reduction
+    OUTPUT_TYPE or INPLACE): faster, and outside the bound every row is held to (H100 511^3).
+    Such a candidate is excluded with the reason, never timed; in FP32 output it is fine."""
+    lossy = {"splitk": 8, "reduction": "OUTPUT_TYPE"}
+    assert "8 split-K partial sums in the output type" in cb.lossy_reduction(lossy, "bf16")
+    assert cb.lossy_reduction({"splitk": 2, "reduction": "INPLACE"}, "bf16")
+    assert cb.lossy_reduction(lossy, "fp32") is None
+    assert cb.lossy_reduction({"splitk": 8, "reduction": "COMPUTE_TYPE"}, "bf16") is None
+    assert cb.lossy_reduction({"splitk": 1, "reduction": "OUTPUT_TYPE"}, "bf16") is None
+    fast = cb.Candidate("lt-fast", cb.CUBLASLT, lambda *a: None, dict(lossy))
+    cands = [_cand("gemmex", cb.GEMM_EX), fast, _cand("lt1")]
+    timed = []
+
+    def measure(c):
+        timed.append(c.name)
+        return {"gemmex": 2.0, "lt-fast": 0.5, "lt1": 1.0}[c.name], 0.5, 9
+
+    sel = cb.select(cands, lambda c: 0.0, measure, 1.0, 1e12)
+    assert sel.winner.candidate.name == "lt1" and "lt-fast" not in timed
+    by = {c["name"]: c for c in sel.record()["candidates"]}
+    assert by["lt-fast"]["excluded"].startswith("adds its 8 split-K partial sums")
+    sel = cb.select(cands, lambda c: 0.0, measure, 1.0, 1e12, out_dtype="fp32")
+    assert sel.winner.candidate.name == "lt-fast"

@@ -71,6 +71,27 @@ class Candidate:
     detail: dict = field(default_factory=dict)  # heuristic rank, decoded configuration, ...
 
 
+class Excluded(Exception):
+    """A candidate left out before timing, for the reason given (not a failure of the run)."""
+
+
+# cuBLASLt's split-K reduction schemes that add the K-slices' partial sums in the output type (a
+# bf16 C): every slice's sum is rounded to bf16 before the next is added - up to S roundings where
+# the bound every row is held to (gemmlab.numerics.bf16) allows one. H100, 511^3: "splitK 8
+# reduction OUTPUT_TYPE" won the timing and then put 29,387 of 261,121 elements outside that bound.
+LOSSY_REDUCTIONS = ("OUTPUT_TYPE", "INPLACE")
+
+
+def lossy_reduction(detail: dict, out_dtype: str) -> Optional[str]:
+    """Why a cuBLASLt candidate computes less precisely than the rows it is compared with, or
+    None: a split-K reduction in a 16-bit output type."""
+    splits = detail.get("splitk")
+    if out_dtype != "fp32" and splits not in (None, 0, 1) and detail.get("reduction") in LOSSY_REDUCTIONS:
+        return (f"adds its {splits} split-K partial sums in the output type (reduction "
+                f"{detail['reduction']}): more roundings than the bound every row is held to")
+    return None
+
+
 @dataclass
 class Outcome:
     """What selection found out about one candidate."""
@@ -127,7 +148,7 @@ def agreement_bound(K: int, out_dtype: str) -> float:
 def select(candidates: Sequence[Candidate],
            agree: Callable[[Candidate], float],
            measure: Callable[[Candidate], tuple[float, float, int]],
-           bound: float, flops: float, baseline: bool = True) -> Selection:
+           bound: float, flops: float, baseline: bool = True, out_dtype: str = "bf16") -> Selection:
     """Check each candidate against the first (cublasGemmEx, the baseline: ``agree`` returns the
     normwise relative difference, 0 for the baseline itself), time those that agree (``measure``
     returns median and min seconds and the run count), keep the fastest median. A candidate that
@@ -143,12 +164,17 @@ def select(candidates: Sequence[Candidate],
     for i, cand in enumerate(candidates):
         o = Outcome(cand)
         try:
+            why = lossy_reduction(cand.detail, out_dtype) if cand.kind == CUBLASLT else None
+            if why:
+                raise Excluded(why)
             o.rel_diff = float(agree(cand))
             if not (o.rel_diff <= bound):  # NaN fails too
                 o.excluded = (f"disagrees with {against}: normwise difference {o.rel_diff:.3g} "
                               f"> {bound:.3g}")
             else:
                 o.median_s, o.min_s, o.n = measure(cand)
+        except Excluded as e:
+            o.excluded = str(e)
         except Exception as e:  # noqa: BLE001 - a failing candidate is recorded, not fatal
             if i == 0 and baseline:
                 raise
@@ -550,7 +576,8 @@ def _select_on_gpu(cands: Sequence[Candidate], M: int, N: int, K: int, out_dtype
         sel = select(cands, agree_exact, measure, fp8.tolerance(K).normwise, gemm_flops(M, N, K),
                      baseline=False)
     else:
-        sel = select(cands, agree, measure, agreement_bound(K, out_dtype), gemm_flops(M, N, K))
+        sel = select(cands, agree, measure, agreement_bound(K, out_dtype), gemm_flops(M, N, K),
+                     out_dtype=out_dtype)
     if not names:
         return sel, None, None
     runs = [lambda o=o: o.candidate.run(a, b, c, alpha, beta) for o in sel.outcomes]
