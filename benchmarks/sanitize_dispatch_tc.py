@@ -1,0 +1,110 @@
+"""Every path of the tensor-core dispatch rungs (dispatch_bf16, dispatch_fp8; issue #20: "compute-
+sanitizer clean on every path"), once, for NVIDIA's compute-sanitizer:
+
+    compute-sanitizer --tool memcheck  --error-exitcode 3 python benchmarks/sanitize_dispatch_tc.py --set memcheck
+    compute-sanitizer --tool initcheck --error-exitcode 3 python benchmarks/sanitize_dispatch_tc.py --set initcheck
+    compute-sanitizer --tool racecheck --error-exitcode 3 python benchmarks/sanitize_dispatch_tc.py --set racecheck
+    compute-sanitizer --tool synccheck --error-exitcode 3 python benchmarks/sanitize_dispatch_tc.py --set racecheck
+
+(``benchmarks/run_sanitizer_device.sh OUT tc`` runs all four.) Each case launches the plan with
+beta = 0 into a NaN-filled C and with beta = 0.5, and compares with a float64 product of the same
+bf16 / e4m3 inputs (relative Frobenius error <= 2e-2, no NaN); a wrong result exits 1 on its own,
+a sanitizer finding exits 3.
+
+``memcheck``: the decode kernels (every bf16 column strip, 1 to 16 tokens, N and K off their
+strips and chunks), the 64 x 128, 64 x 256, 128 x 128 and clustered 128 x 256 tiles, split-K,
+copies of A or B to 16-byte pitches, the wgmma fallback, misaligned A, B and C. ``initcheck``:
+the paths that read memory they allocated (the copies, the split-K workspace and counters).
+``racecheck``: small shapes of every kernel (shared-memory hazards).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+# (dtype, (M, N, K), policy keywords or None, which operand to misalign or "")
+MEMCHECK = [
+    ("bf16", (1, 4104, 4112), None, ""), ("bf16", (7, 4096, 4096), None, ""),
+    ("bf16", (16, 1000, 14336), {"config": "gemv", "cols": 16}, ""),
+    ("bf16", (3, 1000, 4096), {"config": "gemv", "cols": 64}, ""),
+    ("bf16", (127, 1000, 4097), None, ""), ("bf16", (1000, 3001, 77), None, ""),
+    ("bf16", (1000, 3001, 77), {"odd": "wgmma"}, ""),
+    ("bf16", (127, 1000, 4096), {"config": "64x128", "split": 3}, ""),
+    ("bf16", (300, 600, 512), {"config": "128x256c2"}, ""), ("bf16", (1000, 1000, 1000), None, ""),
+    ("bf16", (129, 1000, 640), {"config": "64x256"}, ""), ("bf16", (1, 4096, 4096), {"config": "64x128"}, ""),
+    ("bf16", (256, 512, 512), None, "a"), ("bf16", (256, 512, 512), None, "b"),
+    ("bf16", (256, 512, 512), None, "c"), ("bf16", (4, 4096, 4096), None, "c"),
+    ("fp8", (1, 4095, 4096), None, ""), ("fp8", (9, 1000, 14336), None, ""),
+    ("fp8", (127, 1000, 4112), None, ""), ("fp8", (127, 1000, 4096), {"config": "64x128", "split": 3}, ""),
+    ("fp8", (1000, 3000, 77), None, ""), ("fp8", (300, 600, 512), {"config": "128x256c2"}, ""),
+    ("fp8", (256, 512, 512), None, "a"), ("fp8", (4, 4096, 4096), None, "c"),
+]
+INITCHECK = [
+    ("bf16", (1000, 3001, 77), None, ""), ("bf16", (127, 1000, 4096), {"config": "64x128", "split": 3}, ""),
+    ("bf16", (256, 512, 512), None, "a"), ("bf16", (1, 4104, 4112), None, ""),
+    ("fp8", (1000, 3000, 77), None, ""), ("fp8", (127, 1000, 4096), {"config": "64x128", "split": 3}, ""),
+    ("fp8", (1, 4095, 4096), None, ""),
+]
+RACECHECK = [
+    ("bf16", (3, 72, 512), {"config": "gemv", "cols": 16}, ""), ("bf16", (16, 80, 256), {"config": "gemv", "cols": 64}, ""),
+    ("fp8", (9, 40, 512), None, ""), ("bf16", (70, 130, 200), {"config": "64x128"}, ""),
+    ("fp8", (70, 130, 256), {"config": "64x128", "split": 2}, ""), ("bf16", (130, 260, 96), {"config": "128x256c1"}, ""),
+]
+SETS = {"memcheck": MEMCHECK, "initcheck": INITCHECK, "racecheck": RACECHECK}
+
+
+def _misaligned(cp, x):
+    """A copy of x whose data starts one element past a 16-byte boundary."""
+    flat = cp.empty(x.size + 1, dtype=x.dtype)
+    view = flat[1:].reshape(x.shape)
+    view[...] = x
+    return view
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--set", choices=sorted(SETS), default="memcheck")
+    args = p.parse_args(argv)
+    import cupy as cp
+
+    from gemmlab.kernels import registry
+    from gemmlab.numerics import bf16, fp8
+    from gemmlab.runtime.dispatch_tc import Policy
+    from gemmlab.runtime.dispatch_tc_gemm import TcDispatchedGemm
+
+    bad = 0
+    for dtype, (M, N, K), pol, off in SETS[args.set]:
+        conv = bf16 if dtype == "bf16" else fp8
+        rng = cp.random.default_rng(M * 3 + N * 5 + K)
+        a = conv.to_bits(rng.random((M, K), dtype=cp.float32) - 0.5)
+        b_shape = (N, K) if dtype == "fp8" else (K, N)
+        b = conv.to_bits(rng.random(b_shape, dtype=cp.float32) - 0.5)
+        c0 = bf16.to_bits(rng.random((M, N), dtype=cp.float32) - 0.5)
+        af, bfl = conv.from_bits(a).astype(cp.float64), conv.from_bits(b).astype(cp.float64)
+        prod = af @ (bfl.T if dtype == "fp8" else bfl)
+        run = TcDispatchedGemm(registry.get(f"dispatch_{dtype}"), M, N, K, policy=Policy(**(pol or {})))
+        errs = []
+        for beta in (0.0, 0.5):
+            c = cp.full((M, N), 0x7FC0, cp.uint16) if beta == 0 else c0.copy()
+            ops = {"a": a, "b": b, "c": c}
+            if off:
+                ops[off] = _misaligned(cp, ops[off])
+            run(ops["a"], ops["b"], ops["c"], 1.0, beta)
+            got = bf16.from_bits(ops["c"]).astype(cp.float64)
+            want = prod + beta * bf16.from_bits(c0).astype(cp.float64)
+            ok = bool(cp.isfinite(got).all())
+            err = float(cp.linalg.norm(got - want) / (cp.linalg.norm(want) or 1.0)) if ok else float("nan")
+            errs.append(err)
+            if not (ok and err <= 2e-2):
+                bad += 1
+        ran = run.rung_for(*(_misaligned(cp, x) if off == n else x
+                             for n, x in (("a", a), ("b", b), ("c", c0)))).name
+        print(f"{dtype} {M}x{N}x{K} {pol or ''} {('misaligned ' + off) if off else ''}: {ran}; "
+              f"rel err {errs[0]:.1e}, {errs[1]:.1e}", flush=True)
+    print(f"{args.set}: {len(SETS[args.set])} cases, {bad} wrong results", flush=True)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
