@@ -40,11 +40,17 @@ def test_the_largest_tile_that_fills_the_sms(dtype):
 def test_small_m_always_streams_with_64_row_tiles(dtype):
     for M in (D.DECODE_M[dtype] + 1, 64, 128):
         p = _plan(dtype, M, 8192, 28672)
-        assert p.config.startswith("64x"), (M, p.config)
+        assert p.config == "64x128", (M, p.config)
     # forcing off the decode kernel (a tile config) gives the 64-row tile to a few tokens too
     assert _plan(dtype, 1, 8192, 28672, config="64x128").config == "64x128"
-    # 64 x 256 when it fills (128 x 65536: 256 tiles)
-    assert _plan(dtype, 128, 65536, 4096).config == "64x256"
+    # streaming tiles by the bytes the busiest SM reads: one wave of 64 x 128 (128 x 8192: 128
+    # tiles) beats 128 x 128; 1.2 waves of it (128 x 10240: 160 tiles, B read twice) do not
+    assert _plan(dtype, 128, 8192, 8192).config == "64x128"
+    assert _plan(dtype, 128, 10240, 8192).config == "128x128c1"
+    assert D.stream_bytes_per_sm(128, 10240, "64x128", H100) == 2 * (64 + 128)
+    assert D.stream_bytes_per_sm(128, 10240, "128x128c1", H100) == 128 + 128
+    # near-ties keep the tile with the most CTAs (1 x 28672: 258 vs 257 rows per k)
+    assert _plan(dtype, 2, 28672, 4096, config=None).config in ("64x128", "gemv")
     assert _plan(dtype, 129, 8192, 8192).config.startswith("128x")
 
 

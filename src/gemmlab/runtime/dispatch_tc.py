@@ -18,14 +18,14 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
    * the largest tile whose tiles fill a wave (``FILL`` of the SMs, one CTA each): 128 x 256,
      then 128 x 128, then 64 x 256 (one consumer warpgroup), else 64 x 128 - the most CTAs. Until
      every SM has a tile, more SMs working (and more loads in flight) is worth more than a big
-     tile's efficiency per MMA. M <= ``STREAM_M`` (decode and small batches) always takes a
-     64-row tile: the product is a stream of B (the weights) and a 128-row tile would stage
-     twice the A bytes and run most of its MMAs on zero rows.
+     tile's efficiency per MMA. M <= ``STREAM_M`` (decode and small batches) is a stream of B
+     (the weights): the tile among ``STREAM_CONFIGS`` whose busiest SM streams the fewest
+     operand bytes (``stream_bytes_per_sm``) - 64 x 128 while its tiles fit one wave.
    * between 128 x 256 and 128 x 128 when both fill: the narrow one only when it balances the SMs
      better by more than the wide tile's per-MMA advantage (``WIDE_TILE_ADVANTAGE``): the busiest
-     SM sets the time, so tiles per CTA (rounded up) is what a persistent kernel pays - times the
-     fraction of each tile's MMAs that land inside C (``coverage``: N = 1600 wastes 11% of a
-     256-column tile's work, 4% of a 128-column one's).
+     SM sets the time, so tiles per CTA (rounded up) is what a persistent kernel pays. (Weighing
+     in the MMAs a tile wastes past N lost: N = 1600, 128 x 256 wastes 11% and still won, 2048 x
+     1600 x 6400 100.7 vs 89.8% of cuBLAS, 8192 x 1600 x 6400 92.5 vs 83.5 - docs/results, m128.)
    * Clusters of 2 along M (B multicast to both CTAs) only for products of at least
      ``CLUSTER_MIN_WAVES`` waves of tiles.
 2. **Split-K** (``choose_split``, off by default: ``SPLIT_BELOW_FILL`` = 0 until it measures
@@ -94,6 +94,16 @@ EPI_PIECE = 128  # TMA-store epilogue piece, persistent_bf16's default
 # balance 0.73 - a tie), and the narrow one won with twice the balance (1024^3: 80.4 vs 57.4;
 # 512^3: 75.0 vs 58.5) - v1. The FP32 dispatch's measured 8% is kept as the margin.
 WIDE_TILE_ADVANTAGE = 0.08
+# The tiles a memory-bound product (M <= STREAM_M) chooses among, by ``stream_bytes_per_sm``
+# (ties: the first, the most CTAs on the stream). H100 (docs/results, m128; % of cuBLAS at its
+# best): 128 x 10240 x 8192 128x128 97.8 / 64x256 98.0 vs 64x128 77.2 (160 tiles: 1.2 waves);
+# 128 x 11008 x 4096 95.7 / 95.5 vs 83.1; fp8 alike (96.7 / 93.9 vs 83.5; 99.6 / 98.6 vs 91.5);
+# one wave of 64 x 128 tiles still wins (128 x 8192 x 8192: 99.9; 16 x 1600 x 6400: 59.8 vs 42).
+STREAM_CONFIGS = ("64x128", "128x128c1", "64x256")
+# A later tile must stream this much less to displace an earlier one: the byte count ignores the
+# pipeline's fill and the epilogue, so near-ties keep the tile with the most CTAs (1 x 28672: 64 x
+# 128 258 rows per k vs 64 x 256 257 - 95.9% of cuBLAS measured with 64 x 128, decode run).
+STREAM_MARGIN = 0.08
 # Clusters of 2 (B multicast) only with this many waves of tiles or more: at 2048^3 (1 wave) c2
 # lost 5 points to c1 (91.3 vs 96.2% of cuBLAS), at 2048x6144x4096 (2.9 waves) and
 # 2048x14336x4096 (6.8) 0.5-0.6; at 8192^3 (15.5 waves) and the 8192 x 28672 projections it won or
@@ -296,11 +306,12 @@ def grid_ctas(M: int, N: int, config: str, splits: int, sms: int) -> int:
     return min(units, max(1, sms // cluster)) * cluster
 
 
-def coverage(M: int, N: int, config: str) -> float:
-    """Fraction of the tiles' MMA work that lands inside C: the last row and column of tiles
-    multiply zeros past M and N (N = 1600 on 256-column tiles: 7 tiles, 1792 columns, 89%)."""
+def stream_bytes_per_sm(M: int, N: int, config: str, sms: int) -> int:
+    """Memory-bound products (M <= STREAM_M): operand rows the busiest SM streams per k - the
+    rounds of tiles it runs times each tile's A rows (at most M) plus its B columns. A 64-row
+    tile at M = 128 reads B twice; a tile count just past a wave costs a second round."""
     bm, bn, _, _ = _TILES[config]
-    return (M * N) / (_cdiv(M, bm) * bm * _cdiv(N, bn) * bn)
+    return _cdiv(tiles(M, N, config), sms) * (min(bm, M) + bn)
 
 
 def balance(work_units: int, ctas: int) -> float:
@@ -318,11 +329,15 @@ def choose_config(dtype: str, M: int, N: int, K: int, sms: int) -> str:
     fills = lambda c: tiles(M, N, c) >= FILL * sms  # noqa: E731
     if M > STREAM_M and fills(wide):
         slots = max(1, sms // cluster) * cluster
-        b_wide = balance(tiles(M, N, wide), slots) * coverage(M, N, wide)
-        b_narrow = balance(tiles(M, N, narrow), slots) * coverage(M, N, narrow)
+        b_wide, b_narrow = balance(tiles(M, N, wide), slots), balance(tiles(M, N, narrow), slots)
         return narrow if b_narrow > b_wide * (1 + WIDE_TILE_ADVANTAGE) else wide
     if M > STREAM_M and fills(narrow):
         return narrow
+    if M <= STREAM_M:
+        cost = {c: stream_bytes_per_sm(M, N, c, sms) for c in STREAM_CONFIGS}
+        least = min(cost.values())
+        # the first (most CTAs) within the model's margin of the least
+        return next(c for c in STREAM_CONFIGS if cost[c] <= least * (1 + STREAM_MARGIN))
     return "64x256" if fills("64x256") else "64x128"
 
 
