@@ -74,9 +74,16 @@ def alternatives(dtype, M, N, K, sms, quick=False, decode=False):
     out, seen = [("dispatch", D.Policy())], {base.name}
     if quick:
         return out
-    if decode and base.config != "64x128":
-        out.append(("64x128 S=1", D.Policy(config="64x128", split=1)))
-        seen.add(D.plan(dtype, M, N, K, sms, D.Operands(), out[-1][1]).name)
+    if decode:  # the unsplit 64 x 128 tile and its split-K twins
+        nk = -(-K // D.BK[dtype])
+        for s in (1, 2, 4, 8):
+            pol = D.Policy(config="64x128", split=s)
+            if s > nk // D.MIN_FORCED_SLICE_KTILES:
+                continue
+            name = D.plan(dtype, M, N, K, sms, D.Operands(), pol).name
+            if name not in seen:
+                seen.add(name)
+                out.append((f"64x128 S={s}", pol))
     configs = [] if decode else [c for c in D.CONFIGS if (M <= 2048 or not c.startswith("64x"))
                and (M > D.STREAM_M or not c.endswith("c2"))]
     nk = -(-K // D.BK[dtype])

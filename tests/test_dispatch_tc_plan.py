@@ -28,7 +28,8 @@ def test_the_largest_tile_that_fills_the_sms(dtype):
     assert _plan(dtype, 8192, 8192, 8192).config == "128x256c2"
     # 2048^3: 128 wide tiles on 132 SMs fill a wave (>= 90%)
     assert _plan(dtype, 2048, 2048, 2048).config == "128x256c1"
-    # 1000 x 3000: 96 wide tiles do not fill; 192 narrow ones do
+    # 2048 x 1600: 112 wide tiles (0.85 of the SMs) fill; 1000 x 3000: 96 (0.73) do not
+    assert _plan(dtype, 2048, 1600, 6400).config == "128x256c1"
     assert _plan(dtype, 1000, 3000, 80).config == "128x128c1"
     # 1024^3: 32 wide / 64 narrow / 64 of 64x256 do not fill, 128 of 64x128 do
     assert _plan(dtype, 1024, 1024, 1024).config == "64x128"
@@ -62,7 +63,13 @@ def test_narrow_tile_only_for_a_real_balance_gain():
 
 
 def test_split_k_is_off_by_default_and_can_be_forced():
-    assert all(_plan("bf16", M, 4096, 14336).splits == 1 for M in (1, 16, 128, 1024))
+    # automatic: few tiles (under a quarter of the SMs) and at least 48 k-tiles a slice
+    assert _plan("bf16", 16, 4096, 14336).splits == 2  # 32 tiles, 224 k-tiles
+    assert _plan("fp8", 16, 4096, 14336).splits == 2  # 32 tiles, 112 k-tiles of 128
+    assert _plan("bf16", 16, 4096, 4096).splits == 1  # 64 k-tiles: 32 a slice, too short
+    assert _plan("fp8", 128, 1600, 6400).splits == 1  # 50 k-tiles
+    assert _plan("bf16", 16, 8192, 8192).splits == 1  # 64 tiles: enough of the SMs
+    assert all(_plan("bf16", M, 4096, 14336).splits == 1 for M in (1, 128, 1024))
     p = _plan("bf16", 1, 4096, 14336, config="64x128", split=4)
     assert (p.config, p.splits, p.name) == ("64x128", 4, "split-K 4 64x128")
     assert p.rung.splitk and p.rung.name == "dispatch_bf16_64x128_splitk"

@@ -416,6 +416,11 @@ __device__ __forceinline__ float ld_cg(const float* p) {
     return v;
 }
 
+// Two consecutive floats (8-byte aligned) from L2.
+__device__ __forceinline__ void ld_cg2(const float* p, float& a, float& b) {
+    asm volatile("ld.global.cg.v2.f32 {%0, %1}, [%2];" : "=f"(a), "=f"(b) : "l"(p));
+}
+
 template <int BN, int OUT_F32>
 __device__ __forceinline__ void splitk_epilogue(float* __restrict__ W, unsigned* counter,
                                                 volatile int* flag, unsigned bar_id, int splits,
@@ -431,22 +436,50 @@ __device__ __forceinline__ void splitk_epilogue(float* __restrict__ W, unsigned*
     named_barrier(bar_id, 128);
     if (!*flag) return;
     __threadfence();
-    // every slice (this one's too) from L2, pair by pair: the registers are free again
+    // every slice (this one's too) from L2, in slice order; the registers are free again. Eight
+    // column pairs x two rows per batch: the 16 loads of a slice are issued before any is added
+    // (float2 loads where N is even), so a batch costs one L2 round trip per slice, not 16.
     const int r = r0 + 16 * (t / 32) + (t % 32) / 4, c = c0 + 2 * (t % 4);
-#pragma unroll 1
-    for (int j = 0; j < BN / 8; ++j) {
+    const bool pairs = (N % 2) == 0;
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int row = r + 8 * h, col = c + 8 * j;
-            if (row >= M || col >= N) continue;
-            const float* at = W + static_cast<long long>(row) * N + col;
-            float v0 = 0.0f, v1 = 0.0f;
-            for (int z = 0; z < splits; ++z, at += slice) {
-                v0 += ld_cg(at);
-                if (col + 1 < N) v1 += ld_cg(at + 1);
-            }
-            store_pair<OUT_F32>(C, M, N, row, col, v0, v1, alpha, beta);
+    for (int j0 = 0; j0 < BN / 8; j0 += 8) {
+        float acc[8][2][2];
+#pragma unroll
+        for (int jj = 0; jj < 8; ++jj)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) acc[jj][h][0] = acc[jj][h][1] = 0.0f;
+#pragma unroll 1
+        for (int z = 0; z < splits; ++z) {
+            float v[8][2][2];
+#pragma unroll
+            for (int jj = 0; jj < 8; ++jj)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int row = r + 8 * h, col = c + 8 * (j0 + jj);
+                    v[jj][h][0] = v[jj][h][1] = 0.0f;
+                    if (row >= M || col >= N) continue;
+                    const float* at = W + z * slice + static_cast<long long>(row) * N + col;
+                    if (pairs) {
+                        ld_cg2(at, v[jj][h][0], v[jj][h][1]);
+                    } else {
+                        v[jj][h][0] = ld_cg(at);
+                        if (col + 1 < N) v[jj][h][1] = ld_cg(at + 1);
+                    }
+                }
+#pragma unroll
+            for (int jj = 0; jj < 8; ++jj)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    acc[jj][h][0] += v[jj][h][0];
+                    acc[jj][h][1] += v[jj][h][1];
+                }
         }
+#pragma unroll
+        for (int jj = 0; jj < 8; ++jj)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+                store_pair<OUT_F32>(C, M, N, r + 8 * h, c + 8 * (j0 + jj), acc[jj][h][0],
+                                    acc[jj][h][1], alpha, beta);
     }
     if (t == 0) *counter = 0u;  // every slice has arrived: ready for the next call
 }

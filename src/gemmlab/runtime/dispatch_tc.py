@@ -28,14 +28,13 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
      1600 x 6400 100.7 vs 89.8% of cuBLAS, 8192 x 1600 x 6400 92.5 vs 83.5 - docs/results, m128.)
    * Clusters of 2 along M (B multicast to both CTAs) only for products of at least
      ``CLUSTER_MIN_WAVES`` waves of tiles.
-2. **Split-K** (``choose_split``, off by default: ``SPLIT_BELOW_FILL`` = 0 until it measures
-   faster; ``Policy(split=S)`` forces it): when the tiles leave SMs idle - fewer tiles than
-   ``SPLIT_BELOW_FILL`` of the persistent grid - K is cut into S slices so tiles x S fills that
-   grid and no more, each slice at least ``MIN_SLICE_KTILES`` k-tiles deep (the pipeline reaches
-   steady state). Each slice writes its float32 partial tile to a workspace (S x M x N floats) and
-   counts its arrival; the slice that arrives last adds all of them in slice order
-   (deterministic) and stores C - one launch, no reduction kernel (tc_common.cuh,
-   ``splitk_epilogue``).
+2. **Split-K** (``choose_split``): when the tiles leave most SMs idle - fewer than
+   ``SPLIT_BELOW_FILL`` of the persistent grid - and K is long enough that each slice keeps
+   ``MIN_SLICE_KTILES`` k-tiles, K is cut into S = ``AUTO_SPLIT`` slices (``Policy(split=S)``
+   forces any S). Each slice writes its float32 partial tile to a workspace (S x M x N floats)
+   and counts its arrival; the slice that arrives last adds all of them in slice order
+   (deterministic), 16 loads in flight per slice, and stores C - one launch, no reduction
+   kernel (tc_common.cuh, ``splitk_epilogue``).
 3. **Odd shapes** (``Policy.odd``): TMA reads rows whose pitch is a multiple of 16 bytes, from a
    16-byte aligned start. Where K (bf16: or N) breaks that, or a pointer is off a 16-byte
    boundary, ``"repitch"`` copies the operand into a buffer with a 16-byte pitch inside the call
@@ -114,23 +113,27 @@ CLUSTER_MIN_WAVES = 8
 # until every SM has a tile, smaller tiles put more SMs to work (and more loads in flight), which
 # measured worth more than a bigger tile's efficiency per MMA. H100, v2 (% of cuBLAS at its best,
 # unsplit): 1024^3 64x128 (128 tiles) 104.9 vs 128x128 (64) 81 vs 128x256 (32) 59; 512^3 64x128
-# 92.5 vs 76; 128x4096x4096 99.6 vs 69; 1000x3000x80 128x128 (192) 94 vs 128x256 (96) 80; 2048^3
-# 128x256 (128 tiles: 0.97 of 132) 96.3 vs 64x256 95 vs 128x128 94; fp8 alike.
-FILL = 0.9
-# Split K automatically only when the tiles fill less than this fraction of the persistent grid:
-# 0, never. Split-K is kept as a forced policy (tested correct), but it lost to the unsplit
-# 64 x 128 tile at every shape of v1 (float32 slices + a reduction kernel: 1x4096x4096 S=2-8 73-79
-# vs 90% of cuBLAS; 1024^3 S=4 41 vs 80) except long-K decode (1x4096x14336: S=4 94 vs 86), and
-# in v2 (the last slice to arrive reduces, no second launch) it lost everywhere (1x4096x14336 S=4
-# 87 vs 68 unsplit on that machine - but 1x4096x4096 S=4 67 vs 75, 1024^3 S=2 19 vs 105): its
-# serial reduction reads the slices with one dependent L2 load per pair. A vectorised reduction
-# is the open item.
-SPLIT_BELOW_FILL = 0.0
-# Each slice at least this many k-tiles (bf16: 4 x 64 = 256 of K): a 4- to 8-stage ring needs a
-# few k-tiles to reach steady state, and a shallower slice writes as many partial-sum bytes as it
-# reads operand bytes.
-MIN_SLICE_KTILES = 4
+# 92.5 vs 76; 128x4096x4096 99.6 vs 69; 1000x3000x80 128x128 (192) 94 vs 128x256 (96 = 0.73 of the
+# SMs) 80; 2048^3 128x256 (128 tiles: 0.97 of 132) 96.3 vs 64x256 95 vs 128x128 94; fp8 alike.
+# And (m128 run) 2048x1600x6400: 128x256 with 112 tiles (0.85 of the SMs) 100.7 vs 128x128 89.8,
+# fp8 90.6 vs 85.3 - so the line sits between 0.73 and 0.85.
+FILL = 0.8
+# Split K automatically only when the tiles fill less than this fraction of the persistent grid
+# and each of the (at most AUTO_SPLIT) slices keeps MIN_SLICE_KTILES k-tiles. History: the first
+# two designs lost everywhere but long-K decode (v1: float32 slices + a reduction launch,
+# 1x4096x14336 S=4 94 vs 86; v2: the last slice reduces with one dependent L2 load per pair,
+# 1024^3 S=2 19 vs 105). With the last slice's loads batched (16 in flight per slice, float2)
+# it wins where few tiles meet a long K (H100, docs/results, split; % of cuBLAS at its best):
+# 16x4096x14336 bf16 S=2 87.5 vs 73.8 unsplit (112 k-tiles a slice), fp8 85.3 vs 81.3 (56);
+# 128x1600x6400 bf16 S=2 68.2 vs 64.8 (50) - and still loses with short slices (16x4096x4096
+# bf16, 32 k-tiles a slice: 66.7 vs 76.7; fp8 128x1600x6400, 25: 59.1 vs 80.0) or enough tiles
+# (16x8192x8192, 64 tiles: 88.6 vs 93.5). S = 2 measured ahead of 4 (87.5 vs 85.0).
+SPLIT_BELOW_FILL = 0.25
+MIN_SLICE_KTILES = 48
+AUTO_SPLIT = 2
 MAX_SPLIT = 32
+# A forced split only needs slices deep enough for the ring to reach steady state.
+MIN_FORCED_SLICE_KTILES = 4
 # Rule 0: the decode kernels run for at most DECODE_M tokens, and only while the 64 x 128 tile's
 # tiles number fewer than DECODE_FILL of the SMs (past that the TMA kernel has enough CTAs on the
 # stream). Measured on the H100 (docs/results/tc-dispatch-h100-2026-11-25/decode, % of cuBLAS at
@@ -145,7 +148,7 @@ MAX_SPLIT = 32
 #   85.5 vs 99.0 and 1x28672x4096 95.4 vs 99.2; 16 tokens lost everywhere (16x4096x4096 77.5 vs
 #   83.9). Hence fp8's lower cut: between 48 and 112 tiles on 132 SMs, half the SMs.
 DECODE_M = {"bf16": 1, "fp8": 8}
-DECODE_FILL = {"bf16": FILL, "fp8": 0.5}
+DECODE_FILL = {"bf16": 0.9, "fp8": 0.5}
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -342,14 +345,15 @@ def choose_config(dtype: str, M: int, N: int, K: int, sms: int) -> str:
 
 
 def choose_split(dtype: str, M: int, N: int, K: int, sms: int, config: str) -> int:
-    """S (rule 2 of the module docstring); 1 when the tiles fill enough of the grid."""
+    """S (rule 2 of the module docstring); 1 when the tiles fill enough of the grid or K is too
+    short to give each slice ``MIN_SLICE_KTILES``."""
     _, _, cluster, _ = _TILES[config]
     slots = max(1, sms // cluster) * cluster
     t = tiles(M, N, config)
     if t >= SPLIT_BELOW_FILL * slots:
         return 1
     nk = _cdiv(K, BK[dtype])
-    return max(1, min(slots // t, nk // MIN_SLICE_KTILES, MAX_SPLIT))
+    return max(1, min(slots // t, nk // MIN_SLICE_KTILES, AUTO_SPLIT))
 
 
 def decode_rows(dtype: str, M: int) -> int:
