@@ -72,5 +72,17 @@ def have_nvcc() -> bool:
     return True
 
 
+# nvcc runs in parallel, one translation unit and architecture per job: the compile tests are the
+# slowest part of the suite, and every core a CI machine has shortens them.
+NVCC_JOBS = max(2, os.cpu_count() or 1)
+
 requires_nvcc = pytest.mark.skipif(not have_nvcc(),
                                    reason="nvcc (CUDA toolkit) not found: the resource report needs it")
+
+
+@pytest.fixture(scope="session")
+def emu_workdir(tmp_path_factory):
+    """One folder for the CUDA emulation's g++ binaries (tests/emulate_cuda.py), shared by every
+    test of the session: a binary is named by the hash of its source, and each takes seconds to
+    build."""
+    return tmp_path_factory.mktemp("emu")

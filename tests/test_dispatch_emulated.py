@@ -22,8 +22,8 @@ ALPHA, BETA = 1.25, -0.5
 
 
 @pytest.fixture(scope="module")
-def runner(tmp_path_factory):
-    return PlanRunner(tmp_path_factory.mktemp("emu"))
+def runner(emu_workdir):
+    return PlanRunner(emu_workdir)
 
 
 def _check(runner, M, N, K, ops=D.Operands(), policy=D.Policy(), expect=None, seed=0):

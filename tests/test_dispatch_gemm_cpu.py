@@ -67,9 +67,9 @@ class FakeKernel:
 
 
 @pytest.fixture
-def fake_gpu(monkeypatch, tmp_path_factory):
+def fake_gpu(monkeypatch, emu_workdir):
     emus = {}
-    workdir = tmp_path_factory.mktemp("emu")
+    workdir = emu_workdir
 
     def emu_for(k):
         if k.source not in emus:

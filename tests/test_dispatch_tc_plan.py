@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import requires_nvcc
+from conftest import NVCC_JOBS, requires_nvcc
 from gemmlab.errors import InputError
 from gemmlab.kernels import paths, registry
 from gemmlab.kernels.source import wrapper
@@ -153,20 +153,25 @@ def test_dispatchers_are_abstract_rungs():
 
 @requires_nvcc
 def test_every_plan_kernel_compiles_without_spills():
+    from concurrent.futures import ThreadPoolExecutor
+
     from gemmlab.runtime import nvcc
 
     rungs = [D.config_rung(dt, c, s) for dt in D.DTYPES for c in D.CONFIGS for s in (False, True)]
-    report = nvcc.resources(rungs, archs=("sm_90a",), jobs=2)
+    # three translation-unit kinds, compiled side by side (each is one or two nvcc runs)
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        main = pool.submit(nvcc.resources, rungs, archs=("sm_90a",), jobs=NVCC_JOBS)
+        helper_job = pool.submit(nvcc.resources, paths.tc_helper_kernels(), archs=("sm_80", "sm_90"),
+                                 jobs=NVCC_JOBS, unit=paths.translation_unit)
+        decode_job = pool.submit(nvcc.resources, paths.gemv_kernels(), archs=("sm_90a",),
+                                 jobs=NVCC_JOBS, unit=paths.translation_unit)
+        report, helpers, decode = main.result(), helper_job.result(), decode_job.result()
     assert {r.kernel for r in report} == {r.kernel for r in rungs}
     for r in report:
         assert not r.spills and not r.stack_frame, r.kernel
         assert r.registers <= (232 if "_64x" in r.kernel else 168), (r.kernel, r.registers)
-    helpers = nvcc.resources(paths.tc_helper_kernels(), archs=("sm_80", "sm_90"), jobs=2,
-                             unit=paths.translation_unit)
     assert len(helpers) == 4 and not any(h.spills for h in helpers)
     # the decode kernels: mma.sync e4m3 needs sm_89+; no spills even at 16 tokens x 8 columns
-    decode = nvcc.resources(paths.gemv_kernels(), archs=("sm_90a",), jobs=2,
-                            unit=paths.translation_unit)
     assert {d.kernel for d in decode} == {k.kernel for k in paths.gemv_kernels()}
     assert not any(d.spills or d.stack_frame for d in decode), decode
 

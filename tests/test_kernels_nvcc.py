@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import requires_nvcc
+from conftest import NVCC_JOBS, requires_nvcc
 from gemmlab.kernels.registry import all_rungs
 from gemmlab.runtime import nvcc
 
@@ -21,7 +21,7 @@ STATIC_SMEM_MAX = 48 * 1024  # static __shared__ per block; more needs dynamic +
 @pytest.fixture(scope="module")
 def report():
     rungs = all_rungs()
-    res = nvcc.resources(rungs, archs=ARCHS, jobs=2)
+    res = nvcc.resources(rungs, archs=ARCHS, jobs=NVCC_JOBS)
     return {(r.kernel, r.arch): r for r in res}
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import requires_nvcc
+from conftest import NVCC_JOBS, requires_nvcc
 from gemmlab.kernels.ladders import FP8_LADDER
 from gemmlab.kernels.registry import all_rungs, get
 from gemmlab.runtime import nvcc, toolchain
@@ -17,7 +17,7 @@ pytestmark = requires_nvcc
 @pytest.fixture(scope="module")
 def report():
     # asking for sm_90 compiles the sm_90a-only rung for sm_90a; sm_80 has no such target
-    return nvcc.resources(all_rungs("fp8"), archs=("sm_80", "sm_90"), jobs=1)
+    return nvcc.resources(all_rungs("fp8"), archs=("sm_80", "sm_90"), jobs=NVCC_JOBS)
 
 
 def test_fp8_rung_compiles_for_sm90a_only(report):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import requires_nvcc
+from conftest import NVCC_JOBS, requires_nvcc
 from gemmlab.kernels import paths
 from gemmlab.runtime import nvcc
 
@@ -18,7 +18,7 @@ STATIC_SMEM_MAX = 48 * 1024
 
 @pytest.fixture(scope="module")
 def report():
-    res = nvcc.resources(paths.all_path_kernels(), archs=ARCHS, jobs=2, unit=paths.translation_unit)
+    res = nvcc.resources(paths.all_path_kernels(), archs=ARCHS, jobs=NVCC_JOBS, unit=paths.translation_unit)
     return {(r.kernel, r.arch): r for r in res}
 
 
