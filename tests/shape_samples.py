@@ -32,7 +32,10 @@ class ShapeBench:
         self.calls.append(("time", target.name, s.shape))
         for phase in ("first run", "estimate", "warm-up", "measure"):
             on_phase(phase)
-        t = self.ms[(target.name, s.shape)] * 1e-3
+        t = self.ms[(target.name, s.shape)]
+        if isinstance(t, (tuple, list)):  # one time per interleaved round
+            t = t[sum(c == ("time", target.name, s.shape) for c in self.calls) - 1]
+        t *= 1e-3
         return Measurement(s, (t * 0.99, t, t * 1.01), {"n_repeat": 3}), {"source": "fake"}
 
 
@@ -65,9 +68,10 @@ def _targets(rung="autotuned", no_ref=()):
 
 
 def fake_result(pcts: dict, shapes=None, checks=None, gpu="NVIDIA H100 80GB HBM3", copy=3.0e12, grid="quick", goals=None,
-                dtype="fp32", no_ref=()):
-    """A shapes run where the rung reaches ``pcts[(M, N, K)]`` % of cuBLAS (default 90); ``dtype``
-    bf16 / fp8 maps that dtype's dispatch rung; shapes in ``no_ref`` have no reference."""
+                dtype="fp32", no_ref=(), rounds: dict | None = None):
+    """A shapes run where the rung reaches ``pcts[(M, N, K)]`` % of cuBLAS (default 90), or
+    ``rounds[(M, N, K)]`` (one % per interleaved round); ``dtype`` bf16 / fp8 maps that dtype's
+    dispatch rung; shapes in ``no_ref`` have no reference."""
     shapes = tuple(shapes or (grids.QUICK if dtype == "fp32" else grids.TENSOR_QUICK))
     rung = "autotuned" if dtype == "fp32" else grids.DISPATCH[dtype]
     ms = {}
@@ -75,6 +79,8 @@ def fake_result(pcts: dict, shapes=None, checks=None, gpu="NVIDIA H100 80GB HBM3
         cub = 2e-9 * s.M * s.N * s.K / 20.0 + 0.005  # ms: ~20 TFLOP/s plus 5 µs of launch
         ms[("cublas", s.dims)] = cub
         ms[(rung, s.dims)] = cub * 100.0 / pcts.get(s.dims, 90.0)
+        if s.dims in (rounds or {}):
+            ms[(rung, s.dims)] = [cub * 100.0 / pct for pct in rounds[s.dims]]
     bench = ShapeBench(ms, checks)
     rows = run_grid(shapes, _targets(rung, no_ref), bench)
     opts = grids.ShapesOptions(shapes, grid_name=grid, rung=rung, timing=TimingOptions(warmup_ms=10, rep_ms=50),

@@ -146,3 +146,23 @@ def test_a_reference_that_fails_the_bound_is_named_but_is_not_the_rungs_failure(
     assert m.wrong() == [] and [p.shape.dims for p in m.reference_wrong()] == [dims]
     assert any("failed gemmlab's bound" in line and "511x511x511" in line for line in S.summary_lines(m))
     assert m.to_dict()["reference_wrong"] == ["511x511x511"]
+
+
+def test_a_verdict_that_flips_with_the_order_is_flagged_per_shape(caplog):
+    # round 0 runs the rung first (A B), round 1 cuBLAS first (B A): 104% then 97% of cuBLAS
+    dims = (4096, 4096, 4096)
+    with caplog.at_level("WARNING"):
+        rec = fake_result({}, shapes=[grids.GridShape(*dims, "4096³", "sample")], dtype="bf16",
+                          rounds={dims: (104.0, 97.0)})
+    m = S.from_record(rec)
+    (p,) = m.points
+    assert p.order_flip and p.round_ratios == pytest.approx((0.97, 1.04))
+    assert p.to_dict()["order_flip"] is True and p.to_dict()["round_ratios"] == pytest.approx([0.97, 1.04])
+    assert S.table_rows(m, terminal=True)[0][5].endswith("(order)")
+    assert any(line.startswith("(order)") and "4096x4096x4096 0.97-1.04" in line for line in S.summary_lines(m))
+    assert any("at 4096x4096x4096" in r.getMessage() and "0.97-1.04" in r.getMessage() for r in caplog.records)
+    # the same ratio in both rounds: no flag
+    steady = S.from_record(fake_result({dims: 97.0}, shapes=[grids.GridShape(*dims, "4096³", "sample")],
+                                       dtype="bf16"))
+    assert not steady.points[0].order_flip
+    assert not any(line.startswith("(order)") for line in S.summary_lines(steady))

@@ -137,8 +137,11 @@ def run_targets(
             first = [p < q for p, q in zip(position[i], position[ref_i])]
             extra["vs_reference"] = interleave.compare(parts[i], parts[ref_i], first)
             if extra["vs_reference"]["order_flip"]:
-                log.warning("%s: faster than %s in the rounds where one of them ran first, slower in the "
-                            "others: the comparison depends on the clock each got", target.name, reference.name)
+                v = extra["vs_reference"]
+                log.warning("%s at %s: faster than %s in the rounds where one of them ran first, slower in "
+                            "the others (ratios %.2f-%.2f): the comparison depends on the clock each got",
+                            target.name, "x".join(map(str, measurement.spec.shape)), reference.name,
+                            v["ratio_min"], v["ratio_max"])
         measured.append(Row(measurement, Check.of(verdicts[i]), target is reference, dict(target.info),
                             launched_by(runs[i]), clocks, extra))
         say_for(i)("done")

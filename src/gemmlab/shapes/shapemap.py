@@ -156,6 +156,24 @@ class ShapePoint:
         return self.rung_row.rel_err
 
     @property
+    def vs_reference(self) -> dict:
+        """The interleaved rounds against cuBLAS (``bench.interleave.compare``); empty when the run
+        kept none (an older run, or no reference)."""
+        return dict(self.rung_row.extra.get("vs_reference") or {})
+
+    @property
+    def order_flip(self) -> bool:
+        """Faster than cuBLAS only in the rounds where one side ran first: the verdict depends on
+        the clock each got (the power cap), so no single % should be quoted without the range."""
+        return bool(self.vs_reference.get("order_flip"))
+
+    @property
+    def round_ratios(self) -> Optional[tuple[float, float]]:
+        v = self.vs_reference
+        lo, hi = v.get("ratio_min"), v.get("ratio_max")
+        return None if lo is None or hi is None else (float(lo), float(hi))
+
+    @property
     def flops(self) -> int:
         return gemm_flops(*self.shape.dims)
 
@@ -205,6 +223,8 @@ class ShapePoint:
             "pct_of_cublas": self.pct, "gflops": self.gflops, "cublas_gflops": self.cublas_gflops,
             "rung_correct": self.rung_correct, "cublas_correct": self.cublas_correct, "rel_err": self.rel_err,
             "noisy": self.rung_noisy or self.cublas_noisy,
+            "order_flip": self.order_flip,
+            "round_ratios": list(self.round_ratios) if self.round_ratios else None,
             "bytes": self.bytes, "bandwidth_bytes_per_s": self.bandwidth,
             "pct_of_copy": self.pct_of_copy if is_skinny(self.cls) else None,
             "cublas_pct_of_copy": self.cublas_pct_of_copy if is_skinny(self.cls) else None,
@@ -408,6 +428,8 @@ def table_rows(m: ShapeMap, with_grid: bool = False, terminal: bool = False) -> 
     rows = []
     for p in m.points:
         noisy = " (noisy)" if p.rung_noisy or p.cublas_noisy else ""
+        if p.order_flip:
+            noisy += " (order)"
         cells = [p.shape.name, p.shape.label, p.cls, ran_text(p, with_grid), _ms(p.rung_median_s), _ms(p.cublas_median_s),
                  pct_text(p.pct) + noisy, bw_text(p), p.verdict]
         if terminal:
@@ -434,6 +456,11 @@ def summary_lines(m: ShapeMap) -> list[str]:
     skinny = "decode (M ≤ 64)" if m.dtype != "fp32" else "skinny"
     lines.append(f"{met} of {len(m.points)} shapes meet their goal ({g.target_pct:g}% of {m.reference}; {skinny}: "
                  f"{g.skinny_pct:g}% or {g.skinny_copy_pct:g}% of the copy ceiling)")
+    flips = [p for p in m.points if p.order_flip and p.round_ratios]
+    if flips:
+        lines.append("(order): faster than " + m.reference + " only in the rounds where one side ran first "
+                     "(the clock each got decides; per-round ratios): "
+                     + ", ".join(f"{p.shape.name} {p.round_ratios[0]:.2f}-{p.round_ratios[1]:.2f}" for p in flips))
     bad = m.wrong()
     if bad:
         lines.append("WRONG results: " + ", ".join(p.shape.name for p in bad))
