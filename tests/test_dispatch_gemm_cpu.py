@@ -69,11 +69,10 @@ class FakeKernel:
 @pytest.fixture
 def fake_gpu(monkeypatch, emu_workdir):
     emus = {}
-    workdir = emu_workdir
 
     def emu_for(k):
         if k.source not in emus:
-            emus[k.source] = Emulator([x for x in paths.all_path_kernels() if x.source == k.source], workdir)
+            emus[k.source] = Emulator([x for x in paths.all_path_kernels() if x.source == k.source], emu_workdir)
         return emus[k.source]
 
     compiled = []

@@ -427,11 +427,9 @@ def table_rows(m: ShapeMap, with_grid: bool = False, terminal: bool = False) -> 
     """Cells under COLUMNS (``terminal``: under TERMINAL_COLUMNS)."""
     rows = []
     for p in m.points:
-        noisy = " (noisy)" if p.rung_noisy or p.cublas_noisy else ""
-        if p.order_flip:
-            noisy += " (order)"
+        marks = (" (noisy)" if p.rung_noisy or p.cublas_noisy else "") + (" (order)" if p.order_flip else "")
         cells = [p.shape.name, p.shape.label, p.cls, ran_text(p, with_grid), _ms(p.rung_median_s), _ms(p.cublas_median_s),
-                 pct_text(p.pct) + noisy, bw_text(p), p.verdict]
+                 pct_text(p.pct) + marks, bw_text(p), p.verdict]
         if terminal:
             del cells[1]
         rows.append(tuple(cells))
