@@ -7,7 +7,10 @@
 #                   interleaved with cuBLAS at its best), JSON and text per dtype;
 #   step "quick":   the same, default plans only (the rules' choices), for the recorded map;
 #   step "decode":  every alternative at the decode shapes only (M <= 16: the decode kernels'
-#                   column strips against the 64-row TMA tile).
+#                   column strips against the 64-row TMA tile);
+#   step "mma":     bf16 only: the tensor-core decode kernel's strips and cluster sizes against
+#                   the 64-row TMA tile at the grid's 1- and 16-token shapes;
+#   step "narrow":  bf16 only: the 64 x 64 tile against the wider ones at GPT-2 XL's narrow N.
 # Usage, from the repository root on the device machine:
 #   bash benchmarks/run_tc_dispatch_device.sh OUT tests|compare|quick [extra compare args]
 set -uo pipefail
@@ -52,6 +55,18 @@ PYEOF
         > "$OUT/decode_$dt.txt" 2>&1
       echo "exit $?" >> "$OUT/decode_$dt.txt"
     done
+    ;;
+  mma)
+    S="16,4096,4096;16,6144,4096;16,4096,14336;16,1600,6400;16,4800,1600;16,8192,8192;16,11008,4096;16,28672,4096;16,8192,28672;1,4096,4096;1,1600,6400;1,4800,1600;1,6144,4096;1,28672,4096"
+    timeout 400 $PY benchmarks/tc_dispatch_compare.py --dtype bf16 --decode --only "64x128,mma" --shapes "$S" --json "$OUT/mma_bf16.json" "$@" \
+      > "$OUT/mma_bf16.txt" 2>&1
+    echo "exit $?" >> "$OUT/mma_bf16.txt"
+    ;;
+  narrow)
+    S="128,1600,6400;2048,1600,6400;8192,1600,6400;2048,4800,1600;8192,4800,1600;128,4800,1600;512,512,512"
+    timeout 400 $PY benchmarks/tc_dispatch_compare.py --dtype bf16 --only "64x64,64x128 S=1,128x128c1 S=1,128x256c1 S=1,128x256c2 S=1,64x256 S=1,64x128 S=2" --shapes "$S" --json "$OUT/narrow_bf16.json" "$@" \
+      > "$OUT/narrow_bf16.txt" 2>&1
+    echo "exit $?" >> "$OUT/narrow_bf16.txt"
     ;;
   compare|quick)
     Q=""; [ "$STEP" = quick ] && Q="--quick"

@@ -60,6 +60,9 @@ def _parse(argv):
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--json", dest="json_path", default=None)
     p.add_argument("--quick", action="store_true", help="only the default plan (the rules' choice)")
+    p.add_argument("--only", default=None,
+                   help="comma-separated variant prefixes to keep besides the default plan "
+                        "(e.g. '64x64,64x128 S=1,mma')")
     p.add_argument("--decode", action="store_true",
                    help="only the default plan, the unsplit 64 x 128 tile and the decode kernels")
     return p.parse_args(argv)
@@ -84,7 +87,7 @@ def alternatives(dtype, M, N, K, sms, quick=False, decode=False):
             if name not in seen:
                 seen.add(name)
                 out.append((f"64x128 S={s}", pol))
-    configs = [] if decode else [c for c in D.CONFIGS if (M <= 2048 or not c.startswith("64x"))
+    configs = [] if decode else [c for c in D.configs(dtype) if (M <= 2048 or not c.startswith("64x"))
                and (M > D.STREAM_M or not c.endswith("c2"))]
     nk = -(-K // D.BK[dtype])
     for c in configs:
@@ -101,6 +104,14 @@ def alternatives(dtype, M, N, K, sms, quick=False, decode=False):
         out.append(("odd=wgmma", D.Policy(odd="wgmma")))
     if dtype == "bf16" and base.name.startswith("repitch") and decode:
         out.pop()
+    if dtype == "bf16" and D.decode_fits(dtype, M, N, K, D.Operands(), D.MMA_MAX_M):
+        for cols in D.MMA_COLS:
+            for ks in D.paths.MMA_BF16_SPLITS:
+                pol = D.Policy(config="mma", cols=cols, split=ks)
+                p = D.plan(dtype, M, N, K, sms, D.Operands(), pol)
+                if p.name not in seen:
+                    seen.add(p.name)
+                    out.append((f"mma c={cols} ks={ks}", pol))
     if D.decode_fits(dtype, M, N, K, D.Operands(), D.max_decode_rows(dtype)):
         for cols in (D.paths.GEMV_BF16_COLS if dtype == "bf16" else (None,)):
             pol = D.Policy(config="gemv", cols=cols)
@@ -167,7 +178,10 @@ def main(argv=None) -> int:
                "min_bytes": M * K * eb + K * N * eb + M * N * 2, "variants": []}
         sides = []  # (label, run, record)
         first = TcDispatchedGemm(rung, M, N, K)
+        keep = tuple(x.strip() for x in args.only.split(",")) if args.only else None
         for label, pol in alternatives(dtype, M, N, K, info.sm_count, args.quick, args.decode):
+            if keep and label != "dispatch" and not label.startswith(keep):
+                continue
             try:
                 run = first if label == "dispatch" else TcDispatchedGemm(rung, M, N, K, policy=pol)
                 c.fill(0x7FC0)  # bf16 NaN

@@ -82,11 +82,11 @@ def test_model_shapes(cp, dev, dtype):
 
 @pytest.mark.parametrize("dtype", ["bf16", "fp8"])
 def test_every_config_and_split(cp, dev, dtype):
-    from gemmlab.runtime.dispatch_tc import CONFIGS
+    from gemmlab.runtime.dispatch_tc import configs
 
     bad = []
     for shape in [(127, 1000, 4097), (1000, 264, 1000), (1, 4095, 2048)]:
-        for config in CONFIGS:
+        for config in configs(dtype):
             for split in (1, 3, 8):
                 run = _prepared(dtype, shape, config=config, split=split)
                 assert run.plan.config == config and run.plan.splits == split
@@ -148,6 +148,32 @@ def test_every_decode_instantiation(cp, dev, dtype):
                                  zlib.crc32(f"{dtype}{M}{N}{K}{c}{beta}".encode()), beta=beta)
                     if not res.ok:
                         bad.append((M, N, K, c, beta, run.plan.name, res.reason))
+    assert not bad, bad[:10]
+
+
+def test_every_mma_decode_instantiation(cp, dev):
+    """The bf16 tensor-core decode kernel (gemv_bf16_tc) at every strip width and cluster size,
+    every token count to 32 (both 16-token tiles, partly empty), N not a multiple of the strip,
+    K a multiple of 8 but not of the 32-row chunks (and shorter than one chunk per warp of the
+    cluster), beta = 0 and beta != 0."""
+    from gemmlab.kernels import paths
+    from gemmlab.runtime.dispatch_tc import MMA_COLS, MMA_MAX_M
+
+    bad = []
+    for M in (1, 7, 9, 16, 17, MMA_MAX_M):
+        for N, K in ((4104, 4104), (8, 16), (1000, 14336), (200, 1032)):
+            for cols in MMA_COLS:
+                for ks in paths.MMA_BF16_SPLITS:
+                    run = _prepared("bf16", (M, N, K), config="mma", cols=cols, split=ks)
+                    p = run.plan
+                    assert p.config == "mma" and run.grid == (-(-N // p.gemv_cols), ks, 1)
+                    assert p.name == p.gemv.name.removeprefix("dispatch_bf16_")
+                    for beta in (0.0, BETA):
+                        res = _check(cp, run, (M, N, K), "bf16",
+                                     zlib.crc32(f"mma{M}{N}{K}{cols}{ks}{beta}".encode()),
+                                     beta=beta)
+                        if not res.ok:
+                            bad.append((M, N, K, cols, ks, beta, p.name, res.reason))
     assert not bad, bad[:10]
 
 

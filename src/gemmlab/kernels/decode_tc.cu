@@ -26,6 +26,21 @@
 //     warps owning 16 rows of B (16 columns of C); warp w takes the 64-byte k-chunks w, w + 8,
 //     ..., four chunks loaded before any is used. Grid: ceil(N / 16).
 //     Needs K % 16 == 0 and 16-byte aligned A and B (the launcher checks).
+//   gemv_bf16_tc<MT, NW, KS>: bf16 on the tensor cores, B K x N row-major as in gemv_bf16,
+//     up to 16 * MT tokens. mma.sync.m16n8k16 with the tokens as the 16-row operand (A's rows,
+//     read as they lie) and B as the k16 x n8 operand. That operand wants pairs of consecutive
+//     k for one n, and B's rows hold consecutive n: each lane loads 16 bytes of a row (8 n) and
+//     movmatrix.trans (sm_75+) turns the warp's 8 rows x 32 n into the fragment, in registers.
+//     The sum over k is order-free, so a warp's 32-row chunk of B is permuted so that lane q's
+//     k-values are one 16-byte run of A (A[m][32c + 8q .. + 7]): load (s, g) reads rows
+//     32c + 8 * (r / 2) + 4s + 2g + r % 2, r = lane / 4, and feeds k-step s's half g. A block =
+//     8 warps owning 32 * NW columns of C (a warp reads 64 NW contiguous bytes of each row);
+//     warp w takes chunks w, w + 8 KS, ... of its slice, U chunks loaded before any is used
+//     (16 loads of 16 bytes in flight per lane). KS > 1: a cluster of KS blocks (grid.y)
+//     shares the strip's chunks, and the blocks add their partial sums through distributed
+//     shared memory, each one its share of the outputs, in rank order (deterministic, one
+//     launch, no workspace). Grid: (ceil(N / (32 NW)), KS).
+//     Needs K % 8 == 0, N % 8 == 0 and 16-byte aligned A and B (the launcher checks).
 #include "tc_common.cuh"
 
 namespace gemmlab {
@@ -220,6 +235,163 @@ __device__ __forceinline__ void gemv_fp8(int M, int N, int K, float alpha,
 #pragma unroll
         for (int w = 0; w < WARPS; ++w) sum += red[w][row][tok];
         tc::store_out<0>(C, tok * N + n, sum, alpha, beta);
+    }
+}
+
+// movmatrix.sync.aligned.m8n8.trans.b16: the warp's 8 x 8 matrix of 16-bit values (lane l holds
+// row l / 4, columns 2 (l % 4) and + 1) transposed, in the same layout.
+__device__ __forceinline__ unsigned movmatrix_trans(unsigned x) {
+    unsigned y;
+    asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;" : "=r"(y) : "r"(x));
+    return y;
+}
+
+// mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32: d (16 x 8) += a (16 x 16) * b (16 x 8).
+__device__ __forceinline__ void mma_bf16_16816(float (&d)[4], unsigned a0, unsigned a1,
+                                               unsigned a2, unsigned a3, unsigned b0,
+                                               unsigned b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ unsigned word(const uint4& v, int i) {
+    return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
+}
+
+// A float at shared-memory address `addr` of CTA `rank` of this cluster (mapa + ld.shared::cluster).
+__device__ __forceinline__ float ld_dsmem_f32(unsigned addr, unsigned rank) {
+    float v;
+    asm volatile(
+        "{ .reg .b32 ra; mapa.shared::cluster.u32 ra, %1, %2;\n"
+        "ld.shared::cluster.f32 %0, [ra]; }" : "=f"(v) : "r"(addr), "r"(rank) : "memory");
+    return v;
+}
+
+
+template <int MT, int NW, int KS>
+__device__ __forceinline__ void gemv_bf16_tc(int M, int N, int K, float alpha,
+                                             const tc::bf16* __restrict__ A,
+                                             const tc::bf16* __restrict__ B, float beta,
+                                             tc::bf16* __restrict__ C) {
+    constexpr int WARPS = 8, COLS = 32 * NW, TOK = 16 * MT, U = NW == 1 ? 4 : 2;
+    static_assert(MT * NW <= 2, "the warps' partial sums must fit 32 KB of shared memory");
+    static_assert(KS >= 1 && KS <= 8, "KS: a portable cluster (at most 8 blocks)");
+    __shared__ float red[WARPS][TOK][COLS];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int gid = lane / 4, q = lane % 4;
+    const int n_base = blockIdx.x * COLS;
+    const int chunks = (K + 31) / 32;
+    const int stride = KS * WARPS;
+    // this lane's load: row 8 (r / 2) + r % 2 (+ 4s + 2g) of a chunk, columns c8 .. c8 + 7
+    const int r = lane / 4, rrow = 8 * (r / 2) + r % 2, c8 = 8 * (lane % 4);
+    const uint4 z = make_uint4(0u, 0u, 0u, 0u);
+
+    float acc[MT][NW][4][4];
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int w = 0; w < NW; ++w)
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) acc[mt][w][j][e] = 0.0f;
+
+    for (int c0 = blockIdx.y * WARPS + warp; c0 < chunks; c0 += stride * U) {
+        // Every load of the U chunks - B's rows and A's runs - before any is used: one memory
+        // latency per U chunks (the A loads once sat between the MMAs of consecutive chunks, an
+        // L2 round trip each, and ncu found the warps waiting on them: long-scoreboard stalls).
+        uint4 b[U][NW][2][2], a[U][MT][2];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const int ka = (c0 + u * stride) * 32 + 8 * q;  // K % 8 == 0: wholly in or out
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int tok = mt * 16 + gid + 8 * h;
+                    a[u][mt][h] = (tok < M && ka < K)
+                                      ? ld_shared_ro(A + static_cast<long long>(tok) * K + ka) : z;
+                }
+            const int k0 = (c0 + u * stride) * 32 + rrow;
+#pragma unroll
+            for (int w = 0; w < NW; ++w) {
+                const int n = n_base + 32 * w + c8;
+#pragma unroll
+                for (int s = 0; s < 2; ++s)
+#pragma unroll
+                    for (int g = 0; g < 2; ++g) {
+                        const int k = k0 + 4 * s + 2 * g;  // K % 8 == 0: past K means past chunks too
+                        b[u][w][s][g] = (k < K && n < N)
+                                            ? ld_stream(B + static_cast<long long>(k) * N + n) : z;
+                    }
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const int chunk = c0 + u * stride;
+            if (chunk >= chunks) break;  // the same for the whole warp (movmatrix is .aligned)
+#pragma unroll
+            for (int w = 0; w < NW; ++w)
+#pragma unroll
+                for (int s = 0; s < 2; ++s)
+#pragma unroll
+                    for (int j = 0; j < 4; ++j) {
+                        const unsigned b0 = movmatrix_trans(word(b[u][w][s][0], j));
+                        const unsigned b1 = movmatrix_trans(word(b[u][w][s][1], j));
+#pragma unroll
+                        for (int mt = 0; mt < MT; ++mt)
+                            mma_bf16_16816(acc[mt][w][j], word(a[u][mt][0], 2 * s),
+                                           word(a[u][mt][1], 2 * s), word(a[u][mt][0], 2 * s + 1),
+                                           word(a[u][mt][1], 2 * s + 1), b0, b1);
+                    }
+        }
+    }
+
+    // Accumulator (mt, w, j) of lane (gid, q): tokens 16 mt + gid (+ 8), columns 32 w + 8 q + 2 j
+    // and + 1 of the strip (movmatrix's column gid is n = 8 (gid / 2) + 2 j + gid % 2).
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int w = 0; w < NW; ++w)
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const int col = 32 * w + 8 * q + 2 * j, tok = mt * 16 + gid;
+                red[warp][tok][col] = acc[mt][w][j][0];
+                red[warp][tok][col + 1] = acc[mt][w][j][1];
+                red[warp][tok + 8][col] = acc[mt][w][j][2];
+                red[warp][tok + 8][col + 1] = acc[mt][w][j][3];
+            }
+    __syncthreads();
+    // The block's sum over its warps, in warp order, into red[0].
+    for (int i = threadIdx.x; i < TOK * COLS; i += 32 * WARPS) {
+        const int tok = i / COLS, col = i % COLS;
+        float sum = red[0][tok][col];
+#pragma unroll
+        for (int w = 1; w < WARPS; ++w) sum += red[w][tok][col];
+        if (KS == 1) {
+            const int n = n_base + col;
+            if (tok < M && n < N) tc::store_out<0>(C, tok * N + n, sum, alpha, beta);
+        } else {
+            red[0][tok][col] = sum;
+        }
+    }
+    if (KS > 1) {
+        // Every block of the cluster adds the KS partial sums of its share of the strip's
+        // outputs (rank order), then waits until no one reads its shared memory any more.
+        tc::cluster_sync();
+        const unsigned base = tc::smem_addr(&red[0][0][0]);
+        for (int i = blockIdx.y + KS * threadIdx.x; i < TOK * COLS; i += KS * 32 * WARPS) {
+            const int tok = i / COLS, col = i % COLS, n = n_base + col;
+            if (tok >= M || n >= N) continue;
+            float sum = 0.0f;
+#pragma unroll
+            for (int rk = 0; rk < KS; ++rk) sum += ld_dsmem_f32(base + 4u * i, rk);
+            tc::store_out<0>(C, tok * N + n, sum, alpha, beta);
+        }
+        tc::cluster_sync();
     }
 }
 

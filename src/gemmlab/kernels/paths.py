@@ -77,6 +77,8 @@ class _PathFamily:
     threads: Callable[[Mapping[str, int]], int]
     smem: Callable[[Mapping[str, int]], int] = lambda p: 0  # dynamic shared memory, bytes
     block: Callable[[Mapping[str, int]], tuple[int, int, int]] | None = None  # None: (threads, 1, 1)
+    # compile-time thread-block cluster shape (__cluster_dims__; sm_90), None: no cluster
+    cluster: Callable[[Mapping[str, int]], tuple[int, int, int] | None] = lambda p: None
 
 
 def _tile_smem(p: Mapping[str, int]) -> int:
@@ -105,6 +107,9 @@ FAMILIES: dict[str, _PathFamily] = {
                              lambda p: 256),
     "gemv_fp8": _PathFamily("decode_tc.cu", "gemmlab::gemv_fp8<{MT}>", _GEMV_FP8_SIG,
                             lambda p: 256),
+    "gemv_bf16_tc": _PathFamily("decode_tc.cu", "gemmlab::gemv_bf16_tc<{MT}, {NW}, {KS}>",
+                                _GEMV_BF16_SIG, lambda p: 256,
+                                cluster=lambda p: (1, p["KS"], 1) if p["KS"] > 1 else None),
 }
 
 
@@ -145,6 +150,11 @@ class PathKernel:
     @property
     def dynamic_smem(self) -> int:
         return FAMILIES[self.family].smem(self.params)
+
+    @property
+    def cluster(self) -> tuple[int, int, int] | None:
+        """The compile-time cluster shape (a grid's extent along it must be a multiple)."""
+        return FAMILIES[self.family].cluster(self.params)
 
     @property
     def arch(self) -> str | None:
@@ -227,6 +237,11 @@ def tc_helper_kernels() -> tuple[PathKernel, ...]:
 GEMV_BF16_ROWS = (1, 2, 4, 8, 16)
 GEMV_BF16_COLS = (16, 32, 64)
 GEMV_FP8_TILES = (1, 2)
+# The bf16 tensor-core decode kernel (gemv_bf16_tc): (MT, NW) = 16-token tiles and 32-column
+# groups per block (the warps' partial sums, 8 x 16 MT x 32 NW floats, within 32 KB), and KS
+# blocks per cluster sharing a strip's K (grid.y).
+MMA_BF16_SHAPES = ((1, 1), (1, 2), (2, 1))
+MMA_BF16_SPLITS = (1, 2, 4, 8)
 
 
 def gemv_kernel(dtype: str, rows: int, cols: int = 0) -> PathKernel:
@@ -238,10 +253,24 @@ def gemv_kernel(dtype: str, rows: int, cols: int = 0) -> PathKernel:
     return PathKernel(f"dispatch_fp8_gemv_m{8 * mt}", "gemv_fp8", {"MT": mt})
 
 
+def mma_decode_kernel(rows: int, cols: int, ks: int) -> PathKernel:
+    """The bf16 tensor-core decode kernel for up to ``rows`` tokens (16 or 32), ``cols``
+    columns per block (32 or 64; 64 with 16 tokens only) and ``ks`` blocks per cluster on one
+    strip."""
+    mt, nw = -(-rows // 16), cols // 32
+    if (mt, nw) not in MMA_BF16_SHAPES or cols % 32 or ks not in MMA_BF16_SPLITS:
+        raise ValueError(f"no mma decode instantiation for {rows} tokens, {cols} columns, "
+                         f"{ks} blocks per strip")
+    return PathKernel(f"dispatch_bf16_mma_m{16 * mt}_c{cols}_k{ks}", "gemv_bf16_tc",
+                      {"MT": mt, "NW": nw, "KS": ks})
+
+
 def gemv_kernels() -> tuple[PathKernel, ...]:
     """Every decode instantiation (one translation unit: decode_tc.cu)."""
     return (tuple(gemv_kernel("bf16", r, c) for r in GEMV_BF16_ROWS for c in GEMV_BF16_COLS)
-            + tuple(gemv_kernel("fp8", 8 * t) for t in GEMV_FP8_TILES))
+            + tuple(gemv_kernel("fp8", 8 * t) for t in GEMV_FP8_TILES)
+            + tuple(mma_decode_kernel(16 * mt, 32 * nw, ks) for mt, nw in MMA_BF16_SHAPES
+                    for ks in MMA_BF16_SPLITS))
 
 
 def all_path_kernels() -> tuple[PathKernel, ...]:
@@ -258,7 +287,9 @@ def wrapper(k: PathKernel) -> str:
     params = ", ".join(f"{t} {n}" for t, n in k.signature)
     args = ", ".join(n for _, n in k.signature)
     bounds = f"{k.threads}" + (f", {k.params['MINB']}" if k.params.get("MINB", 0) > 0 else "")
-    return (f'extern "C" __global__ void __launch_bounds__({bounds}) {k.kernel}({params}) {{\n'
+    dims = k.cluster
+    attrs = f"__cluster_dims__({dims[0]}, {dims[1]}, {dims[2]}) " if dims else ""
+    return (f'extern "C" __global__ void {attrs}__launch_bounds__({bounds}) {k.kernel}({params}) {{\n'
             f"    {k.template_call}({args});\n}}\n")
 
 

@@ -79,6 +79,12 @@ _TILES = {
     "64x128": (64, 128, 1, 8),
 }
 CONFIGS = tuple(_TILES)
+_BF16_ONLY: tuple[str, ...] = ()  # configurations the fp8 kernel's tiling cannot take
+
+
+def configs(dtype: str) -> tuple[str, ...]:
+    """The tile configurations ``dtype``'s persistent kernel instantiates."""
+    return tuple(c for c in CONFIGS if dtype == "bf16" or c not in _BF16_ONLY)
 # M at most this: the streaming tiles (64 rows, one consumer warpgroup). Such a product moves B
 # (the weights) once and does at most 2 x 128 flops per byte of B: under the H100's ~295 flop/B
 # BF16 ridge it is memory-bound, so the tile's job is to put many CTAs on the stream, not to feed
@@ -149,6 +155,12 @@ MIN_FORCED_SLICE_KTILES = 4
 #   83.9). Hence fp8's lower cut: between 48 and 112 tiles on 132 SMs, half the SMs.
 DECODE_M = {"bf16": 1, "fp8": 8}
 DECODE_FILL = {"bf16": 0.9, "fp8": 0.5}
+# The decode configurations: "gemv" (the CUDA-core bf16 / mma.sync fp8 kernels above) and "mma"
+# (bf16 on the tensor cores, gemv_bf16_tc: B's rows turned into mma operands by movmatrix, up to
+# 32 tokens, strips of 64, 128 or 256 columns, K shared by a cluster of 1-8 blocks per strip).
+DECODE_CONFIGS = ("gemv", "mma")
+MMA_COLS = (32, 64)
+MMA_MAX_M = 32
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -167,15 +179,19 @@ class Policy:
     config: Optional[str] = None
     split: Optional[int] = None
     odd: str = "repitch"
-    cols: Optional[int] = None  # with config="gemv", bf16: the column strip
+    cols: Optional[int] = None  # with config="gemv" or "mma" (bf16): the column strip
 
     def __post_init__(self) -> None:
-        if self.config is not None and self.config not in _TILES and self.config != "gemv":
-            raise InputError(f"dispatch policy config={self.config!r}: expected 'gemv' or one of "
-                             f"{', '.join(CONFIGS)}")
-        if self.cols is not None and self.cols not in paths.GEMV_BF16_COLS:
+        if self.config is not None and self.config not in _TILES and self.config not in DECODE_CONFIGS:
+            raise InputError(f"dispatch policy config={self.config!r}: expected 'gemv', 'mma' or "
+                             f"one of {', '.join(CONFIGS)}")
+        allowed = MMA_COLS if self.config == "mma" else paths.GEMV_BF16_COLS
+        if self.cols is not None and self.cols not in allowed:
             raise InputError(f"dispatch policy cols={self.cols!r}: expected one of "
-                             f"{', '.join(map(str, paths.GEMV_BF16_COLS))}")
+                             f"{', '.join(map(str, allowed))}")
+        if self.config == "mma" and self.split is not None and self.split not in paths.MMA_BF16_SPLITS:
+            raise InputError(f"dispatch policy config='mma', split={self.split!r}: expected one of "
+                             f"{', '.join(map(str, paths.MMA_BF16_SPLITS))} blocks per strip")
         if self.split is not None and (isinstance(self.split, bool) or not isinstance(self.split, int)
                                        or not 1 <= self.split <= MAX_SPLIT):
             raise InputError(f"dispatch policy split={self.split!r}: expected an integer in "
@@ -193,7 +209,7 @@ def config_rung(dtype: str, config: str, split: bool = False) -> Rung:
     what = (f"{bm}x{bn} persistent tiles, clusters of {cluster}, {stages} stages"
             + (", split-K (the last slice to arrive adds the float32 partials)" if split else ""))
     params = dict(BM=bm, BN=bn, BK=BK[dtype], STAGES=stages, PRODUCER=1, MINB=1, CLUSTER=cluster,
-                  GROUP=GROUP, EPI_PIECE=0 if split else EPI_PIECE)
+                  GROUP=GROUP, EPI_PIECE=0 if split else min(EPI_PIECE, bn))
     if dtype == "bf16":
         params["OUT_F32"] = 0
     return make_rung(name, 9, family, f"dispatch_{dtype} path: {what}.", **params)
@@ -227,25 +243,40 @@ class Plan:
     ldb: int
     ctas: int  # the main kernel's grid (persistent: at most one CTA per SM, whole clusters)
     why: str
-    gemv_rows: int = 0  # config "gemv": the decode kernel's instantiation (tokens, bf16 columns)
+    gemv_rows: int = 0  # decode configs: the kernel's instantiation (tokens, bf16 columns)
     gemv_cols: int = 0
 
     @property
+    def decode(self) -> bool:
+        """Whether the main kernel is a decode kernel (config "gemv" or "mma")."""
+        return self.config in DECODE_CONFIGS
+
+    @property
     def gemv(self) -> paths.PathKernel:
-        """The decode kernel (config "gemv" only)."""
+        """The decode kernel (configs "gemv" and "mma" only; for "mma", ``splits`` is the
+        number of blocks of a cluster that share a strip's K)."""
+        if self.config == "mma":
+            return paths.mma_decode_kernel(self.gemv_rows, self.gemv_cols, self.splits)
         if self.config != "gemv":
             raise ValueError(f"plan {self.name} runs no decode kernel")
         return paths.gemv_kernel(self.dtype, self.gemv_rows, self.gemv_cols)
 
     @property
+    def grid(self) -> tuple[int, int, int]:
+        """The decode kernel's grid (strips, blocks per strip, 1); persistent plans: (ctas, 1, 1)."""
+        if self.config == "mma":
+            return (self.ctas // self.splits, self.splits, 1)
+        return (self.ctas, 1, 1)
+
+    @property
     def kernel(self) -> str:
         """The main kernel's symbol."""
-        return self.gemv.kernel if self.config == "gemv" else self.rung.kernel
+        return self.gemv.kernel if self.decode else self.rung.kernel
 
     @property
     def rung(self) -> Rung:
         """The main kernel (a ladder-like rung; the decode kernels are path kernels: ``gemv``)."""
-        if self.config == "gemv":
+        if self.decode:
             raise ValueError(f"plan {self.name} runs a decode kernel, not a rung: see Plan.gemv")
         if self.config == "wgmma":
             from gemmlab.kernels import registry
@@ -263,7 +294,7 @@ class Plan:
                                                                   ("B", self.copy_b)) if on))
         if self.config == "wgmma":
             parts.append("wgmma_bf16_scalar")
-        elif self.config == "gemv":
+        elif self.decode:
             parts.append(self.gemv.name.removeprefix(f"dispatch_{self.dtype}_"))
         elif self.splits > 1:
             parts.append(f"split-K {self.splits} {self.config}")
@@ -274,7 +305,7 @@ class Plan:
     @property
     def counters(self) -> int:
         """Split-K arrival counters: one per 64-row piece of every tile (0 without split-K)."""
-        if self.splits == 1 or self.config in ("wgmma", "gemv"):
+        if self.splits == 1 or self.config == "wgmma" or self.decode:
             return 0
         bm, bn, cluster, _ = _TILES[self.config]
         return _cdiv(_cdiv(self.M, bm), cluster) * cluster * _cdiv(self.N, bn) * (bm // 64)
@@ -282,7 +313,8 @@ class Plan:
     @property
     def workspace_bytes(self) -> int:
         """Device memory the plan allocates: partial sums, counters and operand copies."""
-        ws = (self.splits * self.M * self.N + self.counters) * 4 if self.splits > 1 else 0
+        ws = ((self.splits * self.M * self.N + self.counters) * 4
+              if self.splits > 1 and not self.decode else 0)
         eb = ELEM_BYTES[self.dtype]
         a = self.M * self.lda * eb if self.copy_a else 0
         b_rows = self.N if self.dtype == "fp8" else self.K
@@ -292,7 +324,7 @@ class Plan:
     @property
     def params(self) -> dict[str, int]:
         """The main kernel's parameters plus the plan's choices, for result rows."""
-        main = self.gemv.params if self.config == "gemv" else self.rung.params
+        main = self.gemv.params if self.decode else self.rung.params
         return {**main, "SPLITS": self.splits, "COPY_A": int(self.copy_a),
                 "COPY_B": int(self.copy_b)}
 
@@ -391,6 +423,33 @@ def choose_cols(N: int, sms: int) -> int:
     return min(paths.GEMV_BF16_COLS)
 
 
+def choose_mma(N: int, sms: int) -> tuple[int, int]:
+    """bf16 tensor-core decode: (columns per strip, blocks per strip). The widest strip (longer
+    runs of each row of B) whose strips fill a wave of the SMs (``FILL``), else the narrowest;
+    then the fewest blocks per strip, sharing its K, that fill the wave. Measured (H100,
+    16 x 1600 x 6400, % of cuBLAS at its best): 32 columns x 4 blocks (200 blocks) 89.3, x 8
+    60.7 is the wrong side of one wave... 64 x 4 84.4, 64 x 8 91.8 - docs/results, mma)."""
+    cols = next((c for c in sorted(MMA_COLS, reverse=True) if _cdiv(N, c) >= FILL * sms),
+                min(MMA_COLS))
+    strips = _cdiv(N, cols)
+    ks = next((k for k in paths.MMA_BF16_SPLITS if strips * k >= FILL * sms),
+              max(paths.MMA_BF16_SPLITS))
+    return cols, ks
+
+
+def _mma_plan(M: int, N: int, K: int, sms: int, cols: Optional[int], ks: Optional[int]) -> Plan:
+    auto_cols, auto_ks = choose_mma(N, sms)
+    cols = cols or auto_cols
+    ks = ks or auto_ks
+    rows = 16 * _cdiv(M, 16)
+    if cols == 64 and rows > 16:
+        cols = 32  # the warps' partial sums must fit shared memory (paths.MMA_BF16_SHAPES)
+    strips = _cdiv(N, cols)
+    why = (f"{M} token(s): tensor-core decode kernel, B streamed in {strips} strips of {cols} "
+           f"columns, {ks} block(s) per strip sharing K (mma.sync m16n8k16, movmatrix)")
+    return Plan("bf16", M, N, K, "mma", ks, False, False, K, N, strips * ks, why, rows, cols)
+
+
 def _decode_plan(dtype: str, M: int, N: int, K: int, sms: int, cols: Optional[int]) -> Plan:
     rows = decode_rows(dtype, M)
     if dtype == "bf16":
@@ -415,6 +474,12 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
     check_shape(M, N, K)
     if sms < 1:
         raise ValueError(f"dispatch plan needs the GPU's SM count, got {sms}")
+    if policy.config == "mma":
+        if dtype != "bf16" or not decode_fits(dtype, M, N, K, ops, MMA_MAX_M):
+            raise InputError(f"dispatch policy config='mma': {dtype} M = {M}, N = {N}, K = {K} "
+                             f"(or a pointer) is not a bf16 decode shape (M <= {MMA_MAX_M}, "
+                             f"16-byte rows, aligned A and B)")
+        return _mma_plan(M, N, K, sms, policy.cols, policy.split)
     if policy.config == "gemv":
         if not decode_fits(dtype, M, N, K, ops, max_decode_rows(dtype)):
             raise InputError(f"dispatch policy config='gemv': M = {M}, N = {N}, K = {K} (or a "
@@ -439,6 +504,9 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
         why = (f"K = {K} or N = {N} (or a pointer) breaks TMA's 16-byte pitch: the wgmma_bf16 "
                f"rung's scalar twin (cp.async, 2-byte loads)")
         return Plan(dtype, M, N, K, "wgmma", 1, False, False, K, N, 0, why)
+    if policy.config is not None and policy.config not in configs(dtype):
+        raise InputError(f"dispatch policy config={policy.config!r}: {dtype} takes one of "
+                         f"{', '.join(configs(dtype))}")
     config = policy.config or choose_config(dtype, M, N, K, sms)
     splits = policy.split or choose_split(dtype, M, N, K, sms, config)
     nk = _cdiv(K, BK[dtype])

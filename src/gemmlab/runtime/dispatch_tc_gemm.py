@@ -88,8 +88,8 @@ class TcDispatchedGemm:
         return sum(int(x.nbytes) for _, _, bufs in self._plans.values() for x in bufs.values())
 
     def _geometry(self, p: Plan) -> tuple[tuple[int, int, int], tuple[int, int, int], int]:
-        if p.config == "gemv":
-            return (p.ctas, 1, 1), (p.gemv.threads, 1, 1), 0
+        if p.decode:
+            return p.grid, (p.gemv.threads, 1, 1), 0
         r = p.rung
         if p.config == "wgmma":
             return r.launch_config(self.M, self.N, self.K)
@@ -123,7 +123,7 @@ class TcDispatchedGemm:
         cp = self._cupy
         p = dispatch_tc.plan(self.dtype, self.M, self.N, self.K, self._dev.sm_count, ops,
                              self.policy)
-        if p.config == "gemv":
+        if p.decode:
             self._plans[ops] = (p, self._decode_kernel(p.gemv), {})
             return self._plans[ops]
         refusal = p.rung.refusal(self.M, self.N, self.K) if p.config == "wgmma" else None
@@ -199,7 +199,7 @@ class TcDispatchedGemm:
         p, kernel, bufs = self._prepared(_operands(a, b, c))
         grid, block, smem = self._geometry(p)
         M, N, K = self.M, self.N, self.K
-        if p.config in ("wgmma", "gemv"):
+        if p.config == "wgmma" or p.decode:
             kernel(grid, block, (np.int32(M), np.int32(N), np.int32(K), np.float32(alpha), a, b,
                                  np.float32(beta), c), shared_mem=smem)
             return
