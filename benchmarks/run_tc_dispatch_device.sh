@@ -9,8 +9,7 @@
 #   step "decode":  every alternative at the decode shapes only (M <= 16: the decode kernels'
 #                   column strips against the 64-row TMA tile);
 #   step "mma":     bf16 only: the tensor-core decode kernel's strips and cluster sizes against
-#                   the 64-row TMA tile at the grid's 1- and 16-token shapes;
-#   step "narrow":  bf16 only: the 64 x 64 tile against the wider ones at GPT-2 XL's narrow N.
+#                   the 64-row TMA tile at the grid's 1- and 16-token shapes.
 # Usage, from the repository root on the device machine:
 #   bash benchmarks/run_tc_dispatch_device.sh OUT tests|compare|quick [extra compare args]
 set -uo pipefail
@@ -61,12 +60,6 @@ PYEOF
     timeout 400 $PY benchmarks/tc_dispatch_compare.py --dtype bf16 --decode --only "64x128,mma" --shapes "$S" --json "$OUT/mma_bf16.json" "$@" \
       > "$OUT/mma_bf16.txt" 2>&1
     echo "exit $?" >> "$OUT/mma_bf16.txt"
-    ;;
-  narrow)
-    S="128,1600,6400;2048,1600,6400;8192,1600,6400;2048,4800,1600;8192,4800,1600;128,4800,1600;512,512,512"
-    timeout 400 $PY benchmarks/tc_dispatch_compare.py --dtype bf16 --only "64x64,64x128 S=1,128x128c1 S=1,128x256c1 S=1,128x256c2 S=1,64x256 S=1,64x128 S=2" --shapes "$S" --json "$OUT/narrow_bf16.json" "$@" \
-      > "$OUT/narrow_bf16.txt" 2>&1
-    echo "exit $?" >> "$OUT/narrow_bf16.txt"
     ;;
   compare|quick)
     Q=""; [ "$STEP" = quick ] && Q="--quick"

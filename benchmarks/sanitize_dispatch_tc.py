@@ -12,7 +12,7 @@ bf16 / e4m3 inputs (relative Frobenius error <= 2e-2, no NaN); a wrong result ex
 a sanitizer finding exits 3.
 
 ``memcheck``: the decode kernels (every bf16 column strip, 1 to 16 tokens, N and K off their
-strips and chunks), the 64 x 128, 64 x 256, 128 x 128 and clustered 128 x 256 tiles, split-K,
+strips and chunks; the bf16 tensor-core decode kernel's strips and clusters of 1, 4 and 8), the 64 x 128, 64 x 256, 128 x 128 and clustered 128 x 256 tiles, split-K,
 copies of A or B to 16-byte pitches, the wgmma fallback, misaligned A, B and C. ``initcheck``:
 the paths that read memory they allocated (the copies, the split-K workspace and counters).
 ``racecheck``: small shapes of every kernel (shared-memory hazards).
@@ -28,6 +28,9 @@ MEMCHECK = [
     ("bf16", (1, 4104, 4112), None, ""), ("bf16", (7, 4096, 4096), None, ""),
     ("bf16", (16, 1000, 14336), {"config": "gemv", "cols": 16}, ""),
     ("bf16", (3, 1000, 4096), {"config": "gemv", "cols": 64}, ""),
+    ("bf16", (16, 1000, 14344), {"config": "mma", "cols": 32, "split": 4}, ""),
+    ("bf16", (9, 4104, 1032), {"config": "mma", "cols": 64, "split": 1}, ""),
+    ("bf16", (32, 200, 4104), {"config": "mma", "cols": 32, "split": 8}, ""),
     ("bf16", (127, 1000, 4097), None, ""), ("bf16", (1000, 3001, 77), None, ""),
     ("bf16", (1000, 3001, 77), {"odd": "wgmma"}, ""),
     ("bf16", (127, 1000, 4096), {"config": "64x128", "split": 3}, ""),
@@ -48,6 +51,9 @@ INITCHECK = [
 ]
 RACECHECK = [
     ("bf16", (3, 72, 512), {"config": "gemv", "cols": 16}, ""), ("bf16", (16, 80, 256), {"config": "gemv", "cols": 64}, ""),
+    ("bf16", (16, 72, 1032), {"config": "mma", "cols": 32, "split": 4}, ""),
+    ("bf16", (30, 72, 520), {"config": "mma", "cols": 32, "split": 2}, ""),
+    ("bf16", (5, 136, 264), {"config": "mma", "cols": 64, "split": 1}, ""),
     ("fp8", (9, 40, 512), None, ""), ("bf16", (70, 130, 200), {"config": "64x128"}, ""),
     ("fp8", (70, 130, 256), {"config": "64x128", "split": 2}, ""), ("bf16", (130, 260, 96), {"config": "128x256c1"}, ""),
 ]

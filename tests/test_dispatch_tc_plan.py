@@ -64,7 +64,8 @@ def test_narrow_tile_only_for_a_real_balance_gain():
 
 def test_split_k_is_off_by_default_and_can_be_forced():
     # automatic: few tiles (under a quarter of the SMs) and at least 48 k-tiles a slice
-    assert _plan("bf16", 16, 4096, 14336).splits == 2  # 32 tiles, 224 k-tiles
+    assert _plan("bf16", 17, 4096, 14336).splits == 2  # 32 tiles, 224 k-tiles (17: no mma decode)
+    assert _plan("bf16", 16, 4096, 14336).config == "mma"  # 16 tokens: the mma decode kernel
     assert _plan("fp8", 16, 4096, 14336).splits == 2  # 32 tiles, 112 k-tiles of 128
     assert _plan("bf16", 16, 4096, 4096).splits == 1  # 64 k-tiles: 32 a slice, too short
     assert _plan("fp8", 128, 1600, 6400).splits == 1  # 50 k-tiles
@@ -196,13 +197,49 @@ def test_decode_runs_only_while_the_64_row_tile_leaves_sms_idle():
     # bf16, one token: up to 0.9 x 132 tiles of 64 x 128 (N < 15206)
     assert _plan("bf16", 1, 14336, 4096).config == "gemv"  # 112 tiles
     assert _plan("bf16", 1, 28672, 4096).config == "64x128"  # 224 tiles fill
-    assert _plan("bf16", 2, 4096, 4096).config == "64x128"  # issue-bound past one token
+    # bf16, 2 to 16 tokens: the tensor-core (mma) decode kernel below 0.4 x 132 tiles (N < 6758);
+    # the CUDA-core kernel is issue-bound past one token
+    assert _plan("bf16", 2, 4096, 4096).config == "mma"
+    assert _plan("bf16", 16, 6144, 4096).config == "mma"  # 48 tiles
+    assert _plan("bf16", 16, 8192, 8192).config == "64x128"  # 64 tiles: the TMA tile fills
+    assert _plan("bf16", 17, 4096, 4096).config == "64x128"  # past MMA_DECODE_M
+    assert _plan("bf16", 16, 4090, 4096).config != "mma"  # odd N: no 16-byte rows
+    assert _plan("bf16", 16, 4096, 4096, ops=D.Operands(b16=False)).config != "mma"
     # fp8, up to 8 tokens: under half the SMs (N < 8448)
     assert _plan("fp8", 8, 6144, 4096).config == "gemv"  # 48 tiles
     assert _plan("fp8", 1, 14336, 4096).config == "64x128"  # 112 tiles
     assert _plan("fp8", 9, 4096, 4096).config == "64x128"
     # the decode kernels still run where forced (the comparison measures them there)
     assert _plan("fp8", 16, 14336, 4096, config="gemv").gemv_rows == 16
+
+
+def test_mma_decode_plan_fills_a_wave_with_32_column_strips_and_clusters():
+    p = _plan("bf16", 16, 1600, 6400)  # 50 strips: 4 blocks a strip fill 0.8 x 132
+    assert (p.config, p.gemv_cols, p.splits, p.grid, p.ctas) == ("mma", 32, 4, (50, 4, 1), 200)
+    assert p.kernel == "gemmlab_dispatch_bf16_mma_m16_c32_k4" and p.name == "mma_m16_c32_k4"
+    assert p.workspace_bytes == 0 and p.counters == 0 and p.params["KS"] == 4
+    assert _plan("bf16", 9, 4096, 4096).grid == (128, 1, 1)  # 128 strips fill alone
+    # forced: 64-column strips hold 16 tokens only; 32 tokens take two 16-token tiles
+    assert _plan("bf16", 32, 4096, 4096, config="mma", cols=64).gemv_cols == 32
+    assert _plan("bf16", 32, 4096, 4096, config="mma").gemv.params["MT"] == 2
+    with pytest.raises(InputError, match="not a bf16 decode shape"):
+        _plan("bf16", 33, 4096, 4096, config="mma")
+    with pytest.raises(InputError, match="not a bf16 decode shape"):
+        _plan("fp8", 16, 4096, 4096, config="mma")
+    with pytest.raises(InputError, match="blocks per strip"):
+        D.Policy(config="mma", split=3)
+    with pytest.raises(InputError, match="cols=16"):
+        D.Policy(config="mma", cols=16)
+
+
+def test_mma_decode_wrapper_carries_its_cluster_shape():
+    k = paths.mma_decode_kernel(16, 32, 4)
+    assert k.cluster == (1, 4, 1) and "__cluster_dims__(1, 4, 1)" in paths.wrapper(k)
+    assert "__launch_bounds__(256, 2)" in paths.wrapper(k)
+    assert paths.mma_decode_kernel(16, 32, 1).cluster is None
+    assert "__cluster_dims__" not in paths.wrapper(paths.mma_decode_kernel(32, 32, 1))
+    with pytest.raises(ValueError, match="no mma decode"):
+        paths.mma_decode_kernel(32, 64, 1)
 
 
 def test_bf16_decode_strips_are_the_widest_that_fill_a_wave():

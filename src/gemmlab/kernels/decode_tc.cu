@@ -35,8 +35,8 @@
 //     k-values are one 16-byte run of A (A[m][32c + 8q .. + 7]): load (s, g) reads rows
 //     32c + 8 * (r / 2) + 4s + 2g + r % 2, r = lane / 4, and feeds k-step s's half g. A block =
 //     8 warps owning 32 * NW columns of C (a warp reads 64 NW contiguous bytes of each row);
-//     warp w takes chunks w, w + 8 KS, ... of its slice, U chunks loaded before any is used
-//     (16 loads of 16 bytes in flight per lane). KS > 1: a cluster of KS blocks (grid.y)
+//     warp w takes chunks w, w + 8 KS, ... of its slice, in two register stages of U chunks
+//     (8 loads of 16 bytes per stage per lane): one stage's loads fly while the other's MMAs run. KS > 1: a cluster of KS blocks (grid.y)
 //     shares the strip's chunks, and the blocks add their partial sums through distributed
 //     shared memory, each one its share of the outputs, in rank order (deterministic, one
 //     launch, no workspace). Grid: (ceil(N / (32 NW)), KS).
@@ -271,12 +271,81 @@ __device__ __forceinline__ float ld_dsmem_f32(unsigned addr, unsigned rank) {
 }
 
 
+// One stage of gemv_bf16_tc's pipeline: U chunks of 32 rows of B (NW groups of 32 columns)
+// and the matching 16-byte runs of A, as loaded by one lane.
+template <int MT, int NW, int U>
+struct TcStage {
+    uint4 b[U][NW][2][2];
+    uint4 a[U][MT][2];
+};
+
+// Issues every load of the U chunks c, c + stride, ... (zeros past K or N; nothing is read
+// there: the loads are predicated off).
+template <int MT, int NW, int U>
+__device__ __forceinline__ void tc_load(TcStage<MT, NW, U>& st, int c, int stride, int M, int N,
+                                        int K, const tc::bf16* __restrict__ A,
+                                        const tc::bf16* __restrict__ B, int gid, int q, int rrow,
+                                        int n0) {
+    const uint4 z = make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+        const int ka = (c + u * stride) * 32 + 8 * q;  // K % 8 == 0: wholly in or out
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int tok = mt * 16 + gid + 8 * h;
+                st.a[u][mt][h] = (tok < M && ka < K)
+                                     ? ld_shared_ro(A + static_cast<long long>(tok) * K + ka) : z;
+            }
+        const int k0 = (c + u * stride) * 32 + rrow;
+#pragma unroll
+        for (int w = 0; w < NW; ++w) {
+            const int n = n0 + 32 * w;
+#pragma unroll
+            for (int s = 0; s < 2; ++s)
+#pragma unroll
+                for (int g = 0; g < 2; ++g) {
+                    const int k = k0 + 4 * s + 2 * g;  // K % 8 == 0: past K means past chunks too
+                    st.b[u][w][s][g] = (k < K && n < N)
+                                           ? ld_stream(B + static_cast<long long>(k) * N + n) : z;
+                }
+        }
+    }
+}
+
+// The MMAs of a loaded stage (chunks past the end are skipped: the same for the whole warp,
+// as movmatrix and mma.sync, .aligned, need).
+template <int MT, int NW, int U>
+__device__ __forceinline__ void tc_mma(const TcStage<MT, NW, U>& st, int c, int stride,
+                                       int chunks, float (&acc)[MT][NW][4][4]) {
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+        if (c + u * stride >= chunks) break;
+#pragma unroll
+        for (int w = 0; w < NW; ++w)
+#pragma unroll
+            for (int s = 0; s < 2; ++s)
+#pragma unroll
+                for (int j = 0; j < 4; ++j) {
+                    const unsigned b0 = movmatrix_trans(word(st.b[u][w][s][0], j));
+                    const unsigned b1 = movmatrix_trans(word(st.b[u][w][s][1], j));
+#pragma unroll
+                    for (int mt = 0; mt < MT; ++mt)
+                        mma_bf16_16816(acc[mt][w][j], word(st.a[u][mt][0], 2 * s),
+                                       word(st.a[u][mt][1], 2 * s),
+                                       word(st.a[u][mt][0], 2 * s + 1),
+                                       word(st.a[u][mt][1], 2 * s + 1), b0, b1);
+                }
+    }
+}
+
 template <int MT, int NW, int KS>
 __device__ __forceinline__ void gemv_bf16_tc(int M, int N, int K, float alpha,
                                              const tc::bf16* __restrict__ A,
                                              const tc::bf16* __restrict__ B, float beta,
                                              tc::bf16* __restrict__ C) {
-    constexpr int WARPS = 8, COLS = 32 * NW, TOK = 16 * MT, U = NW == 1 ? 4 : 2;
+    constexpr int WARPS = 8, COLS = 32 * NW, TOK = 16 * MT, U = NW == 1 ? 2 : 1;
     static_assert(MT * NW <= 2, "the warps' partial sums must fit 32 KB of shared memory");
     static_assert(KS >= 1 && KS <= 8, "KS: a portable cluster (at most 8 blocks)");
     __shared__ float red[WARPS][TOK][COLS];
@@ -284,10 +353,9 @@ __device__ __forceinline__ void gemv_bf16_tc(int M, int N, int K, float alpha,
     const int gid = lane / 4, q = lane % 4;
     const int n_base = blockIdx.x * COLS;
     const int chunks = (K + 31) / 32;
-    const int stride = KS * WARPS;
-    // this lane's load: row 8 (r / 2) + r % 2 (+ 4s + 2g) of a chunk, columns c8 .. c8 + 7
-    const int r = lane / 4, rrow = 8 * (r / 2) + r % 2, c8 = 8 * (lane % 4);
-    const uint4 z = make_uint4(0u, 0u, 0u, 0u);
+    const int stride = KS * WARPS, step = stride * U;
+    // this lane's load: row 8 (r / 2) + r % 2 (+ 4s + 2g) of a chunk, columns n0 .. n0 + 7
+    const int r = lane / 4, rrow = 8 * (r / 2) + r % 2, n0 = n_base + 8 * (lane % 4);
 
     float acc[MT][NW][4][4];
 #pragma unroll
@@ -299,55 +367,20 @@ __device__ __forceinline__ void gemv_bf16_tc(int M, int N, int K, float alpha,
 #pragma unroll
                 for (int e = 0; e < 4; ++e) acc[mt][w][j][e] = 0.0f;
 
-    for (int c0 = blockIdx.y * WARPS + warp; c0 < chunks; c0 += stride * U) {
-        // Every load of the U chunks - B's rows and A's runs - before any is used: one memory
-        // latency per U chunks (the A loads once sat between the MMAs of consecutive chunks, an
-        // L2 round trip each, and ncu found the warps waiting on them: long-scoreboard stalls).
-        uint4 b[U][NW][2][2], a[U][MT][2];
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            const int ka = (c0 + u * stride) * 32 + 8 * q;  // K % 8 == 0: wholly in or out
-#pragma unroll
-            for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-                for (int h = 0; h < 2; ++h) {
-                    const int tok = mt * 16 + gid + 8 * h;
-                    a[u][mt][h] = (tok < M && ka < K)
-                                      ? ld_shared_ro(A + static_cast<long long>(tok) * K + ka) : z;
-                }
-            const int k0 = (c0 + u * stride) * 32 + rrow;
-#pragma unroll
-            for (int w = 0; w < NW; ++w) {
-                const int n = n_base + 32 * w + c8;
-#pragma unroll
-                for (int s = 0; s < 2; ++s)
-#pragma unroll
-                    for (int g = 0; g < 2; ++g) {
-                        const int k = k0 + 4 * s + 2 * g;  // K % 8 == 0: past K means past chunks too
-                        b[u][w][s][g] = (k < K && n < N)
-                                            ? ld_stream(B + static_cast<long long>(k) * N + n) : z;
-                    }
-            }
-        }
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            const int chunk = c0 + u * stride;
-            if (chunk >= chunks) break;  // the same for the whole warp (movmatrix is .aligned)
-#pragma unroll
-            for (int w = 0; w < NW; ++w)
-#pragma unroll
-                for (int s = 0; s < 2; ++s)
-#pragma unroll
-                    for (int j = 0; j < 4; ++j) {
-                        const unsigned b0 = movmatrix_trans(word(b[u][w][s][0], j));
-                        const unsigned b1 = movmatrix_trans(word(b[u][w][s][1], j));
-#pragma unroll
-                        for (int mt = 0; mt < MT; ++mt)
-                            mma_bf16_16816(acc[mt][w][j], word(a[u][mt][0], 2 * s),
-                                           word(a[u][mt][1], 2 * s), word(a[u][mt][0], 2 * s + 1),
-                                           word(a[u][mt][1], 2 * s + 1), b0, b1);
-                    }
-        }
+    // Two stages in turn: the loads of the next U chunks are in flight while the MMAs of these
+    // run, so a warp always has loads outstanding (one stage loaded, then used, waited a full
+    // memory latency per stage: ncu found the warps stalled on the scoreboard).
+    TcStage<MT, NW, U> x, y;
+    int c = blockIdx.y * WARPS + warp;
+    tc_load(x, c, stride, M, N, K, A, B, gid, q, rrow, n0);
+    while (c < chunks) {
+        tc_load(y, c + step, stride, M, N, K, A, B, gid, q, rrow, n0);
+        tc_mma(x, c, stride, chunks, acc);
+        c += step;
+        if (c >= chunks) break;
+        tc_load(x, c + step, stride, M, N, K, A, B, gid, q, rrow, n0);
+        tc_mma(y, c, stride, chunks, acc);
+        c += step;
     }
 
     // Accumulator (mt, w, j) of lane (gid, q): tokens 16 mt + gid (+ 8), columns 32 w + 8 q + 2 j

@@ -239,7 +239,9 @@ GEMV_BF16_COLS = (16, 32, 64)
 GEMV_FP8_TILES = (1, 2)
 # The bf16 tensor-core decode kernel (gemv_bf16_tc): (MT, NW) = 16-token tiles and 32-column
 # groups per block (the warps' partial sums, 8 x 16 MT x 32 NW floats, within 32 KB), and KS
-# blocks per cluster sharing a strip's K (grid.y).
+# blocks per cluster sharing a strip's K (grid.y). 16 tokens x 32 columns: registers capped for
+# two resident blocks per SM (MINB, __launch_bounds__'s second argument: 128 registers, no
+# spills; uncapped, ptxas took 146). 16 x 64 takes 116 uncapped (capped, it spilled 8 bytes).
 MMA_BF16_SHAPES = ((1, 1), (1, 2), (2, 1))
 MMA_BF16_SPLITS = (1, 2, 4, 8)
 
@@ -262,7 +264,7 @@ def mma_decode_kernel(rows: int, cols: int, ks: int) -> PathKernel:
         raise ValueError(f"no mma decode instantiation for {rows} tokens, {cols} columns, "
                          f"{ks} blocks per strip")
     return PathKernel(f"dispatch_bf16_mma_m{16 * mt}_c{cols}_k{ks}", "gemv_bf16_tc",
-                      {"MT": mt, "NW": nw, "KS": ks})
+                      {"MT": mt, "NW": nw, "KS": ks, "MINB": 2 if (mt, nw) == (1, 1) else 0})
 
 
 def gemv_kernels() -> tuple[PathKernel, ...]:

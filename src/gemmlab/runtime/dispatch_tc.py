@@ -12,7 +12,10 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
    ``DECODE_FILL`` of them), run a decode kernel (decode_tc.cu): B streamed once in narrow
    strips by every SM, K split among the warps of a block, one launch. bf16: CUDA-core FMAs on
    column strips of ``choose_cols`` columns; fp8: mma.sync m16n8k32 on strips of 16 rows of B
-   (N x K).
+   (N x K). bf16 with 2 to ``MMA_DECODE_M`` tokens (``mma_wins``), while the 64 x 128 tiles
+   number under ``MMA_FILL`` of the SMs: the tensor-core decode kernel (mma.sync m16n8k16, B's
+   rows turned into fragments by movmatrix, 32-column strips, K shared by a cluster of
+   ``choose_mma`` blocks that add their partial sums through distributed shared memory).
 1. **Tile** (``choose_config``): one of the persistent warp-specialised kernels (persistent_bf16 /
    persistent_fp8, TMA loads and wgmma) at a block tile of BM x BN:
    * the largest tile whose tiles fill a wave (``FILL`` of the SMs, one CTA each): 128 x 256,
@@ -79,7 +82,7 @@ _TILES = {
     "64x128": (64, 128, 1, 8),
 }
 CONFIGS = tuple(_TILES)
-_BF16_ONLY: tuple[str, ...] = ()  # configurations the fp8 kernel's tiling cannot take
+_BF16_ONLY: tuple[str, ...] = ()  # configurations the fp8 kernel's tiling cannot take (none now)
 
 
 def configs(dtype: str) -> tuple[str, ...]:
@@ -161,6 +164,17 @@ DECODE_FILL = {"bf16": 0.9, "fp8": 0.5}
 DECODE_CONFIGS = ("gemv", "mma")
 MMA_COLS = (32, 64)
 MMA_MAX_M = 32
+# Rule 0b: bf16, 2 to MMA_DECODE_M tokens, the tensor-core decode kernel runs while the 64 x 128
+# tile's tiles number fewer than MMA_FILL of the SMs; the 64 x 128 TMA tile past that. Measured
+# (H100, docs/results/tc-decode-mma-2026-11-26, % of cuBLAS at its best, the kernel's best strip
+# vs the rules' earlier plan, same rounds): 16x1600x6400 (13 tiles) 93.8 vs 59.9 (split-K 2
+# 64x128); 16x4096x4096 (32) 90.7 vs 76.5; 16x4096x14336 (32) 92.8 vs 88.1 (split-K 2);
+# 16x6144x4096 (48) 91.6 vs 88.9; 16x4800x1600 (38, K = 1600: three pipeline stages a warp)
+# 87.7 vs 89.1; and it lost from 64 tiles on, where the TMA tile's CTAs alone fill the stream:
+# 16x8192x8192 92.6 vs 97.1, 16x11008x4096 94.5 vs 97.2, 16x28672x4096 86.1 vs 92.5. One token
+# keeps the CUDA-core kernel (1x4096x4096 95.6 vs 96.6). Tokens past 16 were not measured.
+MMA_DECODE_M = 16
+MMA_FILL = 0.4
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -424,17 +438,24 @@ def choose_cols(N: int, sms: int) -> int:
 
 
 def choose_mma(N: int, sms: int) -> tuple[int, int]:
-    """bf16 tensor-core decode: (columns per strip, blocks per strip). The widest strip (longer
-    runs of each row of B) whose strips fill a wave of the SMs (``FILL``), else the narrowest;
-    then the fewest blocks per strip, sharing its K, that fill the wave. Measured (H100,
-    16 x 1600 x 6400, % of cuBLAS at its best): 32 columns x 4 blocks (200 blocks) 89.3, x 8
-    60.7 is the wrong side of one wave... 64 x 4 84.4, 64 x 8 91.8 - docs/results, mma)."""
-    cols = next((c for c in sorted(MMA_COLS, reverse=True) if _cdiv(N, c) >= FILL * sms),
-                min(MMA_COLS))
+    """bf16 tensor-core decode: (columns per strip, blocks per strip): 32-column strips (the most
+    blocks), and the fewest blocks per strip, sharing its K, that fill a wave of the SMs
+    (``FILL``). Measured (H100, % of cuBLAS at its best, docs/results/tc-decode-mma-2026-11-26):
+    32 columns won or tied at every shape the rule takes - 16x4096x4096 1 block a strip (128
+    blocks) 90.7 vs 64 columns x 2 83.1; 16x6144x4096 91.6 vs 89.1; 16x4096x14336 92.4 vs 92.8;
+    16x1600x6400 4 blocks a strip (200) 93.2, 2 (100) 93.8, 8 (400) fewer; 64 x 4 86.9."""
+    cols = min(MMA_COLS)
     strips = _cdiv(N, cols)
     ks = next((k for k in paths.MMA_BF16_SPLITS if strips * k >= FILL * sms),
               max(paths.MMA_BF16_SPLITS))
     return cols, ks
+
+
+def mma_wins(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands) -> bool:
+    """Rule 0b: bf16, 2 to ``MMA_DECODE_M`` tokens that the kernel can take, while the 64 x 128
+    tile leaves SMs idle (fewer tiles than ``MMA_FILL`` of them)."""
+    return (dtype == "bf16" and M >= 2 and decode_fits(dtype, M, N, K, ops, MMA_DECODE_M)
+            and tiles(M, N, "64x128") < MMA_FILL * sms)
 
 
 def _mma_plan(M: int, N: int, K: int, sms: int, cols: Optional[int], ks: Optional[int]) -> Plan:
@@ -488,6 +509,8 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
         return _decode_plan(dtype, M, N, K, sms, policy.cols)
     if policy.config is None and policy.split is None and decode_wins(dtype, M, N, K, sms, ops):
         return _decode_plan(dtype, M, N, K, sms, policy.cols)
+    if policy.config is None and policy.split is None and mma_wins(dtype, M, N, K, sms, ops):
+        return _mma_plan(M, N, K, sms, None, None)
     # which operands TMA cannot read as they are
     copy_a = not (pitch_ok(dtype, K) and ops.a16)
     lda = padded(dtype, K) if copy_a else K
