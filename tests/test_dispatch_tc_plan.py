@@ -197,10 +197,10 @@ def test_decode_runs_only_while_the_64_row_tile_leaves_sms_idle():
     # bf16, one token: up to 0.9 x 132 tiles of 64 x 128 (N < 15206)
     assert _plan("bf16", 1, 14336, 4096).config == "gemv"  # 112 tiles
     assert _plan("bf16", 1, 28672, 4096).config == "64x128"  # 224 tiles fill
-    # bf16, 2 to 16 tokens: the tensor-core (mma) decode kernel below 0.4 x 132 tiles (N < 6758);
+    # bf16, 2 to 16 tokens: the tensor-core (mma) decode kernel below 0.25 x 132 tiles (N < 4224);
     # the CUDA-core kernel is issue-bound past one token
-    assert _plan("bf16", 2, 4096, 4096).config == "mma"
-    assert _plan("bf16", 16, 6144, 4096).config == "mma"  # 48 tiles
+    assert _plan("bf16", 2, 4096, 4096).config == "mma"  # 32 tiles
+    assert _plan("bf16", 16, 4800, 1600).config == "64x128"  # 38 tiles
     assert _plan("bf16", 16, 8192, 8192).config == "64x128"  # 64 tiles: the TMA tile fills
     assert _plan("bf16", 17, 4096, 4096).config == "64x128"  # past MMA_DECODE_M
     assert _plan("bf16", 16, 4090, 4096).config != "mma"  # odd N: no 16-byte rows

@@ -166,15 +166,16 @@ MMA_COLS = (32, 64)
 MMA_MAX_M = 32
 # Rule 0b: bf16, 2 to MMA_DECODE_M tokens, the tensor-core decode kernel runs while the 64 x 128
 # tile's tiles number fewer than MMA_FILL of the SMs; the 64 x 128 TMA tile past that. Measured
-# (H100, docs/results/tc-decode-mma-2026-11-26, % of cuBLAS at its best, the kernel's best strip
-# vs the rules' earlier plan, same rounds): 16x1600x6400 (13 tiles) 93.8 vs 59.9 (split-K 2
-# 64x128); 16x4096x4096 (32) 90.7 vs 76.5; 16x4096x14336 (32) 92.8 vs 88.1 (split-K 2);
-# 16x6144x4096 (48) 91.6 vs 88.9; 16x4800x1600 (38, K = 1600: three pipeline stages a warp)
-# 87.7 vs 89.1; and it lost from 64 tiles on, where the TMA tile's CTAs alone fill the stream:
-# 16x8192x8192 92.6 vs 97.1, 16x11008x4096 94.5 vs 97.2, 16x28672x4096 86.1 vs 92.5. One token
-# keeps the CUDA-core kernel (1x4096x4096 95.6 vs 96.6). Tokens past 16 were not measured.
+# (docs/results/tc-decode-mma-2026-11-26, % of cuBLAS at its best, the rule's plan vs the
+# unsplit 64 x 128 tile, the same machine, interleaved; H100 / H200): 16x1600x6400 (13 tiles)
+# 93.2 vs 59.9 / 90.2 vs 53.7; 16x4096x4096 (32) 91.7 vs 77.2 / 93.1 vs 87.5; 16x4096x14336 (32)
+# 91.7 vs 73.1 / 79.2 vs 71.4; 8 and 2 tokens at 4096 x 4096 alike. Past a quarter of the SMs
+# it tied or lost: 16x4800x1600 (38 tiles, K = 1600) 87.3 vs 88.7 / 78.1 vs 90.3; 16x6144x4096
+# (48) 91.1 vs 88.0 / 86.6 vs 88.5; 16x8192x8192 (64) 92.6 vs 97.1 (H100); 16x28672x4096 86.1 vs
+# 92.5. One token keeps the CUDA-core kernel (1x4096x4096 95.6 vs 96.6). Tokens past 16 were not
+# measured.
 MMA_DECODE_M = 16
-MMA_FILL = 0.4
+MMA_FILL = 0.25
 
 
 def _cdiv(a: int, b: int) -> int:
