@@ -66,7 +66,7 @@ def test_split_k_is_off_by_default_and_can_be_forced():
     # automatic: few tiles (under a quarter of the SMs) and at least 48 k-tiles a slice
     assert _plan("bf16", 17, 4096, 14336).splits == 2  # 32 tiles, 224 k-tiles (17: no mma decode)
     assert _plan("bf16", 16, 4096, 14336).config == "mma"  # 16 tokens: the mma decode kernel
-    assert _plan("fp8", 16, 4096, 14336).splits == 2  # 32 tiles, 112 k-tiles of 128
+    assert _plan("fp8", 17, 4096, 14336).splits == 2  # 32 tiles, 112 k-tiles of 128
     assert _plan("bf16", 16, 4096, 4096).splits == 1  # 64 k-tiles: 32 a slice, too short
     assert _plan("fp8", 128, 1600, 6400).splits == 1  # 50 k-tiles
     assert _plan("bf16", 16, 8192, 8192).splits == 1  # 64 tiles: enough of the SMs
@@ -208,7 +208,12 @@ def test_decode_runs_only_while_the_64_row_tile_leaves_sms_idle():
     # fp8, up to 8 tokens: under half the SMs (N < 8448)
     assert _plan("fp8", 8, 6144, 4096).config == "gemv"  # 48 tiles
     assert _plan("fp8", 1, 14336, 4096).config == "64x128"  # 112 tiles
-    assert _plan("fp8", 9, 4096, 4096).config == "64x128"
+    # fp8, 9 to 16 tokens: the decode kernel's 16-token tiles below a quarter of the SMs
+    assert (_plan("fp8", 9, 4096, 4096).config, _plan("fp8", 9, 4096, 4096).gemv_rows) == ("gemv", 16)
+    assert _plan("fp8", 16, 4096, 14336).config == "gemv"
+    assert _plan("fp8", 16, 4800, 1600).config == "64x128"  # 38 tiles
+    assert _plan("fp8", 17, 4096, 4096).config == "64x128"
+    assert _plan("fp8", 16, 4096, 4096, ops=D.Operands(a16=False)).config != "gemv"
     # the decode kernels still run where forced (the comparison measures them there)
     assert _plan("fp8", 16, 14336, 4096, config="gemv").gemv_rows == 16
 

@@ -24,7 +24,8 @@
 //     q = lane % 4) and feeds bytes 0-7 to one mma and bytes 8-15 to the next, the tokens'
 //     bytes permuted alike; a warp reads 8 rows x 64 bytes per load instruction. Block = 8
 //     warps owning 16 rows of B (16 columns of C); warp w takes the 64-byte k-chunks w, w + 8,
-//     ..., four chunks loaded before any is used. Grid: ceil(N / 16).
+//     ..., in two register stages of two chunks: one stage's loads fly while the other's MMAs
+//     run. Grid: ceil(N / 16).
 //     Needs K % 16 == 0 and 16-byte aligned A and B (the launcher checks).
 //   gemv_bf16_tc<MT, NW, KS>: bf16 on the tensor cores, B K x N row-major as in gemv_bf16,
 //     up to 16 * MT tokens. mma.sync.m16n8k16 with the tokens as the 16-row operand (A's rows,
@@ -174,17 +175,57 @@ __device__ __forceinline__ void mma_e4m3_16832(float (&d)[4], unsigned a0, unsig
         : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
+// One stage of gemv_fp8's pipeline: U 64-byte k-chunks of the block's 16 rows of B (rows gid and
+// gid + 8) and of the tokens' rows of A, as loaded by one lane.
+template <int MT, int U>
+struct Fp8Stage {
+    uint4 b0[U], b1[U], a[MT][U];
+};
+
+template <int MT, int U>
+__device__ __forceinline__ void fp8_load(Fp8Stage<MT, U>& st, int c, int stride, int M, int N,
+                                         int K, const unsigned char* __restrict__ A,
+                                         const unsigned char* __restrict__ B, int r0, int gid,
+                                         int q) {
+    const uint4 z = make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+        const int k = (c + u * stride) * 64 + q * 16;
+        const bool in = k < K;  // K % 16 == 0: a 16-byte piece is wholly inside or out
+        st.b0[u] = (in && r0 < N) ? ld_stream(B + static_cast<long long>(r0) * K + k) : z;
+        st.b1[u] = (in && r0 + 8 < N) ? ld_stream(B + static_cast<long long>(r0 + 8) * K + k) : z;
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+            const int tok = mt * 8 + gid;
+            st.a[mt][u] = (in && tok < M) ? ld_shared_ro(A + static_cast<long long>(tok) * K + k) : z;
+        }
+    }
+}
+
+template <int MT, int U>
+__device__ __forceinline__ void fp8_mma(const Fp8Stage<MT, U>& st, float (&acc)[MT][4]) {
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+            mma_e4m3_16832(acc[mt], st.b0[u].x, st.b1[u].x, st.b0[u].y, st.b1[u].y, st.a[mt][u].x,
+                           st.a[mt][u].y);
+            mma_e4m3_16832(acc[mt], st.b0[u].z, st.b1[u].z, st.b0[u].w, st.b1[u].w, st.a[mt][u].z,
+                           st.a[mt][u].w);
+        }
+}
+
 template <int MT>
 __device__ __forceinline__ void gemv_fp8(int M, int N, int K, float alpha,
                                          const unsigned char* __restrict__ A,
                                          const unsigned char* __restrict__ B, float beta,
                                          tc::bf16* __restrict__ C) {
-    constexpr int WARPS = 8, U = 4, TOK = 8 * MT;
+    constexpr int WARPS = 8, U = 2, TOK = 8 * MT;
     __shared__ float red[WARPS][16][TOK];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int gid = lane / 4, q = lane % 4;
-    const int r0 = blockIdx.x * 16 + gid, r1 = r0 + 8;
-    const int chunks = (K + 63) / 64;
+    const int r0 = blockIdx.x * 16 + gid;
+    const int chunks = (K + 63) / 64, step = WARPS * U;
 
     float acc[MT][4];
 #pragma unroll
@@ -192,31 +233,19 @@ __device__ __forceinline__ void gemv_fp8(int M, int N, int K, float alpha,
 #pragma unroll
         for (int i = 0; i < 4; ++i) acc[mt][i] = 0.0f;
 
-    for (int c0 = warp; c0 < chunks; c0 += WARPS * U) {
-        uint4 b0[U], b1[U], a[MT][U];
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            const int k = (c0 + u * WARPS) * 64 + q * 16;
-            const bool in = k < K;  // K % 16 == 0: a 16-byte piece is wholly inside or out
-            const uint4 z = make_uint4(0u, 0u, 0u, 0u);
-            b0[u] = (in && r0 < N) ? ld_stream(B + static_cast<long long>(r0) * K + k) : z;
-            b1[u] = (in && r1 < N) ? ld_stream(B + static_cast<long long>(r1) * K + k) : z;
-#pragma unroll
-            for (int mt = 0; mt < MT; ++mt) {
-                const int tok = mt * 8 + gid;
-                a[mt][u] = (in && tok < M)
-                               ? ld_shared_ro(A + static_cast<long long>(tok) * K + k) : z;
-            }
-        }
-#pragma unroll
-        for (int u = 0; u < U; ++u)
-#pragma unroll
-            for (int mt = 0; mt < MT; ++mt) {
-                mma_e4m3_16832(acc[mt], b0[u].x, b1[u].x, b0[u].y, b1[u].y, a[mt][u].x,
-                               a[mt][u].y);
-                mma_e4m3_16832(acc[mt], b0[u].z, b1[u].z, b0[u].w, b1[u].w, a[mt][u].z,
-                               a[mt][u].w);
-            }
+    // Two register stages in turn, as gemv_bf16_tc: the next U chunks' loads fly while these
+    // chunks' MMAs run (chunks past K load nothing and add zeros).
+    Fp8Stage<MT, U> x, y;
+    int c = warp;
+    fp8_load(x, c, WARPS, M, N, K, A, B, r0, gid, q);
+    while (c < chunks) {
+        fp8_load(y, c + step, WARPS, M, N, K, A, B, r0, gid, q);
+        fp8_mma(x, acc);
+        c += step;
+        if (c >= chunks) break;
+        fp8_load(x, c + step, WARPS, M, N, K, A, B, r0, gid, q);
+        fp8_mma(y, acc);
+        c += step;
     }
 
     // Accumulator of lane (gid, q): rows (of B, columns of C) gid and gid + 8, tokens 2q, 2q + 1.

@@ -15,7 +15,9 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
    (N x K). bf16 with 2 to ``MMA_DECODE_M`` tokens (``mma_wins``), while the 64 x 128 tiles
    number under ``MMA_FILL`` of the SMs: the tensor-core decode kernel (mma.sync m16n8k16, B's
    rows turned into fragments by movmatrix, 32-column strips, K shared by a cluster of
-   ``choose_mma`` blocks that add their partial sums through distributed shared memory).
+   ``choose_mma`` blocks that add their partial sums through distributed shared memory). fp8
+   with 9 to ``FP8_DECODE16_M`` tokens under the same few tiles (``fp8_decode16_wins``): the fp8
+   decode kernel's 16-token instantiation.
 1. **Tile** (``choose_config``): one of the persistent warp-specialised kernels (persistent_bf16 /
    persistent_fp8, TMA loads and wgmma) at a block tile of BM x BN:
    * the largest tile whose tiles fill a wave (``FILL`` of the SMs, one CTA each): 128 x 256,
@@ -176,6 +178,14 @@ MMA_MAX_M = 32
 # measured.
 MMA_DECODE_M = 16
 MMA_FILL = 0.25
+# Rule 0c, fp8 alike: 9 to FP8_DECODE16_M tokens run the fp8 decode kernel (two 8-token tiles)
+# while the 64 x 128 tiles number under MMA_FILL of the SMs. Measured once its loads were
+# pipelined (two register stages; H100, docs/results/tc-decode-mma-2026-11-26/fp8, same machine,
+# us): 16x4096x14336 (32 tiles) 27.6 vs 32.3 unsplit 64 x 128 (and 100.1 vs 85.4% of cuBLASLt
+# for the split-K 2 plan the rules ran there); 16x1600x6400 (13) 12.5 vs 13.5; 16x4096x4096 (32)
+# 12.3 vs 12.2, a tie; from 38 tiles on it tied or lost (16x4800x1600 9.1 vs 9.1, 16x6144x4096
+# 14.8 vs 14.5, 16x8192x8192 82.6 vs 97.4% of cuBLASLt).
+FP8_DECODE16_M = 16
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -452,6 +462,14 @@ def choose_mma(N: int, sms: int) -> tuple[int, int]:
     return cols, ks
 
 
+def fp8_decode16_wins(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands) -> bool:
+    """Rule 0c: fp8, more tokens than ``DECODE_M`` but at most ``FP8_DECODE16_M``, while the
+    64 x 128 tile leaves most SMs idle (fewer tiles than ``MMA_FILL`` of them)."""
+    return (dtype == "fp8" and DECODE_M[dtype] < M
+            and decode_fits(dtype, M, N, K, ops, FP8_DECODE16_M)
+            and tiles(M, N, "64x128") < MMA_FILL * sms)
+
+
 def mma_wins(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands) -> bool:
     """Rule 0b: bf16, 2 to ``MMA_DECODE_M`` tokens that the kernel can take, while the 64 x 128
     tile leaves SMs idle (fewer tiles than ``MMA_FILL`` of them)."""
@@ -512,6 +530,9 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
         return _decode_plan(dtype, M, N, K, sms, policy.cols)
     if policy.config is None and policy.split is None and mma_wins(dtype, M, N, K, sms, ops):
         return _mma_plan(M, N, K, sms, None, None)
+    if (policy.config is None and policy.split is None
+            and fp8_decode16_wins(dtype, M, N, K, sms, ops)):
+        return _decode_plan(dtype, M, N, K, sms, None)
     # which operands TMA cannot read as they are
     copy_a = not (pitch_ok(dtype, K) and ops.a16)
     lda = padded(dtype, K) if copy_a else K
