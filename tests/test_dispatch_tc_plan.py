@@ -207,7 +207,8 @@ def test_decode_runs_only_while_the_64_row_tile_leaves_sms_idle():
     assert _plan("bf16", 16, 4096, 4096, ops=D.Operands(b16=False)).config != "mma"
     # fp8, up to 8 tokens: under half the SMs (N < 8448)
     assert _plan("fp8", 8, 6144, 4096).config == "gemv"  # 48 tiles
-    assert _plan("fp8", 1, 14336, 4096).config == "64x128"  # 112 tiles
+    assert _plan("fp8", 1, 14336, 4096).config == "gemv"  # one token: any N (112 tiles)
+    assert _plan("fp8", 2, 14336, 4096).config == "64x128"  # 2-8 tokens: under half the SMs
     # fp8, 9 to 16 tokens: the decode kernel's 16-token tiles below a quarter of the SMs
     assert (_plan("fp8", 9, 4096, 4096).config, _plan("fp8", 9, 4096, 4096).gemv_rows) == ("gemv", 16)
     assert _plan("fp8", 16, 4096, 14336).config == "gemv"

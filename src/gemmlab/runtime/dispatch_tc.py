@@ -186,6 +186,14 @@ MMA_FILL = 0.25
 # 12.3 vs 12.2, a tie; from 38 tiles on it tied or lost (16x4800x1600 9.1 vs 9.1, 16x6144x4096
 # 14.8 vs 14.5, 16x8192x8192 82.6 vs 97.4% of cuBLASLt).
 FP8_DECODE16_M = 16
+# fp8, one token: the pipelined decode kernel at every N, past DECODE_FILL too. Measured (same
+# machine, % of cuBLASLt at its best, decode kernel vs 64 x 128; .../tc-decode-mma-2026-11-26/fp8):
+# H200 1x28672x4096 97.2 vs 92.8, 1x10240x8192 79.7 vs 72.9, 1x28672x8192 86.4 vs 81.4,
+# 1x11008x4096 86.3 vs 80.6, 1x14336x4096 95.8 vs 91.0; H100 1x28672x4096 100.7 vs 97.0,
+# 1x28672x8192 98.0 vs 98.4, 1x11008x4096 102.4 vs 103.5, 1x14336x4096 25.3 vs 25.1 us, and
+# 1x10240x8192 90.2 vs 95.9 (the one loss). The one-stage kernel lost past half the SMs
+# (1x14336x4096 85.5 vs 99.0, 2026-11-25), hence DECODE_FILL's 0.5 for 2-8 tokens.
+FP8_ONE_TOKEN_ANY_N = True
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -435,8 +443,12 @@ def decode_fits(dtype: str, M: int, N: int, K: int, ops: Operands,
 
 def decode_wins(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands) -> bool:
     """Rule 0: the decode kernel runs when it can and the 64 x 128 tile leaves SMs idle (fewer
-    tiles than ``DECODE_FILL`` of them)."""
-    return decode_fits(dtype, M, N, K, ops) and tiles(M, N, "64x128") < DECODE_FILL[dtype] * sms
+    tiles than ``DECODE_FILL`` of them); fp8's single token (``FP8_ONE_TOKEN_ANY_N``) at any N."""
+    if not decode_fits(dtype, M, N, K, ops):
+        return False
+    if dtype == "fp8" and M == 1 and FP8_ONE_TOKEN_ANY_N:
+        return True
+    return tiles(M, N, "64x128") < DECODE_FILL[dtype] * sms
 
 
 def choose_cols(N: int, sms: int) -> int:
