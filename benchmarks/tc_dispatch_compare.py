@@ -87,7 +87,7 @@ def alternatives(dtype, M, N, K, sms, quick=False, decode=False):
             if name not in seen:
                 seen.add(name)
                 out.append((f"64x128 S={s}", pol))
-    configs = [] if decode else [c for c in D.configs(dtype) if (M <= 2048 or not c.startswith("64x"))
+    configs = [] if decode else [c for c in D.CONFIGS if (M <= 2048 or not c.startswith("64x"))
                and (M > D.STREAM_M or not c.endswith("c2"))]
     nk = -(-K // D.BK[dtype])
     for c in configs:

@@ -158,7 +158,7 @@ def test_every_plan_kernel_compiles_without_spills():
 
     from gemmlab.runtime import nvcc
 
-    rungs = [D.config_rung(dt, c, s) for dt in D.DTYPES for c in D.configs(dt) for s in (False, True)]
+    rungs = [D.config_rung(dt, c, s) for dt in D.DTYPES for c in D.CONFIGS for s in (False, True)]
     # three translation-unit kinds, compiled side by side (each is one or two nvcc runs)
     with ThreadPoolExecutor(max_workers=3) as pool:
         main = pool.submit(nvcc.resources, rungs, archs=("sm_90a",), jobs=NVCC_JOBS)

@@ -84,12 +84,6 @@ _TILES = {
     "64x128": (64, 128, 1, 8),
 }
 CONFIGS = tuple(_TILES)
-_BF16_ONLY: tuple[str, ...] = ()  # configurations the fp8 kernel's tiling cannot take (none now)
-
-
-def configs(dtype: str) -> tuple[str, ...]:
-    """The tile configurations ``dtype``'s persistent kernel instantiates."""
-    return tuple(c for c in CONFIGS if dtype == "bf16" or c not in _BF16_ONLY)
 # M at most this: the streaming tiles (64 rows, one consumer warpgroup). Such a product moves B
 # (the weights) once and does at most 2 x 128 flops per byte of B: under the H100's ~295 flop/B
 # BF16 ridge it is memory-bound, so the tile's job is to put many CTAs on the stream, not to feed
@@ -242,7 +236,7 @@ def config_rung(dtype: str, config: str, split: bool = False) -> Rung:
     what = (f"{bm}x{bn} persistent tiles, clusters of {cluster}, {stages} stages"
             + (", split-K (the last slice to arrive adds the float32 partials)" if split else ""))
     params = dict(BM=bm, BN=bn, BK=BK[dtype], STAGES=stages, PRODUCER=1, MINB=1, CLUSTER=cluster,
-                  GROUP=GROUP, EPI_PIECE=0 if split else min(EPI_PIECE, bn))
+                  GROUP=GROUP, EPI_PIECE=0 if split else EPI_PIECE)
     if dtype == "bf16":
         params["OUT_F32"] = 0
     return make_rung(name, 9, family, f"dispatch_{dtype} path: {what}.", **params)
@@ -561,9 +555,6 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
         why = (f"K = {K} or N = {N} (or a pointer) breaks TMA's 16-byte pitch: the wgmma_bf16 "
                f"rung's scalar twin (cp.async, 2-byte loads)")
         return Plan(dtype, M, N, K, "wgmma", 1, False, False, K, N, 0, why)
-    if policy.config is not None and policy.config not in configs(dtype):
-        raise InputError(f"dispatch policy config={policy.config!r}: {dtype} takes one of "
-                         f"{', '.join(configs(dtype))}")
     config = policy.config or choose_config(dtype, M, N, K, sms)
     splits = policy.split or choose_split(dtype, M, N, K, sms, config)
     nk = _cdiv(K, BK[dtype])
