@@ -106,6 +106,8 @@ def alternatives(dtype, M, N, K, sms, quick=False, decode=False):
         out.pop()
     if dtype == "bf16" and D.decode_fits(dtype, M, N, K, D.Operands(), D.MMA_MAX_M):
         for cols in D.MMA_COLS:
+            if cols > 32 and M > 16:  # 64-column strips hold 16 tokens
+                continue
             for ks in D.paths.MMA_BF16_SPLITS:
                 pol = D.Policy(config="mma", cols=cols, split=ks)
                 p = D.plan(dtype, M, N, K, sms, D.Operands(), pol)

@@ -226,7 +226,8 @@ def test_mma_decode_plan_fills_a_wave_with_32_column_strips_and_clusters():
     assert p.workspace_bytes == 0 and p.counters == 0 and p.params["KS"] == 4
     assert _plan("bf16", 9, 4096, 4096).grid == (128, 1, 1)  # 128 strips fill alone
     # forced: 64-column strips hold 16 tokens only; 32 tokens take two 16-token tiles
-    assert _plan("bf16", 32, 4096, 4096, config="mma", cols=64).gemv_cols == 32
+    with pytest.raises(InputError, match="strips of 32 columns"):
+        _plan("bf16", 32, 4096, 4096, config="mma", cols=64)
     assert _plan("bf16", 32, 4096, 4096, config="mma").gemv.params["MT"] == 2
     with pytest.raises(InputError, match="not a bf16 decode shape"):
         _plan("bf16", 33, 4096, 4096, config="mma")

@@ -164,6 +164,8 @@ def test_every_mma_decode_instantiation(cp, dev):
         for N, K in ((4104, 4104), (8, 16), (1000, 14336), (200, 1032)):
             for cols in MMA_COLS:
                 for ks in paths.MMA_BF16_SPLITS:
+                    if cols > 32 and M > 16:  # no such instantiation (an InputError: CPU-tested)
+                        continue
                     run = _prepared("bf16", (M, N, K), config="mma", cols=cols, split=ks)
                     p = run.plan
                     assert p.config == "mma" and run.grid == (-(-N // p.gemv_cols), ks, 1)

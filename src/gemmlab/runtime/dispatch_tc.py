@@ -156,7 +156,7 @@ DECODE_M = {"bf16": 1, "fp8": 8}
 DECODE_FILL = {"bf16": 0.9, "fp8": 0.5}
 # The decode configurations: "gemv" (the CUDA-core bf16 / mma.sync fp8 kernels above) and "mma"
 # (bf16 on the tensor cores, gemv_bf16_tc: B's rows turned into mma operands by movmatrix, up to
-# 32 tokens, strips of 64, 128 or 256 columns, K shared by a cluster of 1-8 blocks per strip).
+# 32 tokens, strips of 32 or 64 columns, K shared by a cluster of 1-8 blocks per strip).
 DECODE_CONFIGS = ("gemv", "mma")
 MMA_COLS = (32, 64)
 MMA_MAX_M = 32
@@ -458,7 +458,7 @@ def choose_mma(N: int, sms: int) -> tuple[int, int]:
     """bf16 tensor-core decode: (columns per strip, blocks per strip): 32-column strips (the most
     blocks), and the fewest blocks per strip, sharing its K, that fill a wave of the SMs
     (``FILL``). Measured (H100, % of cuBLAS at its best, docs/results/tc-decode-mma-2026-11-26):
-    32 columns won or tied at every shape the rule takes - 16x4096x4096 1 block a strip (128
+    32 columns won or tied at every shape measured - 16x4096x4096 1 block a strip (128
     blocks) 90.7 vs 64 columns x 2 83.1; 16x6144x4096 91.6 vs 89.1; 16x4096x14336 92.4 vs 92.8;
     16x1600x6400 4 blocks a strip (200) 93.2, 2 (100) 93.8, 8 (400) fewer; 64 x 4 86.9."""
     cols = min(MMA_COLS)
@@ -488,8 +488,9 @@ def _mma_plan(M: int, N: int, K: int, sms: int, cols: Optional[int], ks: Optiona
     cols = cols or auto_cols
     ks = ks or auto_ks
     rows = 16 * _cdiv(M, 16)
-    if cols == 64 and rows > 16:
-        cols = 32  # the warps' partial sums must fit shared memory (paths.MMA_BF16_SHAPES)
+    if (rows // 16, cols // 32) not in paths.MMA_BF16_SHAPES:  # shared memory: 16 x 64 or 32 x 32
+        raise InputError(f"dispatch policy config='mma', cols={cols}: {M} tokens take strips of "
+                         f"32 columns (the warps' partial sums must fit shared memory)")
     strips = _cdiv(N, cols)
     why = (f"{M} token(s): tensor-core decode kernel, B streamed in {strips} strips of {cols} "
            f"columns, {ks} block(s) per strip sharing K (mma.sync m16n8k16, movmatrix)")
