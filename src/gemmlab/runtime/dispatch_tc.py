@@ -147,7 +147,8 @@ MIN_FORCED_SLICE_KTILES = 4
 #   1x6144x4096 96.9 vs 84.0, 1x14336x4096 (112 tiles) 99.3 vs 93.0; 1x28672x4096 (224 tiles,
 #   fills) 94.9 vs 95.9. At 8 and 16 tokens the CUDA-core kernel lost everywhere (8x4096x4096
 #   67 vs 76, 16x8192x28672 52 vs 96): 8 x MR FMAs per 16-byte load and ~210 registers (one
-#   block per SM) make it issue-bound, so bf16 decodes one token only.
+#   block per SM) make it issue-bound, so this CUDA-core kernel decodes one token only (2-16
+#   tokens: the tensor-core kernel of rule 0b below).
 # * fp8 (mma.sync), up to 8 tokens: 1x4096x4096 94.1 vs 81.1, 8x4096x4096 91.1 vs 81.4,
 #   1x4096x14336 92.2 vs 76.4, 1x6144x4096 (48 tiles) 100.9 vs 89.0; but 1x14336x4096 (112 tiles)
 #   85.5 vs 99.0 and 1x28672x4096 95.4 vs 99.2; 16 tokens lost everywhere (16x4096x4096 77.5 vs
