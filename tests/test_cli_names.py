@@ -56,6 +56,7 @@ VOCABULARY = {
     "--shape": "a GEMM shape M,N,K",
     "--size": "a square problem size (M = N = K, or a lesson's n)",
     "--smem": "shared memory per block",
+    "--sms": "the number of SMs of the GPU to compute for",
     "--store": "the ceilings store",
     "--threads": "threads per block",
     "--timeout": "seconds before the profiled program is stopped",

@@ -127,6 +127,43 @@ def test_list_of_the_tensor_grid_needs_no_gpu(capsys):
     assert {s["class"] for s in d["shapes"] if s["M"] <= 16} == {"skinny-M"}
 
 
+def test_list_shows_the_plan_each_shape_takes_and_why_without_a_gpu(capsys):
+    code, out, err = run_cli(capsys, "shapes", "--dtype", "bf16", "--shapes",
+                             "16,4096,4096;1,4096,4096;2048,4096,4096;4095,4095,4095", "--list",
+                             "--sms", "132", "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["plan_sms"] == 132 and "--sms" in d["plan_for"]
+    plans = {(s["M"], s["N"], s["K"]): s["plan"] for s in d["shapes"]}
+    assert plans[(16, 4096, 4096)]["name"] == "mma_m16_c32_k1"
+    assert plans[(1, 4096, 4096)]["name"] == "gemv_m1_c32"
+    assert plans[(2048, 4096, 4096)]["name"] == "128x256c1"
+    assert plans[(4095, 4095, 4095)]["name"].startswith("repitch A+B")
+    assert "tensor-core decode kernel" in plans[(16, 4096, 4096)]["why"]
+    # another GPU of the spec table: fewer SMs, other plans where the rules count SMs (32 tiles of
+    # 64 x 128 are under a quarter of 132 SMs, not of 114)
+    code, out, err = run_cli(capsys, "shapes", "--dtype", "bf16", "--shapes", "16,4096,4096", "--list",
+                             "--gpu", "h100-pcie", "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["plan_sms"] == 114 and d["shapes"][0]["plan"]["name"] == "64x128"
+    # the table carries the plan column
+    code, out, err = run_cli(capsys, "shapes", "--dtype", "fp8", "--shapes", "1,4096,4096", "--list")
+    assert code == 0 and "dispatch_fp8 plan" in out and "gemv_m8" in out, err
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--list", "--sms", "0"], "--sms 0"),
+    (["--list", "--gpu", "nope"], "--gpu 'nope'"),
+    (["--list", "--sms", "132", "--gpu", "h100"], "not both"),
+    (["--sms", "132"], "for --list"),
+    (["--list", "--sms", "132", "--rung", "persistent_bf16"], "shows no plan"),
+])
+def test_bad_plan_options_are_one_line_input_errors(capsys, argv, message):
+    code, out, err = run_cli(capsys, "shapes", "--dtype", "bf16", *argv)
+    assert code == 2 and message in err and err.count("\n") == 1, err
+
+
 @pytest.mark.parametrize("argv,message", [
     (["--dtype", "fp16"], "--dtype"),
     (["--dtype", "bf16", "--rung", "dispatch"], "takes fp32 A and B"),
