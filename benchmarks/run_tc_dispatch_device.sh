@@ -9,7 +9,11 @@
 #   step "decode":  every alternative at the decode shapes only (M <= 16: the decode kernels'
 #                   column strips against the 64-row TMA tile);
 #   step "mma":     bf16 only: the tensor-core decode kernel's strips and cluster sizes against
-#                   the 64-row TMA tile at the grid's 1- and 16-token shapes.
+#                   the 64-row TMA tile at the grid's 1- and 16-token shapes;
+#   step "streamk": stream-K (every tile configuration; the partial wave plus 0, 1 or 2 full
+#                   waves) and every unsplit tile against the rules' plan at the grid's M >= 128
+#                   shapes whose tiles
+#                   leave a last wave partly idle; DTYPES (default "bf16 fp8") picks the dtypes.
 # Usage, from the repository root on the device machine:
 #   bash benchmarks/run_tc_dispatch_device.sh OUT tests|compare|quick [extra compare args]
 set -uo pipefail
@@ -60,6 +64,15 @@ PYEOF
     timeout 400 $PY benchmarks/tc_dispatch_compare.py --dtype bf16 --decode --only "64x128,mma" --shapes "$S" --json "$OUT/mma_bf16.json" "$@" \
       > "$OUT/mma_bf16.txt" 2>&1
     echo "exit $?" >> "$OUT/mma_bf16.txt"
+    ;;
+  streamk)
+    S="8192,1600,6400;8192,4800,1600;2048,4800,1600;8192,6144,4096;2048,1600,6400;2048,11008,4096;128,28672,4096;128,28672,8192;128,1600,6400;128,4096,14336;128,4096,4096;128,11008,4096;128,10240,8192;4096,4096,4096;8192,8192,8192;2048,2048,2048;1024,1024,1024;512,512,512"
+    SK="128x256c1 SK,128x256c2 SK,128x128c1 SK,128x128c2 SK,64x128 SK,64x256 SK,128x256c1 S=1,128x256c2 S=1,128x128c1 S=1,128x128c2 S=1,64x128 S=1,64x256 S=1"
+    for dt in ${DTYPES:-bf16 fp8}; do
+      timeout ${SK_TIMEOUT:-240} $PY benchmarks/tc_dispatch_compare.py --dtype $dt --only "$SK" --shapes "$S" --json "$OUT/streamk_$dt.json" "$@" \
+        > "$OUT/streamk_$dt.txt" 2>&1
+      echo "exit $?" >> "$OUT/streamk_$dt.txt"
+    done
     ;;
   compare|quick)
     Q=""; [ "$STEP" = quick ] && Q="--quick"

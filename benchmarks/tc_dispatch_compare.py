@@ -70,7 +70,8 @@ def _parse(argv):
 
 def alternatives(dtype, M, N, K, sms, quick=False, decode=False):
     """(label, Policy) pairs: the default plan first, then forced configurations and splits whose
-    plans differ from every earlier one."""
+    plans differ from every earlier one (stream-K: "<config> SK<w>", the partial wave of tiles
+    and w full waves before it)."""
     from gemmlab.runtime import dispatch_tc as D
 
     base = D.plan(dtype, M, N, K, sms)
@@ -87,7 +88,7 @@ def alternatives(dtype, M, N, K, sms, quick=False, decode=False):
             if name not in seen:
                 seen.add(name)
                 out.append((f"64x128 S={s}", pol))
-    configs = [] if decode else [c for c in D.CONFIGS if (M <= 2048 or not c.startswith("64x"))
+    configs = [] if decode else [c for c in D.configs(dtype) if (M <= 2048 or not c.startswith("64x"))
                and (M > D.STREAM_M or not c.endswith("c2"))]
     nk = -(-K // D.BK[dtype])
     for c in configs:
@@ -100,6 +101,13 @@ def alternatives(dtype, M, N, K, sms, quick=False, decode=False):
             if p.name not in seen:
                 seen.add(p.name)
                 out.append((f"{c} S={s}", pol))
+        for w in (0, 1, 2):  # stream-K: the partial wave plus w full waves
+            pol = D.Policy(config=c, streamk=w)
+            p = D.plan(dtype, M, N, K, sms, D.Operands(), pol)
+            key = f"{p.name} {p.streamk}"
+            if p.streamk and key not in seen:
+                seen.add(key)
+                out.append((f"{c} SK{w}", pol))
     if dtype == "bf16" and base.name.startswith("repitch"):
         out.append(("odd=wgmma", D.Policy(odd="wgmma")))
     if dtype == "bf16" and base.name.startswith("repitch") and decode:

@@ -53,6 +53,10 @@ def test_small_m_always_streams_with_64_row_tiles(dtype):
     # near-ties keep the tile with the most CTAs (1 x 28672: 258 vs 257 rows per k)
     assert _plan(dtype, 2, 28672, 4096, config=None).config in ("64x128", "gemv")
     assert _plan(dtype, 129, 8192, 8192).config.startswith("128x")
+    # 128 x 28672: 112 tiles of 128 x 256 stream B in one round, 224 of 128 x 128 in two
+    assert _plan(dtype, 128, 28672, 4096).config == "128x256c1"
+    assert D.stream_bytes_per_sm(128, 28672, "128x256c1", H100) == 128 + 256
+    assert _plan(dtype, 64, 28672, 4096).config != "128x256c1"  # ties 64 x 256: more CTAs win
 
 
 def test_narrow_tile_only_for_a_real_balance_gain():
@@ -82,7 +86,9 @@ def test_split_k_is_off_by_default_and_can_be_forced():
 
 
 @pytest.mark.parametrize("bad", [dict(config="256x256"), dict(split=0), dict(split=True),
-                                 dict(split=33), dict(odd="pad")])
+                                 dict(split=33), dict(odd="pad"), dict(streamk=-1),
+                                 dict(streamk=True), dict(streamk=9), dict(streamk=1, split=2),
+                                 dict(streamk=0, config="gemv")])
 def test_bad_policies_are_one_line_input_errors(bad):
     with pytest.raises(InputError, match="dispatch policy"):
         D.Policy(**bad)
@@ -145,6 +151,83 @@ def test_split_rungs_take_splits_and_the_workspace():
     assert "splits" not in wrapper(plain) and plain.tma_store
 
 
+def _stream_k_pieces(units, G, nk, sk):
+    """block_order.cuh's for_each_work<2>, line for line: (cluster, tile, kt0, kt1, parts, own,
+    slot) for every piece, where slot is (cluster, sk_slot) for pieces of shared tiles."""
+    sk = min(sk, units)
+    dp, I = units - sk, sk * nk
+    R = min(G, I)  # sk_runs: clusters with a run
+    owner = lambda i: ((i + 1) * R - 1) // I  # noqa: E731
+    start = lambda g: I * g // R  # noqa: E731
+    for g in range(G):
+        for u in range(g, dp, G):
+            yield g, u, 0, nk, 1, 0, None
+        s, end = (start(g), start(g + 1)) if g < R else (0, 0)
+        while s < end:
+            j = s // nk
+            t0 = j * nk
+            lo, hi = owner(t0), owner(t0 + nk - 1)
+            kt0, kt1 = s - t0, min(nk, end - t0)
+            # the reader's view of contributor g's slot (tc::streamk_fixup's slot(z))
+            which = 0 if start(g) >= t0 else 1
+            yield g, dp + j, kt0, kt1, hi - lo + 1, g - lo, (g, which) if hi > lo else None
+            s = t0 + kt1
+
+
+@pytest.mark.parametrize("units,G,nk,sk", [(448, 132, 100, 184), (16, 132, 65, 16),
+                                           (224, 132, 64, 224), (1216, 66, 25, 28 + 66),
+                                           (5, 7, 3, 5), (300, 132, 1, 168), (64, 132, 224, 64),
+                                           (272, 66, 5, 8), (1, 132, 2, 1)])
+def test_stream_k_covers_every_k_step_once_in_equal_runs_and_slots_never_collide(units, G, nk, sk):
+    pieces = list(_stream_k_pieces(units, G, nk, sk))
+    steps = [(t, k) for _, t, k0, k1, *_ in pieces for k in range(k0, k1)]
+    assert sorted(steps) == [(t, k) for t in range(units) for k in range(nk)]  # once each
+    by_tile = {}
+    for g, t, k0, k1, parts, own, slot in pieces:
+        by_tile.setdefault(t, []).append((own, k0, k1, parts, g, slot))
+    for t, ps in by_tile.items():
+        ps.sort()
+        assert [p[0] for p in ps] == list(range(len(ps)))  # own numbers the pieces 0..parts-1
+        assert all(p[3] == len(ps) for p in ps)  # every piece knows how many share the tile
+        assert [p[1] for p in ps] == sorted(p[1] for p in ps)  # in K order
+        assert [p[4] for p in ps] == list(range(ps[0][4], ps[0][4] + len(ps)))  # neighbours
+    slots = [p[6] for p in pieces if p[6] is not None]
+    assert len(slots) == len(set(slots))  # two slots per cluster are enough
+    work = [sum(k1 - k0 for g2, _, k0, k1, *_ in pieces if g2 == g) for g in range(G)]
+    busy = [w for w in work if w]
+    assert max(busy) - min(busy) <= (1 if (units - min(sk, units)) % G == 0 else nk + 1)
+    assert len(busy) == min(G, units - min(sk, units) + min(sk, units) * nk)  # no empty run
+
+
+def test_stream_k_plans_share_the_last_waves_and_size_the_workspace():
+    # 8192 x 1600 x 6400: 448 tiles of 128 x 256 = 3.4 waves on 132 SMs
+    p = _plan("bf16", 8192, 1600, 6400, config="128x256c1", streamk=1)
+    assert (p.streamk, p.splits, p.ctas, p.name) == (448 % 132 + 132, 1, 132, "stream-K 128x256c1")
+    assert p.rung.name == "dispatch_bf16_128x256c1_streamk" and p.rung.splitk and p.rung.tma_store
+    assert p.counters == p.streamk * 2  # two 64-row pieces per tile
+    assert p.workspace_bytes == (132 * 2 * 128 * 256 + p.counters) * 4
+    assert "the last 184 tiles" in p.why and p.params["STREAMK"] == 184
+    assert _plan("bf16", 8192, 1600, 6400, config="128x256c1", streamk=0).streamk == 52
+    # clusters of two: units are pairs of tiles, the grid whole clusters
+    q = _plan("fp8", 8192, 4800, 1600, config="128x256c2", streamk=1)
+    assert (q.streamk, q.ctas) == (608 % 66 + 66, 132) and q.counters == q.streamk * 2 * 2
+    # fewer tiles than SMs: all of them, every CTA busy
+    r = _plan("bf16", 128, 4096, 14336, config="64x128", streamk=0)
+    assert (r.streamk, r.ctas) == (64, 132) and "every tile" in r.why
+    # whole waves and no full wave asked for: nothing to share, a plain plan
+    s = _plan("bf16", 128 * 132, 256, 4096, config="128x256c1", streamk=0)
+    assert (s.streamk, s.name, s.workspace_bytes) == (0, "128x256c1", 0)
+    assert D.streamk_tiles(128 * 132, 256, "128x256c1", H100, 1) == 132
+
+
+def test_stream_k_rungs_keep_the_tma_store_epilogue():
+    r = D.config_rung("bf16", "128x256c2", streamk=True)
+    assert r.name == "dispatch_bf16_128x256c2_streamk" and r.params["EPI_PIECE"] > 0
+    assert "C, splits, W);" in wrapper(r) and "&tmC" in wrapper(r)
+    with pytest.raises(ValueError):
+        D.config_rung("bf16", "64x128", split=True, streamk=True)
+
+
 def test_dispatchers_are_abstract_rungs():
     for name in ("dispatch", "dispatch_bf16", "dispatch_fp8"):
         assert registry.abstract(name)
@@ -158,7 +241,8 @@ def test_every_plan_kernel_compiles_without_spills():
 
     from gemmlab.runtime import nvcc
 
-    rungs = [D.config_rung(dt, c, s) for dt in D.DTYPES for c in D.CONFIGS for s in (False, True)]
+    rungs = [D.config_rung(dt, c, s, k) for dt in D.DTYPES for c in D.configs(dt)
+             for s, k in ((False, False), (True, False), (False, True))]
     # three translation-unit kinds, compiled side by side (each is one or two nvcc runs)
     with ThreadPoolExecutor(max_workers=3) as pool:
         main = pool.submit(nvcc.resources, rungs, archs=("sm_90a",), jobs=NVCC_JOBS)

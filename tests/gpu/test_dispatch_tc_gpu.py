@@ -82,11 +82,11 @@ def test_model_shapes(cp, dev, dtype):
 
 @pytest.mark.parametrize("dtype", ["bf16", "fp8"])
 def test_every_config_and_split(cp, dev, dtype):
-    from gemmlab.runtime.dispatch_tc import CONFIGS
+    from gemmlab.runtime.dispatch_tc import configs
 
     bad = []
     for shape in [(127, 1000, 4097), (1000, 264, 1000), (1, 4095, 2048)]:
-        for config in CONFIGS:
+        for config in configs(dtype):
             for split in (1, 3, 8):
                 run = _prepared(dtype, shape, config=config, split=split)
                 assert run.plan.config == config and run.plan.splits == split
@@ -94,6 +94,52 @@ def test_every_config_and_split(cp, dev, dtype):
                 if not res.ok:
                     bad.append((shape, config, split, res.reason))
     assert not bad
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "fp8"])
+def test_every_config_with_stream_k(cp, dev, dtype):
+    """Stream-K at every tile configuration: fewer tiles than SMs (every tile shared by up to ten
+    runs), a partial last wave with and without full waves before it, K short and long, M and N
+    off the tiles; beta 0 (TMA stores where C allows) and beta != 0; each prepared plan called
+    twice (the counters must be back at zero for the second call)."""
+    from gemmlab.runtime.dispatch_tc import configs
+
+    bad, shared = [], 0
+    for shape in [(127, 1000, 4097), (1000, 3000, 1000), (4097, 4095, 640), (1, 4095, 2048)]:
+        for config in configs(dtype):
+            for waves in (0, 1, 2):
+                run = _prepared(dtype, shape, config=config, streamk=waves)
+                assert run.plan.config == config and run.plan.splits == 1
+                shared += run.plan.streamk > 0
+                for beta in (0.0, BETA):
+                    seed = zlib.crc32(f"{shape}{config}{waves}{beta}".encode())
+                    for call in range(2):
+                        res = _check(cp, run, shape, dtype, seed + call, beta=beta)
+                        if not res.ok:
+                            bad.append((shape, config, waves, beta, call, res.reason))
+    assert not bad, bad[:10]
+    assert shared > 60  # most of these plans share tiles (a whole last wave shares none)
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "fp8"])
+def test_stream_k_is_deterministic(cp, dev, dtype):
+    """The last run to arrive adds a shared tile's pieces in K order, whichever it is: two calls
+    give the same bits."""
+    from gemmlab.numerics import bf16, fp8
+
+    conv = bf16 if dtype == "bf16" else fp8
+    M, N, K = 1000, 3000, 4096
+    rng = cp.random.default_rng(11)
+    a = conv.to_bits(rng.random((M, K), dtype=cp.float32) - 0.5)
+    b = conv.to_bits(rng.random((N, K) if dtype == "fp8" else (K, N), dtype=cp.float32) - 0.5)
+    run = _prepared(dtype, (M, N, K), config="64x128", streamk=1)
+    assert run.plan.streamk > 0
+    outs = []
+    for _ in range(3):
+        c = cp.full((M, N), 0x7FC0, dtype=cp.uint16)
+        run(a, b, c)
+        outs.append(c)
+    assert bool((outs[0] == outs[1]).all()) and bool((outs[0] == outs[2]).all())
 
 
 def test_bf16_wgmma_fallback_and_repitch_agree(cp, dev):

@@ -16,22 +16,85 @@ __device__ __forceinline__ void grouped_tile(int u, int rows, int cols, int grou
     n = in_band / height;
 }
 
-// Work unit u of a persistent split-K loop -> its tile (a unit of the banded order above) and its
-// K-tiles [kt0, kt1): with SPLITK, unit u is slice u % splits of tile u / splits, the nk K-tiles
-// cut into `splits` near-equal runs (slices of one tile are neighbours in u, so they run at the
-// same time and the tiles in flight stay few); without, tile u over all nk K-tiles.
-template <int SPLITK>
-__device__ __forceinline__ void split_unit(int u, int splits, int nk, int rows, int cols, int group,
-                                           int& m, int& n, int& ks, int& kt0, int& kt1) {
-    int tile = u;
-    ks = 0;
-    if constexpr (SPLITK) {
-        tile = u / splits;
-        ks = u - tile * splits;
+// One piece of a persistent CTA's work: tile (m, n) of the banded order over its K-tiles
+// [kt0, kt1). `parts` pieces share the tile's K (1: the whole tile); this one is number `own` of
+// them in K order. `key` numbers the shared tile (split-K: its place in the order; stream-K: its
+// index among the stream-K tiles).
+struct WorkItem {
+    int m, n, kt0, kt1, parts, own, key;
+};
+
+// Stream-K: the cluster of [0, G) whose run of the I stream-K iterations holds iteration i, when
+// cluster g runs [I * g / G, I * (g + 1) / G) - the largest g with I * g / G <= i.
+__device__ __forceinline__ int sk_owner(long long i, long long I, int G) {
+    return static_cast<int>(((i + 1) * G - 1) / I);
+}
+
+__device__ __forceinline__ long long sk_start(long long I, int g, int G) { return I * g / G; }
+
+// Stream-K: how many clusters take a run of the I iterations - all G, or I when there are fewer
+// iterations than clusters (every run then holds at least one: a cluster with an empty run would
+// be counted among a tile's pieces and never arrive).
+__device__ __forceinline__ int sk_runs(long long I, int G) {
+    return static_cast<int>(min(static_cast<long long>(G), I));
+}
+
+// Stream-K: which of cluster g's two partial-sum slots its piece of stream-K tile j uses - 0 when
+// the piece opens g's run (the run starts inside the tile or at its first K-tile), else 1 (it
+// closes the run: a run holds at most two pieces of shared tiles, its first and its last).
+__device__ __forceinline__ int sk_slot(long long I, int g, int G, int j, int nk) {
+    return sk_start(I, g, G) >= static_cast<long long>(j) * nk ? 0 : 1;
+}
+
+// The work of cluster g of G in a persistent loop over units_m x tiles_n tiles (banded order,
+// `group` rows a band) of nk K-tiles each; body(WorkItem) runs for each piece, in order.
+//  * SPLITK = 0: tiles g, g + G, ... whole.
+//  * SPLITK = 1 (split-K): `splits` pieces per tile, each a near-equal run of the K-tiles; piece u
+//    is slice u % splits of tile u / splits (slices of a tile are neighbours, so they run at the
+//    same time and few tiles are in flight); key = u / splits.
+//  * SPLITK = 2 (stream-K): the last `splits` tiles of the order (all, if fewer) are cut into
+//    (tile, K-tile) iterations, and each cluster runs an equal run of them: whole tiles where its
+//    run covers one, pieces where a tile straddles two runs; key = the tile's index among them
+//    (with fewer iterations than clusters, the first I clusters take one each).
+//    The tiles before them run whole, round robin (data-parallel). Every cluster then does the
+//    same work to within one iteration: no last wave of tiles with idle SMs.
+template <int SPLITK, typename F>
+__device__ __forceinline__ void for_each_work(int g, int G, int rows, int cols, int group, int nk,
+                                              int splits, F&& body) {
+    WorkItem w{};
+    if constexpr (SPLITK == 2) {
+        const int units = rows * cols, sk = min(splits, units), dp = units - sk;
+        for (int u = g; u < dp; u += G) {
+            grouped_tile(u, rows, cols, group, w.m, w.n);
+            w.kt0 = 0, w.kt1 = nk, w.parts = 1, w.own = 0, w.key = u;
+            body(w);
+        }
+        const long long I = static_cast<long long>(sk) * nk;
+        const int R = sk_runs(I, G);
+        if (g >= R) return;
+        const long long first = sk_start(I, g, R), end = sk_start(I, g + 1, R);
+        for (long long s = first; s < end;) {
+            const int j = static_cast<int>(s / nk);
+            const long long t0 = static_cast<long long>(j) * nk;
+            const int lo = sk_owner(t0, I, R), hi = sk_owner(t0 + nk - 1, I, R);
+            grouped_tile(dp + j, rows, cols, group, w.m, w.n);
+            w.kt0 = static_cast<int>(s - t0);
+            w.kt1 = static_cast<int>(min(static_cast<long long>(nk), end - t0));
+            w.parts = hi - lo + 1, w.own = g - lo, w.key = j;
+            body(w);
+            s = t0 + w.kt1;
+        }
+    } else {
+        const int per = SPLITK ? splits : 1;
+        for (int u = g; u < rows * cols * per; u += G) {
+            const int tile = u / per, ks = u - tile * per;
+            grouped_tile(tile, rows, cols, group, w.m, w.n);
+            w.kt0 = static_cast<int>(static_cast<long long>(nk) * ks / per);
+            w.kt1 = static_cast<int>(static_cast<long long>(nk) * (ks + 1) / per);
+            w.parts = per, w.own = ks, w.key = tile;
+            body(w);
+        }
     }
-    grouped_tile(tile, rows, cols, group, m, n);
-    kt0 = SPLITK ? static_cast<int>(static_cast<long long>(nk) * ks / splits) : 0;
-    kt1 = SPLITK ? static_cast<int>(static_cast<long long>(nk) * (ks + 1) / splits) : nk;
 }
 
 // Which tile of C this block computes. GROUP = 0: blockIdx as is (x along N, y along M);

@@ -114,7 +114,7 @@ def _check_hopper(p: Mapping[str, int], nt: int) -> str | None:
 def _check_fp8(p: Mapping[str, int], nt: int) -> str | None:
     """persistent_fp8.cu's static_asserts."""
     cl = p.get("CLUSTER", 1)
-    ok = (p["BK"] == 128 and p["BM"] % 64 == 0 and p["BN"] in (128, 256)
+    ok = (p["BK"] == 128 and p["BM"] % 64 == 0 and p["BN"] in (128, 160, 256)
           and p["STAGES"] >= 2 and cl in (1, 2) and (p["BN"] // cl) % 8 == 0
           and p["BN"] // cl <= 256 and p.get("EPI_PIECE", 0) in (0, 64, 128, 256)
           and p["BN"] % max(p.get("EPI_PIECE", 0), 1) == 0)
@@ -286,6 +286,15 @@ _FAMILIES["persistent_bf16_splitk"] = dataclasses.replace(
     template=_FAMILIES["persistent_bf16"].template[:-1] + ", 1>", splitk=True,
     check=_split_check(_check_hopper))
 
+# Their stream-K instantiations (SPLITK = 2; block_order.cuh's for_each_work): the last `splits`
+# tiles of the order are shared out as equal runs of (tile, K-tile) iterations, one per cluster;
+# a tile two runs share is added by the one that arrives last (tc::streamk_fixup), through W (two
+# slots of BM x BN floats per CTA, then one counter per 64-row piece of each stream-K tile). C
+# leaves through the usual epilogue, TMA stores included.
+_FAMILIES["persistent_bf16_streamk"] = dataclasses.replace(
+    _FAMILIES["persistent_bf16"],
+    template=_FAMILIES["persistent_bf16"].template[:-1] + ", 2>", splitk=True)
+
 # The FP8 (e4m3) ladder: A (M x K) and B given as N x K ("TN"), both row-major e4m3 (uint8 bits),
 # so both operands are K-major as 8-bit wgmma requires; C bf16. See persistent_fp8.cu.
 _FAMILIES["persistent_fp8"] = _Family(
@@ -297,6 +306,9 @@ _FAMILIES["persistent_fp8_splitk"] = dataclasses.replace(
     _FAMILIES["persistent_fp8"],
     template=_FAMILIES["persistent_fp8"].template[:-1] + ", 1>", splitk=True,
     check=_split_check(_check_fp8))
+_FAMILIES["persistent_fp8_streamk"] = dataclasses.replace(
+    _FAMILIES["persistent_fp8"],
+    template=_FAMILIES["persistent_fp8"].template[:-1] + ", 2>", splitk=True)
 
 # ---- Dtypes and architectures ---------------------------------------------------------------
 
@@ -422,8 +434,10 @@ class Rung:
 
     @property
     def splitk(self) -> bool:
-        """True for a split-K instantiation: it takes ``splits`` and a float32 workspace ``W``
-        (splits x M x N partial sums, then one zeroed counter per tile piece) after K."""
+        """True for a split-K or stream-K instantiation: it takes ``splits`` and a float32
+        workspace ``W`` after K (split-K: splits x M x N partial sums, then one zeroed counter
+        per tile piece; stream-K: ``splits`` is the number of stream-K tiles, W two slots of
+        BM x BN floats per CTA, then one zeroed counter per 64-row piece of those tiles)."""
         return _FAMILIES[self.family].splitk
 
     @property

@@ -47,7 +47,8 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
                                                 float alpha, float beta, void* __restrict__ C,
                                                 int splits = 1, float* __restrict__ W = nullptr) {
     using namespace tc;
-    static_assert(!SPLITK || EPI_PIECE == 0, "split-K: C leaves through the direct epilogue");
+    static_assert(SPLITK != 1 || EPI_PIECE == 0, "split-K: C leaves through the direct epilogue");
+    static_assert(SPLITK >= 0 && SPLITK <= 2, "0: whole tiles, 1: split-K, 2: stream-K");
     static_assert(BK == 64, "one 128-byte swizzle atom of K per stage");
     static_assert(BM % 64 == 0 && BN % 64 == 0 && BN <= 256, "64-row warpgroups, 64-col chunks");
     static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs along M");
@@ -69,7 +70,6 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
     const unsigned rank = CLUSTER > 1 ? cluster_ctarank() : 0u;
     const int tiles_m = cdiv(M, BM), tiles_n = cdiv(N, BN);
     const int units_m = cdiv(tiles_m, CLUSTER);
-    const int units = units_m * tiles_n * (SPLITK ? splits : 1);
     const int cluster_id = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
     const int nk = cdiv(K, BK);
     if (threadIdx.x == 0) {
@@ -87,11 +87,10 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
         setmaxnreg_dec<40>();
         if (t == 0) {
             int it = 0;  // stage uses so far, across tiles
-            for (int u = cluster_id; u < units; u += clusters) {
-                int um, un, ks, kt0, kt1;
-                split_unit<SPLITK>(u, splits, nk, units_m, tiles_n, GROUP, um, un, ks, kt0, kt1);
-                const int row0 = (um * CLUSTER + rank) * BM, col0 = un * BN;
-                for (int kt = kt0; kt < kt1; ++kt, ++it) {
+            for_each_work<SPLITK>(cluster_id, clusters, units_m, tiles_n, GROUP, nk, splits,
+                                  [&](const WorkItem& w) {
+                const int row0 = (w.m * CLUSTER + rank) * BM, col0 = w.n * BN;
+                for (int kt = w.kt0; kt < w.kt1; ++kt, ++it) {
                     const int s = it % STAGES;
                     if (it >= STAGES) mbar_wait(empty(s), ((it / STAGES) - 1) & 1);
                     const unsigned sa = base + s * STAGE_BYTES, sb = sa + A_BYTES;
@@ -109,7 +108,7 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
                                         kt * BK);
                     }
                 }
-            }
+            });
         }
     } else {  // consumers
         setmaxnreg_inc<232>();
@@ -118,10 +117,11 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
         // passes a zeroed one): the direct epilogue stores the rest
         const bool tma_c = N % 8 == 0 && reinterpret_cast<unsigned long long>(C) % 16 == 0;
         int it = 0;
-        for (int u = cluster_id; u < units; u += clusters) {
-            int um, un, ks, kt0, kt1;
-            split_unit<SPLITK>(u, splits, nk, units_m, tiles_n, GROUP, um, un, ks, kt0, kt1);
-            const int row0 = (um * CLUSTER + rank) * BM, col0 = un * BN;
+        __shared__ int last[CONSUMERS];
+        for_each_work<SPLITK>(cluster_id, clusters, units_m, tiles_n, GROUP, nk, splits,
+                              [&](const WorkItem& w) {
+            const int kt0 = w.kt0, kt1 = w.kt1;
+            const int row0 = (w.m * CLUSTER + rank) * BM, col0 = w.n * BN;
             float d[BN / 2];
 #pragma unroll
             for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
@@ -143,20 +143,35 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
             // an empty slice (more slices than K-tiles) consumed no stage: nothing to release
             if (kt1 > kt0 && t < CLUSTER) mbar_arrive_cluster(empty((it - 1) % STAGES), t);
             fence_regs(d);
-            if constexpr (SPLITK) {  // partial sums; the slice that arrives last stores C
-                __shared__ int last[CONSUMERS];
+            if constexpr (SPLITK == 1) {  // partial sums; the slice that arrives last stores C
                 unsigned* counters = reinterpret_cast<unsigned*>(W + splits * static_cast<long long>(M) * N);
-                const int piece = ((u / splits) * CLUSTER + static_cast<int>(rank)) * CONSUMERS + cw;
-                splitk_epilogue<BN, OUT_F32>(W, counters + piece, last + cw, 1 + cw, splits, ks, C, M,
-                                          N, row0 + 64 * cw, col0, d, alpha, beta);
+                const int piece = (w.key * CLUSTER + static_cast<int>(rank)) * CONSUMERS + cw;
+                splitk_epilogue<BN, OUT_F32>(W, counters + piece, last + cw, 1 + cw, splits, w.own, C,
+                                          M, N, row0 + 64 * cw, col0, d, alpha, beta);
+                return;
             }
-            else if (TMA_EPI && beta == 0.0f && tma_c)
+            if (SPLITK == 2 && w.parts > 1) {  // a tile shared by two runs: the last adds the pieces
+                // W: two slots of 64 x BN floats per consumer warpgroup of every CTA, then one
+                // counter per 64-row piece of every stream-K tile
+                const long long I = static_cast<long long>(min(splits, units_m * tiles_n)) * nk;
+                unsigned* counters = reinterpret_cast<unsigned*>(W + gridDim.x * 2ll * BM * BN);
+                const int piece = (w.key * CLUSTER + static_cast<int>(rank)) * CONSUMERS + cw;
+                auto slot = [&](int z) {
+                    const int g = cluster_id - w.own + z;
+                    const int cta = g * CLUSTER + static_cast<int>(rank);
+                    const int which = sk_slot(I, g, sk_runs(I, clusters), w.key, nk);
+                    return W + ((cta * 2ll + which) * CONSUMERS + cw) * 64 * BN;
+                };
+                if (!streamk_fixup<BN>(slot, w.parts, w.own, counters + piece, last + cw, 1 + cw, d))
+                    return;  // another piece of the tile arrives later and stores it
+            }
+            if (TMA_EPI && beta == 0.0f && tma_c)
                 store_tile_tma<BN, (TMA_EPI ? EPI_PIECE : 64)>(tmC, cbufs + cw * CBUF_BYTES,
                                                                1 + cw, row0 + 64 * cw, col0, d,
                                                                alpha);
             else
                 store_wgmma_tile<BN, OUT_F32>(C, M, N, row0 + 64 * cw, col0, d, alpha, beta);
-        }
+        });
         if (TMA_EPI && t == 0) bulk_wait<0>();  // the last tile's stores are in global memory
     }
     // No CTA may leave while a peer can still multicast into its shared memory or arrive on

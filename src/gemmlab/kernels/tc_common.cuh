@@ -457,7 +457,8 @@ __device__ __forceinline__ void splitk_epilogue(float* __restrict__ W, unsigned*
                 for (int h = 0; h < 2; ++h) {
                     const int row = r + 8 * h, col = c + 8 * (j0 + jj);
                     v[jj][h][0] = v[jj][h][1] = 0.0f;
-                    if (row >= M || col >= N) continue;
+                    // past the tile (BN = 160: 20 column groups, batches of 8) or past C
+                    if (j0 + jj >= BN / 8 || row >= M || col >= N) continue;
                     const float* at = W + z * slice + static_cast<long long>(row) * N + col;
                     if (pairs) {
                         ld_cg2(at, v[jj][h][0], v[jj][h][1]);
@@ -478,10 +479,100 @@ __device__ __forceinline__ void splitk_epilogue(float* __restrict__ W, unsigned*
         for (int jj = 0; jj < 8; ++jj)
 #pragma unroll
             for (int h = 0; h < 2; ++h)
-                store_pair<OUT_F32>(C, M, N, r + 8 * h, c + 8 * (j0 + jj), acc[jj][h][0],
-                                    acc[jj][h][1], alpha, beta);
+                if (j0 + jj < BN / 8)
+                    store_pair<OUT_F32>(C, M, N, r + 8 * h, c + 8 * (j0 + jj), acc[jj][h][0],
+                                        acc[jj][h][1], alpha, beta);
     }
     if (t == 0) *counter = 0u;  // every slice has arrived: ready for the next call
+}
+
+
+// Stream-K's fixup (the persistent rungs with SPLITK = 2) for one consumer warpgroup's 64 x BN
+// accumulator tile, piece `own` of the `parts` pieces that share the tile's K: the warpgroup
+// stores its float32 partial sums to its slot (slot(own): 64 x BN floats in the registers' own
+// order - thread t's d[4q .. 4q + 3] at float4 q * 128 + t, so every store and load is a whole
+// 512-byte line per instruction), makes them visible device-wide and counts its arrival. The
+// warpgroup that arrives last adds all the pieces in K order 0, 1, ..., parts - 1 into d, the
+// others' from L2 (other SMs wrote them) - the same sum whichever arrives last - resets the counter for the next call and returns true: d is then the whole tile's sum,
+// for the rung's usual epilogue. The others return false.
+__device__ __forceinline__ float4 ld_cg4(const float4* p) {
+    float4 v;
+    asm volatile("ld.global.cg.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+    return v;
+}
+
+template <int BN, typename Slot>
+__device__ __forceinline__ bool streamk_fixup(Slot slot, int parts, int own, unsigned* counter,
+                                              volatile int* flag, unsigned bar_id,
+                                              float (&d)[BN / 2]) {
+    const int t = threadIdx.x % 128;
+    float4* mine = reinterpret_cast<float4*>(slot(own));
+#pragma unroll
+    for (int q = 0; q < BN / 8; ++q)
+        mine[q * 128 + t] = make_float4(d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3]);
+    __threadfence();
+    named_barrier(bar_id, 128);
+    if (t == 0) *flag = atomicAdd(counter, 1u) == static_cast<unsigned>(parts - 1);
+    named_barrier(bar_id, 128);
+    if (!*flag) return false;
+    __threadfence();
+    // eight float4 of a piece per batch, all eight loads issued before any is added: one L2 round
+    // trip per piece and batch. The sum runs p0 + p1 + ... left to right in both branches, so its
+    // bits do not depend on which piece arrives last.
+    if (own == 0) {  // the usual last: piece 0 closes its run, the others open theirs
+#pragma unroll
+        for (int q0 = 0; q0 < BN / 8; q0 += 8) {
+#pragma unroll 1
+            for (int z = 1; z < parts; ++z) {
+                const float4* from = reinterpret_cast<const float4*>(slot(z));
+                float4 v[8];
+#pragma unroll
+                for (int j = 0; j < 8; ++j)
+                    if (q0 + j < BN / 8) v[j] = ld_cg4(from + (q0 + j) * 128 + t);
+#pragma unroll
+                for (int j = 0; j < 8; ++j) {
+                    const int q = q0 + j;
+                    if (q >= BN / 8) continue;  // BN = 160: 20 float4, batches of 8
+                    d[4 * q] += v[j].x, d[4 * q + 1] += v[j].y, d[4 * q + 2] += v[j].z,
+                    d[4 * q + 3] += v[j].w;
+                }
+            }
+        }
+    } else {  // every piece from L2, its own too (holding it as well would spill 128 x 256)
+#pragma unroll
+        for (int q0 = 0; q0 < BN / 8; q0 += 8) {
+            float4 acc[8];
+            const float4* first = reinterpret_cast<const float4*>(slot(0));
+#pragma unroll
+            for (int j = 0; j < 8; ++j)
+                acc[j] = q0 + j < BN / 8 ? ld_cg4(first + (q0 + j) * 128 + t)
+                                         : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll 1
+            for (int z = 1; z < parts; ++z) {
+                const float4* from = reinterpret_cast<const float4*>(slot(z));
+                float4 v[8];
+#pragma unroll
+                for (int j = 0; j < 8; ++j)
+                    v[j] = q0 + j < BN / 8 ? ld_cg4(from + (q0 + j) * 128 + t)
+                                           : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+                for (int j = 0; j < 8; ++j) {
+                    acc[j].x += v[j].x, acc[j].y += v[j].y, acc[j].z += v[j].z,
+                    acc[j].w += v[j].w;
+                }
+            }
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+                const int q = q0 + j;
+                if (q >= BN / 8) continue;
+                d[4 * q] = acc[j].x, d[4 * q + 1] = acc[j].y, d[4 * q + 2] = acc[j].z,
+                d[4 * q + 3] = acc[j].w;
+            }
+        }
+    }
+    if (t == 0) *counter = 0u;  // every piece has arrived: ready for the next call
+    return true;
 }
 
 

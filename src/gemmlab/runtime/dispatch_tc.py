@@ -40,6 +40,14 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
    and counts its arrival; the slice that arrives last adds all of them in slice order
    (deterministic), 16 loads in flight per slice, and stores C - one launch, no reduction
    kernel (tc_common.cuh, ``splitk_epilogue``).
+   **Stream-K** (``Policy(streamk=w)``, forced only): the tiles of the last, partial wave and
+   ``w`` full waves before it are cut into (tile, K-step) iterations shared out in equal runs,
+   one per cluster; a tile two runs share is added by the one that arrives last, in K order
+   (tc_common.cuh, ``streamk_fixup``). No rule picks it: on the H100 it lost or tied at 35 of 36
+   (shape, dtype) pairs tried, e.g. 8192 x 1600 x 6400 bf16 90.0 vs 91.4% of cuBLAS, although
+   Nsight Compute at a locked clock saw it 9% faster there (302 vs 331 us, H200) - at their own
+   clocks these sizes run at the power cap, where an idle last wave lets the busy SMs clock up
+   and the partial sums' traffic costs energy (docs/results/tc-streamk-2026-11-26).
 3. **Odd shapes** (``Policy.odd``): TMA reads rows whose pitch is a multiple of 16 bytes, from a
    16-byte aligned start. Where K (bf16: or N) breaks that, or a pointer is off a 16-byte
    boundary, ``"repitch"`` copies the operand into a buffer with a 16-byte pitch inside the call
@@ -82,8 +90,20 @@ _TILES = {
     "128x128c1": (128, 128, 1, 6),
     "64x256": (64, 256, 1, 5),
     "64x128": (64, 128, 1, 8),
+    # fp8 only: 160 columns (m64n160k32; wgmma N may be any multiple of 8 up to 256). B is K-major
+    # there, so its tile is 160 rows of 128 bytes - whole 8-row swizzle atoms. bf16's B tile is
+    # N-major, in 64-column swizzle atoms, which 160 does not fill. 160 does not divide into the
+    # 64-column boxes of the TMA-store epilogue either: C leaves through the direct epilogue.
+    "128x160c2": (128, 160, 2, 6),
+    "128x160c1": (128, 160, 1, 6),
 }
 CONFIGS = tuple(_TILES)
+FP8_ONLY = ("128x160c2", "128x160c1")
+
+
+def configs(dtype: str) -> tuple[str, ...]:
+    """The tile configurations ``dtype``'s persistent kernel instantiates."""
+    return tuple(c for c in CONFIGS if dtype == "fp8" or c not in FP8_ONLY)
 # M at most this: the streaming tiles (64 rows, one consumer warpgroup). Such a product moves B
 # (the weights) once and does at most 2 x 128 flops per byte of B: under the H100's ~295 flop/B
 # BF16 ridge it is memory-bound, so the tile's job is to put many CTAs on the stream, not to feed
@@ -103,7 +123,12 @@ WIDE_TILE_ADVANTAGE = 0.08
 # best): 128 x 10240 x 8192 128x128 97.8 / 64x256 98.0 vs 64x128 77.2 (160 tiles: 1.2 waves);
 # 128 x 11008 x 4096 95.7 / 95.5 vs 83.1; fp8 alike (96.7 / 93.9 vs 83.5; 99.6 / 98.6 vs 91.5);
 # one wave of 64 x 128 tiles still wins (128 x 8192 x 8192: 99.9; 16 x 1600 x 6400: 59.8 vs 42).
-STREAM_CONFIGS = ("64x128", "128x128c1", "64x256")
+# 128 x 256 joined last (the fewest CTAs): at 128 x 28672 its 112 tiles make one round where
+# 128 x 128's 224 make two, and it won (H100, same run, % of cuBLAS at its best: 128x28672x4096
+# bf16 96.6 vs 92.2, fp8 102.2 vs 100.4; 128x28672x8192 bf16 95.2 vs 92.7, fp8 105.3 vs 101.1;
+# docs/results/tc-streamk-2026-11-26). Its cost ties 64 x 256's below 65 rows, so it is chosen
+# only for 65-128 rows and N past 128 x (SMs) columns.
+STREAM_CONFIGS = ("64x128", "128x128c1", "64x256", "128x256c1")
 # A later tile must stream this much less to displace an earlier one: the byte count ignores the
 # pipeline's fill and the epilogue, so near-ties keep the tile with the most CTAs (1 x 28672: 64 x
 # 128 258 rows per k vs 64 x 256 257 - 95.9% of cuBLAS measured with 64 x 128, decode run).
@@ -137,6 +162,8 @@ SPLIT_BELOW_FILL = 0.25
 MIN_SLICE_KTILES = 48
 AUTO_SPLIT = 2
 MAX_SPLIT = 32
+# Stream-K (``streamk_tiles``): at most this many full waves of tiles join the last, partial one.
+MAX_STREAMK_WAVES = 4
 # A forced split only needs slices deep enough for the ring to reach steady state.
 MIN_FORCED_SLICE_KTILES = 4
 # Rule 0: the decode kernels run for at most DECODE_M tokens, and only while the 64 x 128 tile's
@@ -208,6 +235,9 @@ class Policy:
     split: Optional[int] = None
     odd: str = "repitch"
     cols: Optional[int] = None  # with config="gemv" or "mma" (bf16): the column strip
+    # stream-K (persistent tiles): the full waves of tiles it takes besides the last, partial one
+    # (``streamk_tiles``); None: the rules decide
+    streamk: Optional[int] = None
 
     def __post_init__(self) -> None:
         if self.config is not None and self.config not in _TILES and self.config not in DECODE_CONFIGS:
@@ -224,20 +254,39 @@ class Policy:
                                        or not 1 <= self.split <= MAX_SPLIT):
             raise InputError(f"dispatch policy split={self.split!r}: expected an integer in "
                              f"1..{MAX_SPLIT}")
+        if self.streamk is not None and (isinstance(self.streamk, bool)
+                                         or not isinstance(self.streamk, int)
+                                         or not 0 <= self.streamk <= MAX_STREAMK_WAVES):
+            raise InputError(f"dispatch policy streamk={self.streamk!r}: expected the full waves "
+                             f"of tiles stream-K takes besides the last, 0..{MAX_STREAMK_WAVES}")
+        if self.streamk is not None and (self.split or 1) > 1:
+            raise InputError("dispatch policy: split-K (split > 1) and stream-K (streamk) exclude "
+                             "each other")
+        if self.streamk is not None and self.config in DECODE_CONFIGS:
+            raise InputError(f"dispatch policy streamk: config={self.config!r} is a decode kernel "
+                             f"(stream-K shares persistent tiles)")
         if self.odd not in ("repitch", "wgmma"):
             raise InputError(f"dispatch policy odd={self.odd!r}: expected 'repitch' or 'wgmma'")
 
 
-def config_rung(dtype: str, config: str, split: bool = False) -> Rung:
+def config_rung(dtype: str, config: str, split: bool = False, streamk: bool = False) -> Rung:
     """The persistent instantiation behind ``config`` (its split-K twin with ``split``: C through
-    the direct epilogue of the last slice; otherwise through TMA stores)."""
+    the direct epilogue of the last slice; its stream-K twin with ``streamk``; otherwise, and
+    with stream-K, C through TMA stores)."""
+    if split and streamk:
+        raise ValueError("a rung is split-K or stream-K, not both")
     bm, bn, cluster, stages = _TILES[config]
-    name = f"dispatch_{dtype}_{config}" + ("_splitk" if split else "")
-    family = f"persistent_{dtype}" + ("_splitk" if split else "")
+    suffix = "_splitk" if split else "_streamk" if streamk else ""
+    name = f"dispatch_{dtype}_{config}{suffix}"
+    family = f"persistent_{dtype}{suffix}"
     what = (f"{bm}x{bn} persistent tiles, clusters of {cluster}, {stages} stages"
-            + (", split-K (the last slice to arrive adds the float32 partials)" if split else ""))
+            + (", split-K (the last slice to arrive adds the float32 partials)" if split else "")
+            + (", stream-K (equal runs of tile K-steps per CTA; the last to arrive adds a shared "
+               "tile's partials)" if streamk else ""))
+    if dtype not in DTYPES or config not in configs(dtype):
+        raise ValueError(f"no {dtype} instantiation of tile {config}")
     params = dict(BM=bm, BN=bn, BK=BK[dtype], STAGES=stages, PRODUCER=1, MINB=1, CLUSTER=cluster,
-                  GROUP=GROUP, EPI_PIECE=0 if split else EPI_PIECE)
+                  GROUP=GROUP, EPI_PIECE=0 if split or bn % EPI_PIECE else EPI_PIECE)
     if dtype == "bf16":
         params["OUT_F32"] = 0
     return make_rung(name, 9, family, f"dispatch_{dtype} path: {what}.", **params)
@@ -273,6 +322,7 @@ class Plan:
     why: str
     gemv_rows: int = 0  # decode configs: the kernel's instantiation (tokens, bf16 columns)
     gemv_cols: int = 0
+    streamk: int = 0  # persistent tiles shared out by stream-K (the last of the order); 0: none
 
     @property
     def decode(self) -> bool:
@@ -311,7 +361,7 @@ class Plan:
             from gemmlab.kernels.ladders import scalar_twin
 
             return scalar_twin(registry.get("wgmma_bf16"))
-        return config_rung(self.dtype, self.config, self.splits > 1)
+        return config_rung(self.dtype, self.config, self.splits > 1, self.streamk > 0)
 
     @property
     def name(self) -> str:
@@ -326,23 +376,43 @@ class Plan:
             parts.append(self.gemv.name.removeprefix(f"dispatch_{self.dtype}_"))
         elif self.splits > 1:
             parts.append(f"split-K {self.splits} {self.config}")
+        elif self.streamk:
+            parts.append(f"stream-K {self.config}")
         else:
             parts.append(self.config)
         return " + ".join(parts)
 
     @property
     def counters(self) -> int:
-        """Split-K arrival counters: one per 64-row piece of every tile (0 without split-K)."""
-        if self.splits == 1 or self.config == "wgmma" or self.decode:
+        """Arrival counters: one per 64-row piece of every tile (split-K) or of every stream-K
+        tile; 0 without either."""
+        if self.config == "wgmma" or self.decode or (self.splits == 1 and not self.streamk):
             return 0
         bm, bn, cluster, _ = _TILES[self.config]
+        if self.streamk:
+            return self.streamk * cluster * (bm // 64)
         return _cdiv(_cdiv(self.M, bm), cluster) * cluster * _cdiv(self.N, bn) * (bm // 64)
+
+    @property
+    def partial_floats(self) -> int:
+        """float32 partial sums in the workspace: split-K S x M x N; stream-K two BM x BN slots
+        per CTA (a CTA's run of iterations shares at most its first and its last tile)."""
+        if self.config == "wgmma" or self.decode:
+            return 0
+        if self.streamk:
+            bm, bn, _, _ = _TILES[self.config]
+            return self.ctas * 2 * bm * bn
+        return self.splits * self.M * self.N if self.splits > 1 else 0
+
+    @property
+    def workspace_floats(self) -> int:
+        """The kernel's W: partial sums, then the counters (4 bytes each); 0: no W."""
+        return self.partial_floats + self.counters
 
     @property
     def workspace_bytes(self) -> int:
         """Device memory the plan allocates: partial sums, counters and operand copies."""
-        ws = ((self.splits * self.M * self.N + self.counters) * 4
-              if self.splits > 1 and not self.decode else 0)
+        ws = self.workspace_floats * 4
         eb = ELEM_BYTES[self.dtype]
         a = self.M * self.lda * eb if self.copy_a else 0
         b_rows = self.N if self.dtype == "fp8" else self.K
@@ -353,7 +423,7 @@ class Plan:
     def params(self) -> dict[str, int]:
         """The main kernel's parameters plus the plan's choices, for result rows."""
         main = self.gemv.params if self.decode else self.rung.params
-        return {**main, "SPLITS": self.splits, "COPY_A": int(self.copy_a),
+        return {**main, "SPLITS": self.splits, "STREAMK": self.streamk, "COPY_A": int(self.copy_a),
                 "COPY_B": int(self.copy_b)}
 
 
@@ -402,6 +472,18 @@ def choose_config(dtype: str, M: int, N: int, K: int, sms: int) -> str:
         # the first (most CTAs) within the model's margin of the least
         return next(c for c in STREAM_CONFIGS if cost[c] <= least * (1 + STREAM_MARGIN))
     return "64x256" if fills("64x256") else "64x128"
+
+
+def streamk_tiles(M: int, N: int, config: str, sms: int, waves: int) -> int:
+    """Stream-K's share of the work: the tiles (cluster units) of the order's last, partial wave
+    plus ``waves`` full waves before it (all of them when there are fewer); 0 when the tiles
+    make whole waves and ``waves`` is 0. The tiles before them run whole, one per CTA at a time;
+    the stream-K tiles are cut into (tile, K-tile) iterations dealt out in equal runs, one per
+    cluster (block_order.cuh, ``for_each_work``)."""
+    bm, bn, cluster, _ = _TILES[config]
+    units = _cdiv(_cdiv(M, bm), cluster) * _cdiv(N, bn)
+    slots = max(1, sms // cluster)
+    return min(units, units % slots + waves * slots)
 
 
 def choose_split(dtype: str, M: int, N: int, K: int, sms: int, config: str) -> int:
@@ -557,8 +639,15 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
         why = (f"K = {K} or N = {N} (or a pointer) breaks TMA's 16-byte pitch: the wgmma_bf16 "
                f"rung's scalar twin (cp.async, 2-byte loads)")
         return Plan(dtype, M, N, K, "wgmma", 1, False, False, K, N, 0, why)
+    if policy.config in FP8_ONLY and dtype != "fp8":
+        raise InputError(f"dispatch policy config={policy.config!r} is fp8 only (bf16's N-major B "
+                         f"tile comes in 64-column swizzle atoms)")
     config = policy.config or choose_config(dtype, M, N, K, sms)
-    splits = policy.split or choose_split(dtype, M, N, K, sms, config)
+    sk = 0
+    if policy.streamk is not None:
+        sk = streamk_tiles(M, N, config, sms, policy.streamk)
+    splits = policy.split or (1 if policy.streamk is not None
+                              else choose_split(dtype, M, N, K, sms, config))
     nk = _cdiv(K, BK[dtype])
     if splits > nk:
         raise InputError(f"dispatch split={splits}: K = {K} has only {nk} k-tiles of "
@@ -569,7 +658,14 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
     if splits > 1:
         why += (f": under {SPLIT_BELOW_FILL:.0%} of the SMs busy, K cut into {splits} slices of "
                 f"about {_cdiv(nk, splits)} k-tiles (the last slice of a tile adds them)")
+    if sk:
+        _, _, cluster, _ = _TILES[config]
+        ctas = max(1, sms // cluster) * cluster  # every CTA takes a run of the stream-K work
+        what = "every tile" if sk * cluster >= t else f"the last {sk * cluster} tiles"
+        why += (f": {what} shared out as equal runs of K-steps, one per CTA "
+                f"(stream-K; {_cdiv(sk * nk, ctas // cluster)} K-steps a run)")
     if odd:
         which = " and ".join(x for x, on in (("A", copy_a), ("B", copy_b)) if on)
         why += f"; {which} copied to 16-byte row pitches first (TMA)"
-    return Plan(dtype, M, N, K, config, splits, copy_a, copy_b, lda, ldb, ctas, why)
+    return Plan(dtype, M, N, K, config, splits, copy_a, copy_b, lda, ldb, ctas, why,
+                streamk=sk)

@@ -137,8 +137,8 @@ class TcDispatchedGemm:
                              f"{self._dev.smem_per_block_optin}")
         bufs: dict[str, Any] = {}
         store = cp.uint8 if self.dtype == "fp8" else cp.uint16
-        if p.splits > 1:  # partial sums, then the arrival counters (zero; the kernel resets them)
-            bufs["W"] = cp.zeros(p.splits * self.M * self.N + p.counters, dtype=cp.float32)
+        if p.workspace_floats:  # partial sums, then the arrival counters (zero; the kernel resets them)
+            bufs["W"] = cp.zeros(p.workspace_floats, dtype=cp.float32)
         if p.copy_a:
             bufs["Ap"] = cp.empty((self.M, p.lda), dtype=store)
         if p.copy_b:
@@ -212,7 +212,9 @@ class TcDispatchedGemm:
             b = bufs["Bp"]
         maps = self._tensor_maps(p, a, b, c)
         dims = (np.int32(M), np.int32(N), np.int32(K))
-        if p.splits > 1:
+        if p.streamk:
+            dims += (np.int32(p.streamk), bufs["W"])
+        elif p.splits > 1:
             dims += (np.int32(p.splits), bufs["W"])
         kernel(grid, block, (*maps, *dims, np.float32(alpha), a, b, np.float32(beta), c),
                shared_mem=smem)

@@ -1,0 +1,54 @@
+"""Run one tensor-core dispatch plan a few times - a target for Nsight Compute when a forced plan
+(a tile, split-K, stream-K) must be profiled beside another (issue #20):
+
+    ncu --set full -k regex:gemmlab_dispatch --launch-skip 2 --launch-count 1 -o OUT/sk \\
+        python benchmarks/tc_plan_once.py --dtype bf16 --shape 8192,1600,6400 \\
+        --policy '{"config": "128x256c1", "streamk": 0}'
+
+Prints the plan that ran and, without a profiler, the median of --runs calls (CUDA events)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--dtype", choices=("bf16", "fp8"), default="bf16")
+    p.add_argument("--shape", required=True, help="M,N,K")
+    p.add_argument("--policy", default="{}", help="dispatch_tc.Policy fields as JSON")
+    p.add_argument("--runs", type=int, default=5)
+    args = p.parse_args(argv)
+    from gemmlab.kernels import registry
+    from gemmlab.runtime import device
+    from gemmlab.runtime.dispatch_tc import Policy
+    from gemmlab.runtime.dispatch_tc_gemm import TcDispatchedGemm
+
+    cupy = device.require_gpu()
+    M, N, K = (int(x) for x in args.shape.split(","))
+    run = TcDispatchedGemm(registry.get(f"dispatch_{args.dtype}"), M, N, K,
+                           policy=Policy(**json.loads(args.policy)))
+    rng = cupy.random.default_rng(1)
+    store = cupy.uint16 if args.dtype == "bf16" else cupy.uint8
+    a = (rng.integers(0, 0x3F00 if args.dtype == "bf16" else 0x38, (M, K))).astype(store)
+    b_shape = (N, K) if args.dtype == "fp8" else (K, N)
+    b = (rng.integers(0, 0x3F00 if args.dtype == "bf16" else 0x38, b_shape)).astype(store)
+    c = cupy.zeros((M, N), dtype=cupy.uint16)
+    times = []
+    for _ in range(args.runs):
+        start, end = cupy.cuda.Event(), cupy.cuda.Event()
+        start.record()
+        run(a, b, c)
+        end.record()
+        end.synchronize()
+        times.append(cupy.cuda.get_elapsed_time(start, end) * 1e3)
+    print(f"{args.dtype} {M}x{N}x{K} {run.plan.name}: {run.plan.why}; "
+          f"median {statistics.median(times):.1f} us of {args.runs}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
