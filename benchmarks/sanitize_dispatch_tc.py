@@ -12,9 +12,11 @@ bf16 / e4m3 inputs (relative Frobenius error <= 2e-2, no NaN); a wrong result ex
 a sanitizer finding exits 3.
 
 ``memcheck``: the decode kernels (every bf16 column strip, 1 to 16 tokens, N and K off their
-strips and chunks; the bf16 tensor-core decode kernel's strips and clusters of 1, 4 and 8), the 64 x 128, 64 x 256, 128 x 128 and clustered 128 x 256 tiles, split-K,
+strips and chunks; the bf16 tensor-core decode kernel's strips and clusters of 1, 4 and 8), the 64 x 128, 64 x 256, 128 x 128 and clustered 128 x 256 tiles (fp8: 128 x 160 too), split-K,
+stream-K,
 copies of A or B to 16-byte pitches, the wgmma fallback, misaligned A, B and C. ``initcheck``:
-the paths that read memory they allocated (the copies, the split-K workspace and counters).
+the paths that read memory they allocated (the copies, the split-K and stream-K workspaces and
+counters).
 ``racecheck``: small shapes of every kernel (shared-memory hazards).
 """
 
@@ -42,12 +44,21 @@ MEMCHECK = [
     ("fp8", (127, 1000, 4112), None, ""), ("fp8", (127, 1000, 4096), {"config": "64x128", "split": 3}, ""),
     ("fp8", (1000, 3000, 77), None, ""), ("fp8", (300, 600, 512), {"config": "128x256c2"}, ""),
     ("fp8", (256, 512, 512), None, "a"), ("fp8", (4, 4096, 4096), None, "c"),
+    # stream-K: a shared last wave, fewer iterations than clusters, tiles shared by ten runs
+    ("bf16", (1000, 3000, 1000), {"config": "64x128", "streamk": 1}, ""),
+    ("bf16", (300, 600, 512), {"config": "128x256c2", "streamk": 0}, ""),
+    ("bf16", (127, 1000, 4097), {"config": "64x128", "streamk": 0}, ""),
+    ("fp8", (4097, 4095, 640), {"config": "128x256c2", "streamk": 0}, ""),
+    ("fp8", (1000, 3000, 1024), {"config": "128x160c2", "streamk": 1}, ""),
+    ("fp8", (1000, 1600, 1024), {"config": "128x160c1"}, ""),
 ]
 INITCHECK = [
     ("bf16", (1000, 3001, 77), None, ""), ("bf16", (127, 1000, 4096), {"config": "64x128", "split": 3}, ""),
     ("bf16", (256, 512, 512), None, "a"), ("bf16", (1, 4104, 4112), None, ""),
     ("fp8", (1000, 3000, 77), None, ""), ("fp8", (127, 1000, 4096), {"config": "64x128", "split": 3}, ""),
     ("fp8", (1, 4095, 4096), None, ""),
+    ("bf16", (1000, 3000, 1000), {"config": "64x128", "streamk": 1}, ""),
+    ("fp8", (4097, 4095, 640), {"config": "128x256c2", "streamk": 0}, ""),
 ]
 RACECHECK = [
     ("bf16", (3, 72, 512), {"config": "gemv", "cols": 16}, ""), ("bf16", (16, 80, 256), {"config": "gemv", "cols": 64}, ""),
@@ -56,6 +67,8 @@ RACECHECK = [
     ("bf16", (5, 136, 264), {"config": "mma", "cols": 64, "split": 1}, ""),
     ("fp8", (9, 40, 512), None, ""), ("bf16", (70, 130, 200), {"config": "64x128"}, ""),
     ("fp8", (70, 130, 256), {"config": "64x128", "split": 2}, ""), ("bf16", (130, 260, 96), {"config": "128x256c1"}, ""),
+    ("bf16", (300, 520, 256), {"config": "128x128c1", "streamk": 0}, ""),
+    ("fp8", (130, 330, 512), {"config": "128x160c1", "streamk": 0}, ""),
 ]
 SETS = {"memcheck": MEMCHECK, "initcheck": INITCHECK, "racecheck": RACECHECK}
 
