@@ -104,6 +104,8 @@ FP8_ONLY = ("128x160c2", "128x160c1")
 def configs(dtype: str) -> tuple[str, ...]:
     """The tile configurations ``dtype``'s persistent kernel instantiates."""
     return tuple(c for c in CONFIGS if dtype == "fp8" or c not in FP8_ONLY)
+
+
 # M at most this: the streaming tiles (64 rows, one consumer warpgroup). Such a product moves B
 # (the weights) once and does at most 2 x 128 flops per byte of B: under the H100's ~295 flop/B
 # BF16 ridge it is memory-bound, so the tile's job is to put many CTAs on the stream, not to feed
