@@ -199,3 +199,58 @@ def test_options_validation(kwargs, words):
     with pytest.raises(InputError) as e:
         TimingOptions(**kwargs)
     assert words in str(e.value)
+
+
+class SlowHost:
+    """A host clock that advances ``per_call_s`` every time the timed function is called (and a
+    little for everything else), so the loop's own pace measurement can be checked."""
+
+    def __init__(self, per_call_s: float) -> None:
+        self.t = 0.0
+        self.per_call_s = per_call_s
+
+    def __call__(self) -> float:
+        return self.t
+
+    def wrap(self, fn):
+        def call():
+            self.t += self.per_call_s
+            fn()
+        return call
+
+
+def test_the_hold_follows_the_hosts_measured_pace():
+    # the host needs 300 us to queue a run: each run holds 2 x that, not the default 50 us
+    gpu, host = FakeGPU(seed=4, mean_ns=20_000, spread_ns=1_000), SlowHost(300e-6)
+    opts = TimingOptions(warmup_ms=1, rep_ms=10, min_repeats=150, batch_size=100)
+    res = time_fn(host.wrap(gpu.fn), gpu, opts, clock=host)
+    assert res.host_s_per_run == pytest.approx(300e-6)
+    assert res.hold_per_run_s == pytest.approx(600e-6)
+    measured_holds = gpu.holds[1:]  # the first is the estimate's (default pace)
+    assert gpu.holds[0] == pytest.approx(opts.estimate_runs * opts.hold_per_run_s)
+    # batches shrink so that no hold passes hold_max_s: 50 ms / 600 us = 83 runs a batch
+    assert all(h <= opts.hold_max_s + 1e-12 for h in measured_holds)
+    assert measured_holds[0] == pytest.approx(83 * 600e-6)
+    assert sum(round(h / 600e-6) for h in measured_holds) == res.n_repeat
+    assert res.batches_host_behind == 0
+    d = res.to_dict()
+    assert d["host_s_per_run"] == pytest.approx(300e-6) and d["batches_host_behind"] == 0
+
+
+def test_a_fast_host_keeps_the_default_hold_and_a_host_slowing_down_is_counted():
+    gpu, host = FakeGPU(seed=5, mean_ns=20_000, spread_ns=1_000), SlowHost(10e-6)
+    res = time_fn(host.wrap(gpu.fn), gpu, TimingOptions(warmup_ms=1, rep_ms=5), clock=host)
+    assert res.hold_per_run_s == TimingOptions().hold_per_run_s and res.batches_host_behind == 0
+    # the host slows 20x after the estimate: the measured batches' queueing outlasts their holds
+    gpu, host = FakeGPU(seed=6, mean_ns=20_000, spread_ns=1_000), SlowHost(10e-6)
+    calls = {"n": 0}
+
+    def slowing():
+        calls["n"] += 1
+        if calls["n"] > 6:  # past the first run and the five estimate runs
+            host.per_call_s = 200e-6
+
+    wrapped = host.wrap(gpu.fn)
+    res = time_fn(lambda: (slowing(), wrapped()), gpu, TimingOptions(warmup_ms=1, rep_ms=5),
+                  clock=host)
+    assert res.batches_host_behind >= 1 and res.host_s_per_run == pytest.approx(200e-6)

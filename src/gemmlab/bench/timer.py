@@ -14,7 +14,14 @@ It follows the rules of Triton's ``do_bench`` (``python/triton/testing.py``):
    20 µs of Python) finishes before its end event is even queued, and the gap lands inside the
    event pair. Then, for each run: flush L2, record the start event, run, record the end event.
    Only the kernel lies between the two events, never the flush or the hold. Each batch ends with
-   one synchronize, before any of its events is read.
+   one synchronize, before any of its events is read. The hold is sized from the host's own pace:
+   the estimate runs time how long the host takes to queue one run (``host_s_per_run``), and each
+   run then holds at least ``HOST_MARGIN`` times that. A call that launches several kernels from
+   Python (operand copies, then the kernel; a user's module) queues slower than the fixed 50 us a
+   run, and the runs late in a batch would wait on the host inside their event pairs: a tensor-
+   core plan of three launches measured 17 us in one quarter of its runs and 70-87 us in the
+   rest, beside a steady cuBLAS (docs/results/tc-streamk-2026-11-26). Batches where the host still
+   fell behind its hold are counted (``batches_host_behind``), so a result can say so.
 
 L2 is flushed rather than the inputs rotated. At M=N=K=2048 the three FP32 operands (48 MB) fit in
 the H100's 50 MB L2, so without a flush every run after the first would read its inputs from L2
@@ -35,6 +42,7 @@ from __future__ import annotations
 
 import math
 import statistics
+import time
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Optional, Protocol
 
@@ -126,6 +134,12 @@ class TimingResult:
     n_repeat: int
     l2_flush_bytes: int
     options: TimingOptions
+    # host seconds to queue one run (the flush, two event records and the call), the slowest
+    # batch's; the hold per run the measured batches got; and the batches whose queueing outlasted
+    # their hold (their late runs may include GPU time spent waiting for the host)
+    host_s_per_run: float = 0.0
+    hold_per_run_s: float = 0.0
+    batches_host_behind: int = 0
 
     def to_dict(self) -> dict:
         """The ``timing`` record stored beside the samples (the samples themselves go elsewhere)."""
@@ -137,6 +151,9 @@ class TimingResult:
             "l2_flush": "read" if self.l2_flush_bytes else "off",
             "l2_flush_bytes": self.l2_flush_bytes,
             "options": self.options.to_dict(),
+            "host_s_per_run": self.host_s_per_run,
+            "hold_per_run_s": self.hold_per_run_s,
+            "batches_host_behind": self.batches_host_behind,
         }
 
 
@@ -151,23 +168,46 @@ def repeat_counts(estimate_s: float, options: TimingOptions) -> tuple[int, int]:
     return n_warmup, n_repeat
 
 
-def _timed_runs(fn: Callable[[], Any], backend: TimerBackend, n: int, flush: bool, options: TimingOptions) -> list[float]:
+# Hold each run this many times the host's measured time to queue one: Python's pace varies from
+# batch to batch (garbage collection, CPU clocks), and holding too long costs only wall time.
+HOST_MARGIN = 2.0
+
+
+@dataclass
+class _Batches:
+    samples: list
+    host_s_per_run: float = 0.0  # the slowest batch's
+    behind: int = 0  # batches whose queueing outlasted their hold
+
+
+def _timed_runs(fn: Callable[[], Any], backend: TimerBackend, n: int, flush: bool,
+                options: TimingOptions, hold_per_run_s: float,
+                clock: Callable[[], float]) -> _Batches:
     """n runs, each between its own event pair and flushed before, in batches: hold the GPU, queue
-    the batch, synchronize. Events are read only after the synchronize that follows them."""
-    samples: list[float] = []
-    for first in range(0, n, options.batch_size):
-        count = min(options.batch_size, n - first)
+    the batch, synchronize. Events are read only after the synchronize that follows them. A batch
+    holds at most ``hold_max_s``, so a slow host gets shorter batches."""
+    out = _Batches([])
+    per_batch = options.batch_size
+    if hold_per_run_s > 0:
+        per_batch = max(1, min(per_batch, int(options.hold_max_s / hold_per_run_s)))
+    for first in range(0, n, per_batch):
+        count = min(per_batch, n - first)
         pairs = [(backend.event(), backend.event()) for _ in range(count)]
-        backend.hold(min(options.hold_max_s, count * options.hold_per_run_s))
+        hold_s = min(options.hold_max_s, count * hold_per_run_s)
+        backend.hold(hold_s)
+        t0 = clock()
         for start, end in pairs:
             if flush:
                 backend.flush_l2()
             start.record()
             fn()
             end.record()
+        queued_s = clock() - t0
         backend.synchronize()
-        samples.extend(backend.elapsed_s(start, end) for start, end in pairs)
-    return samples
+        out.samples.extend(backend.elapsed_s(start, end) for start, end in pairs)
+        out.host_s_per_run = max(out.host_s_per_run, queued_s / count)
+        out.behind += queued_s > hold_s
+    return out
 
 
 def time_fn(
@@ -175,8 +215,10 @@ def time_fn(
     backend: TimerBackend,
     options: TimingOptions = TimingOptions(),
     on_phase: Optional[Callable[[str], None]] = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> TimingResult:
-    """Time ``fn`` (which only launches GPU work) by the rules in this module's docstring."""
+    """Time ``fn`` (which only launches GPU work) by the rules in this module's docstring;
+    ``clock`` is the host's (seconds), replaceable in tests."""
     flush = options.flush_l2 and backend.l2_flush_bytes > 0
 
     def phase(name: str) -> None:
@@ -188,8 +230,11 @@ def time_fn(
     backend.synchronize()
 
     phase("estimate")
-    estimate_s = statistics.median(_timed_runs(fn, backend, options.estimate_runs, flush, options))
+    est = _timed_runs(fn, backend, options.estimate_runs, flush, options, options.hold_per_run_s,
+                      clock)
+    estimate_s = statistics.median(est.samples)
     n_warmup, n_repeat = repeat_counts(estimate_s, options)
+    hold_per_run_s = max(options.hold_per_run_s, HOST_MARGIN * est.host_s_per_run)
 
     phase("warm-up")
     for _ in range(n_warmup):
@@ -199,14 +244,17 @@ def time_fn(
     backend.synchronize()
 
     phase("measure")
-    samples = _timed_runs(fn, backend, n_repeat, flush, options)
+    runs = _timed_runs(fn, backend, n_repeat, flush, options, hold_per_run_s, clock)
     return TimingResult(
-        samples_s=tuple(samples),
+        samples_s=tuple(runs.samples),
         estimate_s=estimate_s,
         n_warmup=n_warmup,
         n_repeat=n_repeat,
         l2_flush_bytes=backend.l2_flush_bytes if flush else 0,
         options=options,
+        host_s_per_run=runs.host_s_per_run,
+        hold_per_run_s=hold_per_run_s,
+        batches_host_behind=runs.behind,
     )
 
 
