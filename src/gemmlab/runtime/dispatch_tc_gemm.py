@@ -58,6 +58,7 @@ class TcDispatchedGemm:
         self.policy = policy
         self._helpers: Any = None
         self._decode: Any = None
+        self._functions: dict[str, Any] = {}  # kernel symbol -> CuPy Function (a call's hot path)
         self._plans: dict[Operands, tuple[Plan, Any, dict[str, Any]]] = {}
         self._maps: dict[tuple[int, int, int], tuple[Any, ...]] = {}
         self._b_shape = b_shape(self.dtype, K, N)
@@ -98,12 +99,15 @@ class TcDispatchedGemm:
 
     # --- compiling -----------------------------------------------------------------------------
     def _helper(self, k: paths.PathKernel) -> Any:
-        if self._helpers is None:
-            from gemmlab.runtime.compile import compile_module
+        fn = self._functions.get(k.kernel)
+        if fn is None:
+            if self._helpers is None:
+                from gemmlab.runtime.compile import compile_module
 
-            self._helpers = compile_module(paths.translation_unit(paths.tc_helper_kernels()),
-                                           "tc_helpers", backend=self.backend)
-        return self._helpers.get_function(k.kernel)
+                self._helpers = compile_module(paths.translation_unit(paths.tc_helper_kernels()),
+                                               "tc_helpers", backend=self.backend)
+            fn = self._functions[k.kernel] = self._helpers.get_function(k.kernel)
+        return fn
 
     def _decode_kernel(self, k: paths.PathKernel) -> Any:
         """A decode kernel (every instantiation is one translation unit, compiled once)."""
