@@ -203,3 +203,27 @@ def test_a_verdict_that_flips_with_the_order_is_flagged_per_shape(caplog):
                                        dtype="bf16"))
     assert not steady.points[0].order_flip
     assert not any(line.startswith("(order)") for line in S.summary_lines(steady))
+
+
+def test_a_side_whose_host_fell_behind_the_timers_hold_is_flagged():
+    import dataclasses
+
+    from gemmlab.bench.stats import Measurement
+
+    dims = (511, 511, 511)
+    rec = fake_result({}, shapes=[grids.GridShape(*dims, "511³", "sample")], dtype="bf16")
+    steady = S.from_record(rec)
+    assert not steady.points[0].host_behind
+    assert not any(line.startswith("(host)") for line in S.summary_lines(steady))
+    rows = []
+    for r in rec.rows:
+        if not r.reference:  # the rung's host queued two batches more slowly than their holds
+            m = r.measurement
+            r = dataclasses.replace(r, measurement=Measurement(
+                m.spec, m.samples_s, {**m.timing, "batches_host_behind": 2}))
+        rows.append(r)
+    m = S.from_record(dataclasses.replace(rec, rows=tuple(rows)))
+    (p,) = m.points
+    assert p.host_behind and p.to_dict()["host_behind"] is True
+    assert S.table_rows(m, terminal=True)[0][5].endswith("(host)")
+    assert any(line.startswith("(host)") and "511x511x511" in line for line in S.summary_lines(m))

@@ -143,6 +143,13 @@ class Row:
         return self.measurement.noisy
 
     @property
+    def host_behind(self) -> bool:
+        """Whether the host queued some batch of runs more slowly than the timer's hold lasted:
+        those runs may include GPU time spent waiting for the host (bench.timer,
+        ``batches_host_behind``)."""
+        return bool(self.measurement.timing.get("batches_host_behind"))
+
+    @property
     def flops(self) -> Optional[int]:
         """The FLOPs of one run: a lesson row's own count (``extra["flops"]``; None for a lesson whose
         kernels do no arithmetic worth counting), else the GEMM's 2·M·N·K."""

@@ -152,6 +152,11 @@ class ShapePoint:
         return self.cublas_row is not None and self.cublas_row.noisy
 
     @property
+    def host_behind(self) -> bool:
+        """Either side's host fell behind the timer's hold: its median may include host waits."""
+        return self.rung_row.host_behind or (self.cublas_row is not None and self.cublas_row.host_behind)
+
+    @property
     def rel_err(self) -> Optional[float]:
         return self.rung_row.rel_err
 
@@ -224,6 +229,7 @@ class ShapePoint:
             "rung_correct": self.rung_correct, "cublas_correct": self.cublas_correct, "rel_err": self.rel_err,
             "noisy": self.rung_noisy or self.cublas_noisy,
             "order_flip": self.order_flip,
+            "host_behind": self.host_behind,
             "round_ratios": list(self.round_ratios) if self.round_ratios else None,
             "bytes": self.bytes, "bandwidth_bytes_per_s": self.bandwidth,
             "pct_of_copy": self.pct_of_copy if is_skinny(self.cls) else None,
@@ -427,7 +433,8 @@ def table_rows(m: ShapeMap, with_grid: bool = False, terminal: bool = False) -> 
     """Cells under COLUMNS (``terminal``: under TERMINAL_COLUMNS)."""
     rows = []
     for p in m.points:
-        marks = (" (noisy)" if p.rung_noisy or p.cublas_noisy else "") + (" (order)" if p.order_flip else "")
+        marks = ((" (noisy)" if p.rung_noisy or p.cublas_noisy else "") + (" (order)" if p.order_flip else "")
+                 + (" (host)" if p.host_behind else ""))
         cells = [p.shape.name, p.shape.label, p.cls, ran_text(p, with_grid), _ms(p.rung_median_s), _ms(p.cublas_median_s),
                  pct_text(p.pct) + marks, bw_text(p), p.verdict]
         if terminal:
@@ -459,6 +466,10 @@ def summary_lines(m: ShapeMap) -> list[str]:
         lines.append("(order): faster than " + m.reference + " only in the rounds where one side ran first "
                      "(the clock each got decides; per-round ratios): "
                      + ", ".join(f"{p.shape.name} {p.round_ratios[0]:.2f}-{p.round_ratios[1]:.2f}" for p in flips))
+    behind = [p for p in m.points if p.host_behind]
+    if behind:
+        lines.append("(host): the host queued runs more slowly than the timer's hold lasted, so some "
+                     "runs may include waits for the host, at: " + ", ".join(p.shape.name for p in behind))
     bad = m.wrong()
     if bad:
         lines.append("WRONG results: " + ", ".join(p.shape.name for p in bad))
