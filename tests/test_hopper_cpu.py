@@ -152,3 +152,20 @@ def test_autotuned_bf16_sends_shapes_tma_cannot_take_to_wgmma(monkeypatch):
     monkeypatch.setattr(autotune, "lookup", lambda *a, **k: no_device())
     rung, backend = autotune.resolve(1000, 3000, 77, "bf16")
     assert rung.name == "wgmma_bf16" and backend == "nvrtc"
+
+
+def test_c_maps_for_tiles_that_are_not_whole_64_column_boxes():
+    # BN = 160 (fp8 128 x 160): five 32-column boxes, 64 bytes a row, the 64-byte swizzle
+    c = tma.c_spec(1000, 4800, 32)
+    assert (c.box, c.swizzle) == ((32, 64), 64)
+    c.check()
+    assert tma.c_spec(1000, 4800).swizzle == 128
+    with pytest.raises(ValueError):
+        tma.c_spec(64, 64, 48)
+    with pytest.raises(InputError, match="64-byte swizzle"):
+        tma.MapSpec("C", (4800, 1000), 9600, (64, 64), swizzle=64).check()
+    from gemmlab.runtime import dispatch_tc as D
+
+    assert D.config_rung("fp8", "128x160c1").c_box_cols == 32
+    assert D.config_rung("fp8", "128x256c2").c_box_cols == 64
+    assert D.config_rung("fp8", "128x160c1").params["EPI_PIECE"] == 160

@@ -116,7 +116,7 @@ def _check_fp8(p: Mapping[str, int], nt: int) -> str | None:
     cl = p.get("CLUSTER", 1)
     ok = (p["BK"] == 128 and p["BM"] % 64 == 0 and p["BN"] in (128, 160, 256)
           and p["STAGES"] >= 2 and cl in (1, 2) and (p["BN"] // cl) % 8 == 0
-          and p["BN"] // cl <= 256 and p.get("EPI_PIECE", 0) in (0, 64, 128, 256)
+          and p["BN"] // cl <= 256 and p.get("EPI_PIECE", 0) in (0, 64, 128, 160, 256)
           and p["BN"] % max(p.get("EPI_PIECE", 0), 1) == 0)
     return None if ok else "FP8 Hopper tiling"
 
@@ -475,6 +475,12 @@ class Rung:
     def tma_store(self) -> bool:
         """True when C (bf16) leaves through a third tensor map (the TMA-store epilogue)."""
         return _FAMILIES[self.family].tma_store and _tma_epilogue(self.params)
+
+    @property
+    def c_box_cols(self) -> int:
+        """Columns of the C map's boxes for the TMA-store epilogue: 64 (the 128-byte swizzle), or
+        32 (the 64-byte swizzle) when the tile is not whole 64-column boxes (BN = 160)."""
+        return 64 if self.params.get("BN", 64) % 64 == 0 else 32
 
     @property
     def tma(self) -> bool:

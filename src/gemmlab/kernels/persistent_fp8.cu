@@ -171,8 +171,8 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
             }
             if constexpr (TMA_EPI) {
                 if (tma_store) {
-                    store_tile_tma<BN, EPI_PIECE>(tmC, cbufs + cw * CBUF_BYTES, 1 + cw,
-                                                  row0 + 64 * cw, col0, d, alpha);
+                    store_tile_tma<BN, EPI_PIECE, (BN % 64 == 0 ? 64 : 32)>(
+                        tmC, cbufs + cw * CBUF_BYTES, 1 + cw, row0 + 64 * cw, col0, d, alpha);
                     return;
                 }
             }

@@ -583,12 +583,17 @@ __device__ __forceinline__ bool streamk_fixup(Slot slot, int parts, int own, uns
 // free of bank conflicts), fences the writes for the async proxy, meets at its named barrier,
 // and one thread hands the boxes to TMA (which clips rows and columns outside C). The stores
 // then run while the warpgroup returns to the main loop; the next use of `buf` first waits
-// until TMA has read it. C's tensor map: (N, M) bf16, 64 x 64 boxes, 128-byte swizzle.
-template <int BN, int PIECE>
+// until TMA has read it. C's tensor map: (N, M) bf16, boxes of 64 rows x BOX columns: BOX = 64
+// with the 128-byte swizzle, or BOX = 32 (64-byte rows) with the 64-byte swizzle, for tiles that
+// are not whole 64-column boxes (BN = 160: five 32-column boxes).
+template <int BN, int PIECE, int BOX = 64>
 __device__ __forceinline__ void store_tile_tma(const TensorMap* tmC, unsigned buf, unsigned bar_id,
                                                int r0, int c0, const float (&d)[BN / 2],
                                                float alpha) {
-    static_assert(BN % PIECE == 0 && PIECE % 64 == 0, "whole 64-column boxes per piece");
+    static_assert(BOX == 64 || BOX == 32, "64-column boxes (128-byte swizzle) or 32 (64-byte)");
+    static_assert(BN % PIECE == 0 && PIECE % BOX == 0, "whole boxes per piece");
+    constexpr int CHUNKS = BOX / 8;           // 16-byte chunks (8 bf16) in a box row
+    constexpr unsigned BOX_BYTES = 64 * BOX * 2;
     const int t = threadIdx.x % 128;
     const int r = 16 * (t / 32) + (t % 32) / 4, q = 2 * (t % 4);
 #pragma unroll
@@ -598,14 +603,16 @@ __device__ __forceinline__ void store_tile_tma(const TensorMap* tmC, unsigned bu
 #pragma unroll
         for (int jj = 0; jj < PIECE / 8; ++jj) {
             const int j = piece * (PIECE / 8) + jj;
-            const int box = jj / 8, chunk = jj % 8;
+            const int box = jj / CHUNKS, chunk = jj % CHUNKS;
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 const int rr = r + 8 * h;
                 unsigned packed;  // cvt.rn.bf16x2.f32 d, hi, lo
                 asm("cvt.rn.bf16x2.f32 %0, %1, %2;"
                     : "=r"(packed) : "f"(alpha * d[4 * j + 2 * h + 1]), "f"(alpha * d[4 * j + 2 * h]));
-                const unsigned off = box * 8192 + rr * 128 + ((chunk ^ (rr & 7)) * 16) + q * 2;
+                // TMA's 128-byte (64-byte) swizzle is swz_chunk's pattern for 8 (4) chunks a row
+                const unsigned off = box * BOX_BYTES + rr * (BOX * 2) +
+                                     swz_chunk<CHUNKS>(rr, chunk) * 16 + q * 2;
                 asm volatile("st.shared.b32 [%0], %1;" ::"r"(buf + off), "r"(packed) : "memory");
             }
         }
@@ -613,8 +620,8 @@ __device__ __forceinline__ void store_tile_tma(const TensorMap* tmC, unsigned bu
         named_barrier(bar_id, 128);
         if (t == 0) {
 #pragma unroll
-            for (int box = 0; box < PIECE / 64; ++box)
-                tma_store_2d(tmC, buf + box * 8192, c0 + piece * PIECE + 64 * box, r0);
+            for (int box = 0; box < PIECE / BOX; ++box)
+                tma_store_2d(tmC, buf + box * BOX_BYTES, c0 + piece * PIECE + BOX * box, r0);
             bulk_commit();
         }
     }

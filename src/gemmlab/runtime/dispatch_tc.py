@@ -92,10 +92,11 @@ _TILES = {
     "64x128": (64, 128, 1, 8),
     # fp8 only: 160 columns (m64n160k32; wgmma N may be any multiple of 8 up to 256). B is K-major
     # there, so its tile is 160 rows of 128 bytes - whole 8-row swizzle atoms. bf16's B tile is
-    # N-major, in 64-column swizzle atoms, which 160 does not fill. 160 does not divide into the
-    # 64-column boxes of the TMA-store epilogue either: C leaves through the direct epilogue.
-    "128x160c2": (128, 160, 2, 6),
-    "128x160c1": (128, 160, 1, 6),
+    # N-major, in 64-column swizzle atoms, which 160 does not fill. C leaves by TMA in five boxes
+    # of 32 columns (64-byte swizzle), one 64 x 160 piece per consumer: 40 KB of staging, so 5
+    # stages of 36 KB fit the 227 KB.
+    "128x160c2": (128, 160, 2, 5),
+    "128x160c1": (128, 160, 1, 5),
 }
 CONFIGS = tuple(_TILES)
 FP8_ONLY = ("128x160c2", "128x160c1")
@@ -288,7 +289,7 @@ def config_rung(dtype: str, config: str, split: bool = False, streamk: bool = Fa
     if dtype not in DTYPES or config not in configs(dtype):
         raise ValueError(f"no {dtype} instantiation of tile {config}")
     params = dict(BM=bm, BN=bn, BK=BK[dtype], STAGES=stages, PRODUCER=1, MINB=1, CLUSTER=cluster,
-                  GROUP=GROUP, EPI_PIECE=0 if split or bn % EPI_PIECE else EPI_PIECE)
+                  GROUP=GROUP, EPI_PIECE=0 if split else EPI_PIECE if bn % EPI_PIECE == 0 else bn)
     if dtype == "bf16":
         params["OUT_F32"] = 0
     return make_rung(name, 9, family, f"dispatch_{dtype} path: {what}.", **params)

@@ -192,7 +192,7 @@ class TcDispatchedGemm:
             maps = (tma.encode(spec_a, a.data.ptr), tma.encode(spec_b, b.data.ptr))
             if r.takes_c_map:
                 if r.tma_store and self.N % 8 == 0 and c.data.ptr % 16 == 0:
-                    maps += (tma.encode(tma.c_spec(self.M, self.N), c.data.ptr),)
+                    maps += (tma.encode(tma.c_spec(self.M, self.N, r.c_box_cols), c.data.ptr),)
                 elif r.tma_store:  # the kernel stores C directly (persistent_*.cu)
                     maps += (tma.zero_param(),)
             self._maps[key] = maps

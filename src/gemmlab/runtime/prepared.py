@@ -112,6 +112,6 @@ class PreparedGemm:
                 # reads this map (persistent_fp8.cu)
                 maps += (tma.zero_param(),)
             elif rung.tma_store:
-                maps += (tma.encode(tma.c_spec(self.M, self.N), c.data.ptr),)
+                maps += (tma.encode(tma.c_spec(self.M, self.N, rung.c_box_cols), c.data.ptr),)
             self._maps[key] = maps
         return maps

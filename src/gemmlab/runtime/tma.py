@@ -44,6 +44,8 @@ SWIZZLE_128B = 3  # CU_TENSOR_MAP_SWIZZLE_128B
 L2_PROMOTION_256B = 3  # CU_TENSOR_MAP_L2_PROMOTION_L2_256B
 BOX_MAX = 256  # largest box side cuTensorMapEncodeTiled accepts
 SWIZZLE_BYTES = 128
+# swizzle span in bytes -> CUtensorMapSwizzle enumerator name
+SWIZZLES = {128: "CU_TENSOR_MAP_SWIZZLE_128B", 64: "CU_TENSOR_MAP_SWIZZLE_64B"}
 MAP_BYTES = 128  # sizeof(CUtensorMap)
 
 
@@ -58,6 +60,7 @@ class MapSpec:
     box: tuple[int, int]  # (inner, outer) elements per copy
     elem_bytes: int = 2
     dtype: str = "bf16"  # a key of ELEMENT_TYPES
+    swizzle: int = SWIZZLE_BYTES  # the shared-memory swizzle span: 128 or 64 bytes
 
     def check(self) -> None:
         """InputError naming the operand unless the driver will accept this map."""
@@ -72,9 +75,11 @@ class MapSpec:
         for side in self.box:
             if not 1 <= side <= BOX_MAX:
                 raise InputError(f"{self.name}: box side {side} outside 1..{BOX_MAX}")
-        if self.box[0] * self.elem_bytes > SWIZZLE_BYTES:
+        if self.swizzle not in SWIZZLES:
+            raise ValueError(f"{self.name}: swizzle {self.swizzle} is not one of {sorted(SWIZZLES)}")
+        if self.box[0] * self.elem_bytes > self.swizzle:
             raise InputError(f"{self.name}: box inner side {self.box[0] * self.elem_bytes} bytes "
-                             f"exceeds the 128-byte swizzle")
+                             f"exceeds the {self.swizzle}-byte swizzle")
 
     @property
     def box_bytes(self) -> int:
@@ -112,10 +117,13 @@ def zero_param() -> np.ndarray:
     return as_param([0] * (MAP_BYTES // 8))
 
 
-def c_spec(M: int, N: int) -> MapSpec:
-    """The map the TMA-store epilogue writes C (M x N row-major bf16) through: 64 x 64 boxes,
-    one per 64 columns of a warpgroup's 64-row piece."""
-    return MapSpec("C", (N, M), N * 2, (64, 64))
+def c_spec(M: int, N: int, box_cols: int = 64) -> MapSpec:
+    """The map the TMA-store epilogue writes C (M x N row-major bf16) through: boxes of 64 rows
+    and ``box_cols`` columns - 64 (128 bytes, the 128-byte swizzle), or 32 (64 bytes, the 64-byte
+    swizzle) for tiles whose width is not whole 64-column boxes (BN = 160)."""
+    if box_cols not in (32, 64):
+        raise ValueError(f"C boxes are 32 or 64 columns wide, got {box_cols}")
+    return MapSpec("C", (N, M), N * 2, (box_cols, 64), swizzle=2 * box_cols)
 
 
 def encode(spec: MapSpec, ptr: int) -> np.ndarray:
@@ -136,7 +144,7 @@ def encode(spec: MapSpec, ptr: int) -> np.ndarray:
         [u64(spec.dims[0]), u64(spec.dims[1])], [u64(spec.pitch)],
         [u32(spec.box[0]), u32(spec.box[1])], [u32(1), u32(1)],
         cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
-        cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
+        getattr(cu.CUtensorMapSwizzle, SWIZZLES[spec.swizzle]),
         cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
         cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
     if err != cu.CUresult.CUDA_SUCCESS:
