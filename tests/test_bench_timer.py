@@ -254,3 +254,12 @@ def test_a_fast_host_keeps_the_default_hold_and_a_host_slowing_down_is_counted()
     res = time_fn(lambda: (slowing(), wrapped()), gpu, TimingOptions(warmup_ms=1, rep_ms=5),
                   clock=host)
     assert res.batches_host_behind >= 1 and res.host_s_per_run == pytest.approx(200e-6)
+
+
+def test_a_zero_hold_stays_off_whatever_the_hosts_pace():
+    # hold_per_run_s=0 is the caller's way to see what the hold prevents: the pace must not revive it
+    gpu, host = FakeGPU(seed=7, mean_ns=20_000, spread_ns=1_000), SlowHost(300e-6)
+    res = time_fn(host.wrap(gpu.fn), gpu, TimingOptions(warmup_ms=1, rep_ms=5, hold_per_run_s=0),
+                  clock=host)
+    assert res.hold_per_run_s == 0.0 and all(h == 0 for h in gpu.holds)
+    assert res.batches_host_behind >= 1  # with no hold the host is behind by definition

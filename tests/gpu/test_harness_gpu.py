@@ -287,3 +287,35 @@ def test_hold_keeps_launch_gaps_out_of_short_kernels():
     _record("hold", {"held_median_s": h, "unheld_median_s": b, "host_enqueue_per_run_s": enqueue_s})
     assert h < b
     assert enqueue_s < TimingOptions().hold_per_run_s  # the stated 50 µs per run covers the host
+
+
+def test_the_hold_follows_a_slow_host():
+    """A ~3 µs kernel behind 150 µs of host work per call (a callable that launches from Python
+    after slow preparation: copies, a user's module): a fixed 50 µs hold per run would let the
+    GPU reach each start event long before the kernel is queued, and the sample would be the
+    host's 150 µs. The hold sized from the host's measured pace keeps the samples the kernel's."""
+    import time
+
+    import cupy as cp
+    import numpy as np
+
+    from gemmlab.bench.timer import CupyBackend, TimingOptions, time_fn
+
+    backend = CupyBackend()
+    x = cp.ones(4096 * 4, dtype=cp.float32)
+    sink = cp.zeros(1, dtype=cp.float32)
+    k = cp.RawKernel(READ_SRC, "harness_read")
+
+    def fn():
+        t_end = time.perf_counter() + 150e-6
+        while time.perf_counter() < t_end:  # host work before the launch
+            pass
+        k((16,), (256,), (x, np.uint64(4096), sink))
+
+    res = time_fn(fn, backend, TimingOptions(warmup_ms=2, repeats=300, flush_l2=False))
+    med = statistics.median(res.samples_s)
+    _record("slow_host", {"median_s": med, "host_s_per_run": res.host_s_per_run,
+                          "hold_per_run_s": res.hold_per_run_s, "batches_host_behind": res.batches_host_behind})
+    assert res.host_s_per_run >= 150e-6 and res.hold_per_run_s >= 2 * 150e-6
+    assert med < 50e-6, f"median {med * 1e6:.1f} us holds the host's 150 us"
+    assert res.batches_host_behind == 0

@@ -93,7 +93,8 @@ class TimingOptions:
     flush_l2: bool = True
     # Hold the GPU this long per measured run while the host queues the runs (see step 4). CuPy
     # enqueues a flush, two event records and a launch in about 20-40 µs of Python; 50 µs per run
-    # keeps the host ahead. Capped so that 1000 runs hold for at most 50 ms.
+    # keeps the host ahead, and a slower host gets HOST_MARGIN x its measured pace instead. Capped
+    # so that one batch holds for at most 50 ms. 0 turns the hold off (to show what it prevents).
     hold_per_run_s: float = 50e-6
     hold_max_s: float = 0.05
     # Runs queued behind one hold. The host can only queue so much work ahead of the GPU before a
@@ -234,7 +235,9 @@ def time_fn(
                       clock)
     estimate_s = statistics.median(est.samples)
     n_warmup, n_repeat = repeat_counts(estimate_s, options)
-    hold_per_run_s = max(options.hold_per_run_s, HOST_MARGIN * est.host_s_per_run)
+    hold_per_run_s = 0.0
+    if options.hold_per_run_s > 0:  # 0: the caller asked for no hold at all
+        hold_per_run_s = max(options.hold_per_run_s, HOST_MARGIN * est.host_s_per_run)
 
     phase("warm-up")
     for _ in range(n_warmup):
