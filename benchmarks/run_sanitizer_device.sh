@@ -2,7 +2,7 @@
 # compute-sanitizer over every path of the dispatch rung (issue #12: "compute-sanitizer clean"), or
 # with "tc" every path of the tensor-core dispatch rungs (issue #20; sanitize_dispatch_tc.py).
 #
-#   bash benchmarks/run_sanitizer_device.sh OUT [tc]
+#   bash benchmarks/run_sanitizer_device.sh OUT [tc]      (MATCH=128x160: only the tc cases containing it)
 #
 # 0. the cases once without a sanitizer (fills the kernel cache, checks the results)  -> OUT/plain.log
 # 1. memcheck (out-of-bounds and misaligned accesses, every path)                     -> OUT/memcheck.log
@@ -21,7 +21,7 @@ PY=${PYTHON:-python3}
 CS=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)}
 S="$OUT/summary.txt"
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; "$CS" --version | tail -1; date -u; } > "$S" 2>&1
-timeout 90 $PY $SCRIPT --set memcheck > "$OUT/plain.log" 2>&1
+timeout 90 $PY $SCRIPT --set memcheck ${MATCH:+--match "$MATCH"} > "$OUT/plain.log" 2>&1
 echo "plain (no sanitizer): exit $? - $(tail -1 "$OUT/plain.log")" >> "$S"
 # tool:case set:seconds (under 8 minutes in all: the device's per-command limit is 10)
 # --report-api-errors no: the tensor-core paths encode TMA descriptors through cuda.bindings, whose
@@ -31,7 +31,7 @@ echo "plain (no sanitizer): exit $? - $(tail -1 "$OUT/plain.log")" >> "$S"
 for spec in memcheck:memcheck:200 initcheck:initcheck:80 racecheck:racecheck:80 synccheck:racecheck:60; do
   IFS=: read -r tool set_ secs <<< "$spec"
   timeout "$secs" "$CS" --tool "$tool" --error-exitcode 3 --print-limit 20 --report-api-errors no \
-    $PY $SCRIPT --set "$set_" > "$OUT/$tool.log" 2>&1
+    $PY $SCRIPT --set "$set_" ${MATCH:+--match "$MATCH"} > "$OUT/$tool.log" 2>&1
   rc=$?
   echo "$tool (--set $set_): exit $rc - $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool.log" | tail -1) - $(grep -E 'cases, ' "$OUT/$tool.log" | tail -1)" >> "$S"
 done

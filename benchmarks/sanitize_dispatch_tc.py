@@ -84,6 +84,8 @@ def _misaligned(cp, x):
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--set", choices=sorted(SETS), default="memcheck")
+    p.add_argument("--match", default="", help="only the cases whose dtype, shape or policy contains "
+                   "this text (e.g. 128x160 after a change to that tile)")
     args = p.parse_args(argv)
     import cupy as cp
 
@@ -92,8 +94,12 @@ def main(argv=None) -> int:
     from gemmlab.runtime.dispatch_tc import Policy
     from gemmlab.runtime.dispatch_tc_gemm import TcDispatchedGemm
 
+    cases = [c for c in SETS[args.set] if args.match in f"{c[0]} {c[1][0]}x{c[1][1]}x{c[1][2]} {c[2]}"]
+    if not cases:
+        print(f"--match {args.match!r}: no case of the {args.set} set matches", file=sys.stderr)
+        return 2
     bad = 0
-    for dtype, (M, N, K), pol, off in SETS[args.set]:
+    for dtype, (M, N, K), pol, off in cases:
         conv = bf16 if dtype == "bf16" else fp8
         rng = cp.random.default_rng(M * 3 + N * 5 + K)
         a = conv.to_bits(rng.random((M, K), dtype=cp.float32) - 0.5)
@@ -121,7 +127,7 @@ def main(argv=None) -> int:
                              for n, x in (("a", a), ("b", b), ("c", c0)))).name
         print(f"{dtype} {M}x{N}x{K} {pol or ''} {('misaligned ' + off) if off else ''}: {ran}; "
               f"rel err {errs[0]:.1e}, {errs[1]:.1e}", flush=True)
-    print(f"{args.set}: {len(SETS[args.set])} cases, {bad} wrong results", flush=True)
+    print(f"{args.set}: {len(cases)} cases, {bad} wrong results", flush=True)
     return 1 if bad else 0
 
 
