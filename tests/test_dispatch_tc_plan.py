@@ -66,6 +66,27 @@ def test_narrow_tile_only_for_a_real_balance_gain():
     assert D.choose_config("bf16", 4096, 4096, 4096, H100) == "128x256c1"
 
 
+def test_fp8_takes_160_column_tiles_where_160_divides_n_and_128_does_not():
+    # GPT-2 XL: N = 1600 and 4800 are 10 and 30 tiles of 160; 128 leaves half a tile over
+    assert _plan("fp8", 8192, 1600, 6400).config == "128x160c1"  # 640 tiles: 4.8 waves
+    # 8192 x 4800: 1216 wide tiles (9.2 waves) take clusters of 2, which kept their lead
+    assert _plan("fp8", 8192, 4800, 1600).config == "128x256c2"
+    assert _plan("fp8", 2048, 4800, 1600).config == "128x160c1"  # 480 tiles: 3.6 waves
+    # 160 tiles are 1.2 waves (the second 21% full): 128 x 256's 112 tiles make one
+    assert _plan("fp8", 2048, 1600, 6400).config == "128x256c1"
+    assert D.tiles(2048, 1600, "128x160c1") == 160
+    # 128 divides N (4096, 6400, 10240): the wide tile wastes nothing either
+    for N in (4096, 6400, 10240):
+        assert not D.config_rung("fp8", _plan("fp8", 8192, N, 4096).config).params["BN"] == 160, N
+    # bf16 has no 160-column tile (its N-major B tile needs 64-column swizzle atoms); the
+    # streaming sizes (M <= 128) keep their rule
+    assert _plan("bf16", 8192, 1600, 6400).config == "128x256c1"
+    assert _plan("fp8", 128, 4800, 1600).config == "64x128"
+    # below the waves the rule needs, on a smaller GPU too
+    assert not D.tile160_wins("fp8", 2048, 4800, 300)
+    assert D.tile160_wins("fp8", 2048, 4800, 132)
+
+
 def test_split_k_is_off_by_default_and_can_be_forced():
     # automatic: few tiles (under a quarter of the SMs) and at least 48 k-tiles a slice
     assert _plan("bf16", 17, 4096, 14336).splits == 2  # 32 tiles, 224 k-tiles (17: no mma decode)

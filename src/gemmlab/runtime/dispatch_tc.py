@@ -33,6 +33,8 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
      1600 x 6400 100.7 vs 89.8% of cuBLAS, 8192 x 1600 x 6400 92.5 vs 83.5 - docs/results, m128.)
    * Clusters of 2 along M (B multicast to both CTAs) only for products of at least
      ``CLUSTER_MIN_WAVES`` waves of tiles.
+   * fp8 with N a multiple of 160 that 128 does not divide (GPT-2 XL's 1600, 4800): the 128 x 160
+     tile, which wastes no MMAs past N, when it makes ``TILE160_MIN_WAVES`` waves or more.
 2. **Split-K** (``choose_split``): when the tiles leave most SMs idle - fewer than
    ``SPLIT_BELOW_FILL`` of the persistent grid - and K is long enough that each slice keeps
    ``MIN_SLICE_KTILES`` k-tiles, K is cut into S = ``AUTO_SPLIT`` slices (``Policy(split=S)``
@@ -151,6 +153,18 @@ CLUSTER_MIN_WAVES = 8
 # And (m128 run) 2048x1600x6400: 128x256 with 112 tiles (0.85 of the SMs) 100.7 vs 128x128 89.8,
 # fp8 90.6 vs 85.3 - so the line sits between 0.73 and 0.85.
 FILL = 0.8
+# fp8, N a multiple of 160 but not of 128 (GPT-2 XL's 1600 and 4800, where cuBLASLt itself picks
+# 128 x 160 tiles): the 128 x 160 tile, once its C leaves through TMA stores, with at least this
+# many waves of tiles and too few for the wide tile's clusters (CLUSTER_MIN_WAVES). Measured
+# (docs/results/tc-tile160-2026-11-27, % of cuBLASLt at its best, interleaved; 128x160c1 vs the
+# earlier rule's tile): H100 8192x1600x6400 (640 tiles, 4.8 waves) 107.3 vs 87.9, H200 102.8 vs
+# 84.4; 2048x4800x1600 (480, 3.6 waves) H100 97.7 vs 83.9, H200 95.9 vs 90.4. With 1.2 waves it
+# lost (2048x1600x6400, 160 tiles, the second wave 21% full: H200 73.7 vs 91.1) where 128 x 256's
+# 112 tiles make one wave. At 9 waves the clustered 128 x 256 kept its lead on the H100
+# (8192x4800x1600 80.4 vs 87.2), not on the H200 (90.0 vs 84.4): the bars are the H100's.
+# Clusters of 2 lost to 1 at every shape. Where 128 divides N the wide tile wastes nothing and
+# kept its lead or tied (4096^3 H200 89.4 vs 97.6; 8192x6400x1600 H100 82.5 (c2) vs 87.2).
+TILE160_MIN_WAVES = 2
 # Split K automatically only when the tiles fill less than this fraction of the persistent grid
 # and each of the (at most AUTO_SPLIT) slices keeps MIN_SLICE_KTILES k-tiles. History: the first
 # two designs lost everywhere but long-K decode (v1: float32 slices + a reduction launch,
@@ -456,10 +470,22 @@ def balance(work_units: int, ctas: int) -> float:
     return work_units / (_cdiv(work_units, ctas) * ctas)
 
 
+def tile160_wins(dtype: str, M: int, N: int, sms: int) -> bool:
+    """fp8's 128 x 160 tile: N a multiple of 160 that 128 does not divide (the 128- and 256-column
+    tiles waste MMAs past N; 160 wastes none), at least ``TILE160_MIN_WAVES`` waves of its tiles,
+    and too few for the wide tile's clusters (``CLUSTER_MIN_WAVES``), which kept their lead."""
+    return (dtype == "fp8" and M > STREAM_M and N % 160 == 0 and N % 128 != 0
+            and tiles(M, N, "128x160c1") >= TILE160_MIN_WAVES * sms
+            and tiles(M, N, "128x256c2") < CLUSTER_MIN_WAVES * sms)
+
+
 def choose_config(dtype: str, M: int, N: int, K: int, sms: int) -> str:
     """The tile (rule 1 of the module docstring): the largest tile whose tiles fill a wave of the
     SMs (``FILL``), else the 64 x 128 tile (the most CTAs); between the two 128-row tiles, the
-    narrow one only when it balances the SMs better by more than ``WIDE_TILE_ADVANTAGE``."""
+    narrow one only when it balances the SMs better by more than ``WIDE_TILE_ADVANTAGE``; fp8's
+    128 x 160 where it divides N and makes enough waves (``tile160_wins``)."""
+    if tile160_wins(dtype, M, N, sms):
+        return "128x160c1"
     cluster = 2 if tiles(M, N, "128x256c2") >= CLUSTER_MIN_WAVES * sms else 1
     wide, narrow = f"128x256c{cluster}", f"128x128c{cluster}"
     fills = lambda c: tiles(M, N, c) >= FILL * sms  # noqa: E731
