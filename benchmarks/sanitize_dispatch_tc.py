@@ -12,7 +12,7 @@ bf16 / e4m3 inputs (relative Frobenius error <= 2e-2, no NaN); a wrong result ex
 a sanitizer finding exits 3.
 
 ``memcheck``: the decode kernels (every bf16 column strip, 1 to 16 tokens, N and K off their
-strips and chunks; the bf16 tensor-core decode kernel's strips and clusters of 1, 4 and 8), the 64 x 128, 64 x 256, 128 x 128 and clustered 128 x 256 tiles (fp8: 128 x 160 too), split-K,
+strips and chunks; the bf16 tensor-core decode kernel's strips and clusters of 1, 4 and 8), the 64 x 128, 64 x 256, 128 x 128 and clustered 128 x 256 tiles (and 128 x 160), split-K,
 stream-K,
 copies of A or B to 16-byte pitches, the wgmma fallback, misaligned A, B and C. ``initcheck``:
 the paths that read memory they allocated (the copies, the split-K and stream-K workspaces and
@@ -51,6 +51,10 @@ MEMCHECK = [
     ("fp8", (4097, 4095, 640), {"config": "128x256c2", "streamk": 0}, ""),
     ("fp8", (1000, 3000, 1024), {"config": "128x160c2", "streamk": 1}, ""),
     ("fp8", (1000, 1600, 1024), {"config": "128x160c1"}, ""),
+    # bf16 128 x 160: B in 32-column chunks of the 64-byte swizzle; TMA stores; split-K; stream-K
+    ("bf16", (1000, 1600, 1024), {"config": "128x160c1"}, ""),
+    ("bf16", (1000, 3000, 1000), {"config": "128x160c1", "split": 3}, ""),
+    ("bf16", (1000, 3000, 1024), {"config": "128x160c1", "streamk": 1}, ""),
 ]
 INITCHECK = [
     ("bf16", (1000, 3001, 77), None, ""), ("bf16", (127, 1000, 4096), {"config": "64x128", "split": 3}, ""),
@@ -69,6 +73,7 @@ RACECHECK = [
     ("fp8", (70, 130, 256), {"config": "64x128", "split": 2}, ""), ("bf16", (130, 260, 96), {"config": "128x256c1"}, ""),
     ("bf16", (300, 520, 256), {"config": "128x128c1", "streamk": 0}, ""),
     ("fp8", (130, 330, 512), {"config": "128x160c1", "streamk": 0}, ""),
+    ("bf16", (130, 330, 512), {"config": "128x160c1", "streamk": 0}, ""),
 ]
 SETS = {"memcheck": MEMCHECK, "initcheck": INITCHECK, "racecheck": RACECHECK}
 

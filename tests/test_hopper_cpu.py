@@ -169,3 +169,27 @@ def test_c_maps_for_tiles_that_are_not_whole_64_column_boxes():
     assert D.config_rung("fp8", "128x160c1").c_box_cols == 32
     assert D.config_rung("fp8", "128x256c2").c_box_cols == 64
     assert D.config_rung("fp8", "128x160c1").params["EPI_PIECE"] == 160
+
+
+def test_bf16_b_maps_for_160_column_tiles_use_32_column_boxes():
+    # bf16's B is N-major: a 160-column tile is five 32-column chunks in the 64-byte swizzle
+    from gemmlab.runtime import dispatch_tc as D
+
+    r = D.config_rung("bf16", "128x160c1")
+    assert (r.b_box_cols, r.c_box_cols, r.params["EPI_PIECE"]) == (32, 32, 160)
+    _, b = tma.rung_specs(r, 1000, 4800, 1600)
+    assert (b.box, b.swizzle) == ((32, 64), 64)
+    b.check()
+    _, b = tma.rung_specs(D.config_rung("bf16", "128x256c1"), 1000, 4800, 1600)
+    assert (b.box, b.swizzle) == ((64, 64), 128)
+    with pytest.raises(ValueError):
+        tma.specs(64, 64, 64, 128, 64, b_box_cols=48)
+    # five chunks cannot be shared by a cluster of 2; no other kernel of the family takes 160
+    from gemmlab.kernels.families import make_rung
+
+    assert "128x160c2" not in D.configs("bf16") and "128x160c2" in D.configs("fp8")
+    with pytest.raises(ValueError, match="Hopper tiling"):
+        make_rung("x", 9, "persistent_bf16", "", BM=128, BN=160, BK=64, STAGES=5, PRODUCER=1,
+                  MINB=1, CLUSTER=2, GROUP=8, EPI_PIECE=160, OUT_F32=0)
+    with pytest.raises(ValueError, match="Hopper tiling"):
+        make_rung("x", 9, "ws_bf16", "", BM=128, BN=160, BK=64, STAGES=4, OUT_F32=0)

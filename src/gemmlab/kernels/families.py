@@ -111,6 +111,17 @@ def _check_hopper(p: Mapping[str, int], nt: int) -> str | None:
     return None if ok else "Hopper tiling"
 
 
+def _check_persistent_bf16(p: Mapping[str, int], nt: int) -> str | None:
+    """persistent_bf16.cu's static_asserts: the Hopper tiling, or 160 columns (B in five 32-column
+    pieces of the 64-byte swizzle, which a cluster of 2 cannot share evenly)."""
+    if p["BN"] == 160:
+        ok = (p["BK"] == 64 and p["BM"] % 64 == 0 and p["STAGES"] >= 2
+              and p.get("OUT_F32", 0) in (0, 1) and p.get("CLUSTER", 1) == 1
+              and p.get("EPI_PIECE", 0) in (0, 160))
+        return None if ok else "Hopper tiling (BN = 160: no cluster, EPI_PIECE 0 or 160)"
+    return _check_hopper(p, nt)
+
+
 def _check_fp8(p: Mapping[str, int], nt: int) -> str | None:
     """persistent_fp8.cu's static_asserts."""
     cl = p.get("CLUSTER", 1)
@@ -276,7 +287,7 @@ _FAMILIES["persistent_bf16"] = _Family(
     "gemmlab::persistent_bf16<{BM}, {BN}, {BK}, {STAGES}, {CLUSTER}, {GROUP}, {EPI_PIECE}, "
     "{OUT_F32}>",
     _wg_threads, _flat(_wg_threads), _mn_tile, smem=_hopper_smem, dtype="bf16", arch="sm_90a",
-    tma=True, persistent=True, tma_store=True, check=_check_hopper)
+    tma=True, persistent=True, tma_store=True, check=_check_persistent_bf16)
 
 # Their split-K instantiations (the dispatch rungs' path for products whose tiles cannot fill the
 # SMs, gemmlab.runtime.dispatch_tc): same kernels with SPLITK = 1; they take `splits` and a float32
@@ -284,7 +295,7 @@ _FAMILIES["persistent_bf16"] = _Family(
 _FAMILIES["persistent_bf16_splitk"] = dataclasses.replace(
     _FAMILIES["persistent_bf16"],
     template=_FAMILIES["persistent_bf16"].template[:-1] + ", 1>", splitk=True,
-    check=_split_check(_check_hopper))
+    check=_split_check(_check_persistent_bf16))
 
 # Their stream-K instantiations (SPLITK = 2; block_order.cuh's for_each_work): the last `splits`
 # tiles of the order are shared out as equal runs of (tile, K-tile) iterations, one per cluster;
@@ -481,6 +492,12 @@ class Rung:
         """Columns of the C map's boxes for the TMA-store epilogue: 64 (the 128-byte swizzle), or
         32 (the 64-byte swizzle) when the tile is not whole 64-column boxes (BN = 160)."""
         return 64 if self.params.get("BN", 64) % 64 == 0 else 32
+
+    @property
+    def b_box_cols(self) -> int:
+        """Columns of a bf16 B map's boxes (B is K x N, N-major): as ``c_box_cols``, 32 in the
+        64-byte swizzle for BN = 160 (persistent_bf16.cu's B_COLS), else 64."""
+        return self.c_box_cols
 
     @property
     def tma(self) -> bool:

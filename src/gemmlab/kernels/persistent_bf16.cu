@@ -18,6 +18,8 @@
 //    them to TMA, so the stores drain while the warpgroup is already on its next tile's
 //    main loop (tc::store_tile_tma). beta != 0 and float32 C keep the direct epilogue.
 //
+//  * BN = 160 (no MMA wasted at N = 1600 / 4800; forced only, it measured slow): B arrives in
+//    five 32-column chunks of the 64-byte swizzle (wgmma descriptor mode 2), C in 32-column boxes.
 // Shapes and alignment: as ws_bf16 (K % 8 == 0, N % 8 == 0, 16-byte aligned A and B, any M).
 // With N % 8 != 0 or C off a 16-byte boundary, C leaves through the direct epilogue (the dispatch
 // rung gets there by copying A or B to 16-byte pitches first: tc_helpers.cu's repitch).
@@ -35,6 +37,7 @@ template <int BN>
 __device__ __forceinline__ void wgmma_bf16_nn(float (&d)[BN / 2], unsigned long long a,
                                               unsigned long long b) {
     if constexpr (BN == 256) tc::wgmma_m64n256k16_bf16<1>(d, a, b, 1);
+    else if constexpr (BN == 160) tc::wgmma_m64n160k16_bf16<1>(d, a, b, 1);
     else if constexpr (BN == 128) tc::wgmma_m64n128k16_bf16<1>(d, a, b, 1);
     else tc::wgmma_m64n64k16_bf16<1>(d, a, b, 1);
 }
@@ -50,13 +53,18 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
     static_assert(SPLITK != 1 || EPI_PIECE == 0, "split-K: C leaves through the direct epilogue");
     static_assert(SPLITK >= 0 && SPLITK <= 2, "0: whole tiles, 1: split-K, 2: stream-K");
     static_assert(BK == 64, "one 128-byte swizzle atom of K per stage");
-    static_assert(BM % 64 == 0 && BN % 64 == 0 && BN <= 256, "64-row warpgroups, 64-col chunks");
+    // B (N-major) arrives in chunks of B_COLS columns x BK rows: 64 columns in the 128-byte
+    // swizzle, or - for BN = 160, which is not whole 64-column chunks - 32 in the 64-byte one
+    constexpr int B_COLS = BN % 64 == 0 ? 64 : 32;
+    constexpr unsigned B_MODE = B_COLS == 64 ? 1u : 2u, B_CHUNK_BYTES = BK * B_COLS * 2;
+    static_assert(BM % 64 == 0 && (BN % 64 == 0 || BN == 160) && BN <= 256,
+                  "64-row warpgroups, 64-column chunks of B (or 160: five of 32)");
     static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs along M");
-    static_assert((BN / 64) % CLUSTER == 0, "B's 64-column chunks split evenly over the cluster");
+    static_assert((BN / B_COLS) % CLUSTER == 0, "B's chunks split evenly over the cluster");
     constexpr int CONSUMERS = BM / 64;
     constexpr unsigned A_BYTES = BM * BK * 2, B_BYTES = BK * BN * 2;
     constexpr unsigned STAGE_BYTES = A_BYTES + B_BYTES;
-    constexpr int B_CHUNKS = BN / 64 / CLUSTER;  // 64-column chunks of B this CTA copies
+    constexpr int B_CHUNKS = BN / B_COLS / CLUSTER;  // chunks of B this CTA copies
     constexpr bool TMA_EPI = EPI_PIECE > 0 && !OUT_F32;
     constexpr unsigned CBUF_BYTES = TMA_EPI ? 64 * EPI_PIECE * 2 : 0;  // per consumer
     extern __shared__ unsigned char smem_raw[];
@@ -100,11 +108,11 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
                     for (int c0 = 0; c0 < B_CHUNKS; ++c0) {
                         const int c = rank * B_CHUNKS + c0;
                         if (CLUSTER > 1)
-                            tma_load_2d_multicast(sb + c * BK * 128, &tmB, full(s),
-                                                  col0 + 64 * c, kt * BK,
+                            tma_load_2d_multicast(sb + c * B_CHUNK_BYTES, &tmB, full(s),
+                                                  col0 + B_COLS * c, kt * BK,
                                                   static_cast<unsigned short>((1u << CLUSTER) - 1));
                         else
-                            tma_load_2d(sb + c * BK * 128, &tmB, full(s), col0 + 64 * c,
+                            tma_load_2d(sb + c * B_CHUNK_BYTES, &tmB, full(s), col0 + B_COLS * c,
                                         kt * BK);
                     }
                 }
@@ -134,7 +142,8 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
 #pragma unroll
                 for (int kk = 0; kk < BK / 16; ++kk)
                     wgmma_bf16_nn<BN>(d, wgmma_desc(sa + 32 * kk, 16, 1024),
-                                      wgmma_desc(sb + 2048 * kk, BK * 128, 1024));
+                                      wgmma_desc(sb + 16 * B_COLS * 2 * kk, B_CHUNK_BYTES,
+                                                 8 * B_COLS * 2, B_MODE));
                 wgmma_commit();
                 wgmma_wait<1>();
                 if (kt > kt0 && t < CLUSTER) mbar_arrive_cluster(empty((it - 1) % STAGES), t);
@@ -165,12 +174,14 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
                 if (!streamk_fixup<BN>(slot, w.parts, w.own, counters + piece, last + cw, 1 + cw, d))
                     return;  // another piece of the tile arrives later and stores it
             }
-            if (TMA_EPI && beta == 0.0f && tma_c)
-                store_tile_tma<BN, (TMA_EPI ? EPI_PIECE : 64)>(tmC, cbufs + cw * CBUF_BYTES,
-                                                               1 + cw, row0 + 64 * cw, col0, d,
-                                                               alpha);
-            else
-                store_wgmma_tile<BN, OUT_F32>(C, M, N, row0 + 64 * cw, col0, d, alpha, beta);
+            if constexpr (TMA_EPI) {
+                if (beta == 0.0f && tma_c) {
+                    store_tile_tma<BN, EPI_PIECE, (BN % 64 == 0 ? 64 : 32)>(
+                        tmC, cbufs + cw * CBUF_BYTES, 1 + cw, row0 + 64 * cw, col0, d, alpha);
+                    return;
+                }
+            }
+            store_wgmma_tile<BN, OUT_F32>(C, M, N, row0 + 64 * cw, col0, d, alpha, beta);
         });
         if (TMA_EPI && t == 0) bulk_wait<0>();  // the last tile's stores are in global memory
     }

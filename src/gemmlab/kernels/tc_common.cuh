@@ -305,11 +305,15 @@ __device__ __forceinline__ void cluster_sync() {
 //     sbo = 1024 (next 8 rows), lbo unused (one instruction's K fits in the 128-byte row).
 //   N-major (B as a row-major K x N tile, TRANS_B = 1): 64-column chunks of K rows x 128 bytes;
 //     lbo = bytes between 64-column chunks, sbo = 1024 (next 8 K rows).
+// mode 2 is the 64-byte swizzle (CU_TENSOR_MAP_SWIZZLE_64B): N-major chunks of 32 columns, K rows
+// x 64 bytes, 512-byte atoms; lbo = bytes between 32-column chunks, sbo = 512 (CUTLASS's
+// make_gmma_desc<Major::MN>, LayoutType::B64: ((T,4,m),(8,k)):((1,T,LBO),(4T,SBO))).
 __device__ __forceinline__ unsigned long long wgmma_desc(unsigned addr, unsigned lbo,
-                                                         unsigned sbo) {
+                                                         unsigned sbo, unsigned mode = 1) {
     return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) |
            (static_cast<unsigned long long>((lbo & 0x3FFFF) >> 4) << 16) |
-           (static_cast<unsigned long long>((sbo & 0x3FFFF) >> 4) << 32) | (1ull << 62);
+           (static_cast<unsigned long long>((sbo & 0x3FFFF) >> 4) << 32) |
+           (static_cast<unsigned long long>(mode) << 62);
 }
 // wgmma.fence.sync.aligned: orders register/shared accesses before the next wgmma.
 __device__ __forceinline__ void wgmma_fence() {

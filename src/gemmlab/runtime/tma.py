@@ -86,11 +86,14 @@ class MapSpec:
         return self.box[0] * self.box[1] * self.elem_bytes
 
 
-def specs(M: int, N: int, K: int, BM: int, BK: int) -> tuple[MapSpec, MapSpec]:
+def specs(M: int, N: int, K: int, BM: int, BK: int, b_box_cols: int = 64) -> tuple[MapSpec, MapSpec]:
     """The maps of A (M x K) and B (K x N), both row-major bf16, for a rung with block tile BM
-    rows and BK-deep k-tiles (B's box is always 64 columns wide)."""
+    rows and BK-deep k-tiles. B's boxes are 64 columns wide (the 128-byte swizzle), or 32 (the
+    64-byte swizzle) for a tile width that is not whole 64-column boxes (BN = 160)."""
+    if b_box_cols not in (32, 64):
+        raise ValueError(f"B boxes are 32 or 64 columns wide, got {b_box_cols}")
     a = MapSpec("A", (K, M), K * 2, (BK, BM))
-    b = MapSpec("B", (N, K), N * 2, (64, BK))
+    b = MapSpec("B", (N, K), N * 2, (b_box_cols, BK), swizzle=2 * b_box_cols)
     return a, b
 
 
@@ -108,7 +111,7 @@ def rung_specs(rung: Any, M: int, N: int, K: int) -> tuple[MapSpec, MapSpec]:
     p = rung.params
     if rung.dtype == "fp8":
         return fp8_specs(M, N, K, p["BM"], p["BK"], p["BN"] // p.get("CLUSTER", 1))
-    return specs(M, N, K, p["BM"], p["BK"])
+    return specs(M, N, K, p["BM"], p["BK"], getattr(rung, "b_box_cols", 64))
 
 
 def zero_param() -> np.ndarray:
