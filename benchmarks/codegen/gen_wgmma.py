@@ -20,7 +20,7 @@ def wrapper(n: int, kind: str) -> str:
     if kind == "bf16":
         ptx = f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.bf16.bf16"
         tail = f"p, 1, 1, 0, %{regs + 3};"
-        ins = f'"l"(a), "l"(b), "r"(scale_d), "n"(TRANS_B)'
+        ins = '"l"(a), "l"(b), "r"(scale_d), "n"(TRANS_B)'
         tmpl, name = "template <int TRANS_B>\n", f"wgmma_m64n{n}k16_bf16"
         doc = (f"// {ptx}: d (64 x {n}, f32, {regs} per thread) += A (64 x 16, K-major, from the\n"
                f"// descriptor a) * B (16 x {n}, from the descriptor b; TRANS_B = 1: N-major, i.e.\n"
