@@ -30,8 +30,7 @@
 // (split_unit). Each writes its float32 partial tile to its slice of the workspace W and the
 // slice that arrives last adds them all in slice order and stores C (tc::splitk_epilogue: one
 // launch, deterministic). The pipeline, clusters and multicast are unchanged.
-#include "tc_common.cuh"
-#include "block_order.cuh"
+#include "tile_finish.cuh"
 
 namespace gemmlab {
 
@@ -122,6 +121,7 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
                                reinterpret_cast<unsigned long long>(C) % 16 == 0;
         int it = 0;
         __shared__ int last[CONSUMERS];
+        const TileLoop loop{rank, cluster_id, clusters, units_m, tiles_n, nk, splits, W};
         for_each_work<SPLITK>(cluster_id, clusters, units_m, tiles_n, GROUP, nk, splits,
                               [&](const WorkItem& w) {
             const int kt0 = w.kt0, kt1 = w.kt1;
@@ -147,36 +147,9 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
             // an empty slice (more slices than K-tiles) consumed no stage: nothing to release
             if (kt1 > kt0 && t < CLUSTER) mbar_arrive_cluster(empty((it - 1) % STAGES), t);
             fence_regs(d);
-            if constexpr (SPLITK == 1) {  // partial sums; the slice that arrives last stores C
-                unsigned* counters = reinterpret_cast<unsigned*>(W + splits * static_cast<long long>(M) * N);
-                const int piece = (w.key * CLUSTER + static_cast<int>(rank)) * CONSUMERS + cw;
-                splitk_epilogue<BN, 0>(W, counters + piece, last + cw, 1 + cw, splits, w.own, C,
-                                          M, N, row0 + 64 * cw, col0, d, alpha, beta);
-                return;
-            }
-            if (SPLITK == 2 && w.parts > 1) {  // a tile shared by two runs: the last adds the pieces
-                // W: two slots of 64 x BN floats per consumer warpgroup of every CTA, then one
-                // counter per 64-row piece of every stream-K tile
-                const long long I = static_cast<long long>(min(splits, units_m * tiles_n)) * nk;
-                unsigned* counters = reinterpret_cast<unsigned*>(W + gridDim.x * 2ll * BM * BN);
-                const int piece = (w.key * CLUSTER + static_cast<int>(rank)) * CONSUMERS + cw;
-                auto slot = [&](int z) {
-                    const int g = cluster_id - w.own + z;
-                    const int cta = g * CLUSTER + static_cast<int>(rank);
-                    const int which = sk_slot(I, g, sk_runs(I, clusters), w.key, nk);
-                    return W + ((cta * 2ll + which) * CONSUMERS + cw) * 64 * BN;
-                };
-                if (!streamk_fixup<BN>(slot, w.parts, w.own, counters + piece, last + cw, 1 + cw, d))
-                    return;  // another piece of the tile arrives later and stores it
-            }
-            if constexpr (TMA_EPI) {
-                if (tma_store) {
-                    store_tile_tma<BN, EPI_PIECE, (BN % 64 == 0 ? 64 : 32)>(
-                        tmC, cbufs + cw * CBUF_BYTES, 1 + cw, row0 + 64 * cw, col0, d, alpha);
-                    return;
-                }
-            }
-            store_wgmma_tile<BN, 0>(C, M, N, row0 + 64 * cw, col0, d, alpha, beta);
+            finish_tile<BM, BN, CLUSTER, EPI_PIECE, 0, SPLITK>(
+                loop, w, cw, last, d, tmC, cbufs + cw * CBUF_BYTES, tma_store, C, M, N, row0,
+                col0, alpha, beta);
         });
         if (TMA_EPI && t == 0) bulk_wait<0>();  // the last tile's stores are in global memory
     }

@@ -1,0 +1,64 @@
+// What a consumer warpgroup of the persistent tensor-core kernels (persistent_bf16.cu,
+// persistent_fp8.cu) does with its 64 x BN accumulator once a work item's K-steps are done:
+//  * split-K (SPLITK = 1): write the partial; the slice that arrives last adds the slices in
+//    order and stores C (tc::splitk_epilogue);
+//  * stream-K (SPLITK = 2) on a tile two runs share: park the piece in the CTA's slot; the run
+//    that arrives last adds the pieces in K order (tc::streamk_fixup), then stores C;
+//  * C through TMA stores (tma_store: beta == 0, a 16-byte pitch, EPI_PIECE > 0) or the direct
+//    epilogue.
+#pragma once
+#include "tc_common.cuh"
+#include "block_order.cuh"
+
+namespace gemmlab {
+
+// The work loop's place: which CTA of which cluster, and the order's extents (for stream-K's
+// slots), and the split-K / stream-K workspace W.
+struct TileLoop {
+    unsigned rank;
+    int cluster_id, clusters, units_m, tiles_n, nk, splits;
+    float* W;
+};
+
+template <int BM, int BN, int CLUSTER, int EPI_PIECE, int OUT_F32, int SPLITK>
+__device__ __forceinline__ void finish_tile(const TileLoop& L, const WorkItem& w, int cw,
+                                            int* last, float (&d)[BN / 2],
+                                            const tc::TensorMap* tmC, unsigned cbuf,
+                                            bool tma_store, void* __restrict__ C, int M, int N,
+                                            int row0, int col0, float alpha, float beta) {
+    using namespace tc;
+    constexpr int CONSUMERS = BM / 64;
+    // one 64-row piece per consumer warpgroup of every CTA of the cluster unit w.key
+    const int piece = (w.key * CLUSTER + static_cast<int>(L.rank)) * CONSUMERS + cw;
+    const int r0 = row0 + 64 * cw;
+    if constexpr (SPLITK == 1) {  // partial sums; the slice that arrives last stores C
+        unsigned* counters = reinterpret_cast<unsigned*>(L.W + L.splits * static_cast<long long>(M) * N);
+        splitk_epilogue<BN, OUT_F32>(L.W, counters + piece, last + cw, 1 + cw, L.splits, w.own, C,
+                                     M, N, r0, col0, d, alpha, beta);
+        return;
+    }
+    if (SPLITK == 2 && w.parts > 1) {  // a tile shared by two runs: the last adds the pieces
+        // W: two slots of 64 x BN floats per consumer warpgroup of every CTA, then one counter
+        // per 64-row piece of every stream-K tile
+        const long long I = static_cast<long long>(min(L.splits, L.units_m * L.tiles_n)) * L.nk;
+        unsigned* counters = reinterpret_cast<unsigned*>(L.W + gridDim.x * 2ll * BM * BN);
+        auto slot = [&](int z) {
+            const int g = L.cluster_id - w.own + z;
+            const int cta = g * CLUSTER + static_cast<int>(L.rank);
+            const int which = sk_slot(I, g, sk_runs(I, L.clusters), w.key, L.nk);
+            return L.W + ((cta * 2ll + which) * CONSUMERS + cw) * 64 * BN;
+        };
+        if (!streamk_fixup<BN>(slot, w.parts, w.own, counters + piece, last + cw, 1 + cw, d))
+            return;  // another piece of the tile arrives later and stores it
+    }
+    if constexpr (EPI_PIECE > 0 && !OUT_F32) {
+        if (tma_store) {
+            store_tile_tma<BN, EPI_PIECE, (BN % 64 == 0 ? 64 : 32)>(tmC, cbuf, 1 + cw, r0, col0, d,
+                                                                   alpha);
+            return;
+        }
+    }
+    store_wgmma_tile<BN, OUT_F32>(C, M, N, r0, col0, d, alpha, beta);
+}
+
+}  // namespace gemmlab
