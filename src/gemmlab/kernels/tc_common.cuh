@@ -522,57 +522,41 @@ __device__ __forceinline__ bool streamk_fixup(Slot slot, int parts, int own, uns
     if (!*flag) return false;
     __threadfence();
     // eight float4 of a piece per batch, all eight loads issued before any is added: one L2 round
-    // trip per piece and batch. The sum runs p0 + p1 + ... left to right in both branches, so its
-    // bits do not depend on which piece arrives last.
-    if (own == 0) {  // the usual last: piece 0 closes its run, the others open theirs
+    // trip per piece and batch. The sum runs p0 + p1 + ... left to right, so its bits do not
+    // depend on which piece arrives last. Piece 0 starts each batch: from registers when this is its run (the usual last: piece 0
+    // closes its run, the others open theirs), else from L2 like the rest (holding this piece as
+    // well would spill 128 x 256).
 #pragma unroll
-        for (int q0 = 0; q0 < BN / 8; q0 += 8) {
-#pragma unroll 1
-            for (int z = 1; z < parts; ++z) {
-                const float4* from = reinterpret_cast<const float4*>(slot(z));
-                float4 v[8];
+    for (int q0 = 0; q0 < BN / 8; q0 += 8) {
+        float4 acc[8];
+        const float4* first = reinterpret_cast<const float4*>(slot(0));
 #pragma unroll
-                for (int j = 0; j < 8; ++j)
-                    if (q0 + j < BN / 8) v[j] = ld_cg4(from + (q0 + j) * 128 + t);
-#pragma unroll
-                for (int j = 0; j < 8; ++j) {
-                    const int q = q0 + j;
-                    if (q >= BN / 8) continue;  // BN = 160: 20 float4, batches of 8
-                    d[4 * q] += v[j].x, d[4 * q + 1] += v[j].y, d[4 * q + 2] += v[j].z,
-                    d[4 * q + 3] += v[j].w;
-                }
-            }
+        for (int j = 0; j < 8; ++j) {
+            const int q = q0 + j;  // BN = 160: 20 float4, batches of 8
+            acc[j] = q >= BN / 8 ? make_float4(0.0f, 0.0f, 0.0f, 0.0f)
+                     : own == 0  ? make_float4(d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3])
+                                 : ld_cg4(first + q * 128 + t);
         }
-    } else {  // every piece from L2, its own too (holding it as well would spill 128 x 256)
-#pragma unroll
-        for (int q0 = 0; q0 < BN / 8; q0 += 8) {
-            float4 acc[8];
-            const float4* first = reinterpret_cast<const float4*>(slot(0));
+#pragma unroll 1
+        for (int z = 1; z < parts; ++z) {
+            const float4* from = reinterpret_cast<const float4*>(slot(z));
+            float4 v[8];
 #pragma unroll
             for (int j = 0; j < 8; ++j)
-                acc[j] = q0 + j < BN / 8 ? ld_cg4(first + (q0 + j) * 128 + t)
-                                         : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-#pragma unroll 1
-            for (int z = 1; z < parts; ++z) {
-                const float4* from = reinterpret_cast<const float4*>(slot(z));
-                float4 v[8];
-#pragma unroll
-                for (int j = 0; j < 8; ++j)
-                    v[j] = q0 + j < BN / 8 ? ld_cg4(from + (q0 + j) * 128 + t)
-                                           : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-#pragma unroll
-                for (int j = 0; j < 8; ++j) {
-                    acc[j].x += v[j].x, acc[j].y += v[j].y, acc[j].z += v[j].z,
-                    acc[j].w += v[j].w;
-                }
-            }
+                v[j] = q0 + j < BN / 8 ? ld_cg4(from + (q0 + j) * 128 + t)
+                                       : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
             for (int j = 0; j < 8; ++j) {
-                const int q = q0 + j;
-                if (q >= BN / 8) continue;
-                d[4 * q] = acc[j].x, d[4 * q + 1] = acc[j].y, d[4 * q + 2] = acc[j].z,
-                d[4 * q + 3] = acc[j].w;
+                acc[j].x += v[j].x, acc[j].y += v[j].y, acc[j].z += v[j].z,
+                acc[j].w += v[j].w;
             }
+        }
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+            const int q = q0 + j;
+            if (q >= BN / 8) continue;
+            d[4 * q] = acc[j].x, d[4 * q + 1] = acc[j].y, d[4 * q + 2] = acc[j].z,
+            d[4 * q + 3] = acc[j].w;
         }
     }
     if (t == 0) *counter = 0u;  // every piece has arrived: ready for the next call
