@@ -5,6 +5,10 @@
         python benchmarks/tc_plan_once.py --dtype bf16 --shape 8192,1600,6400 \\
         --policy '{"config": "128x256c1", "streamk": 0}'
 
+``--cublas`` runs cuBLAS at its best (cuBLASLt FP8 for fp8) for the same shape instead, chosen
+the way the shape map chooses it. The timed calls run between cudaProfilerStart and Stop, so
+``ncu --profile-from-start off`` sees only them - not the candidates' selection or the set-up.
+
 Prints the plan that ran and, without a profiler, the median of --runs calls (CUDA events)."""
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ def main(argv=None) -> int:
     p.add_argument("--shape", required=True, help="M,N,K")
     p.add_argument("--policy", default="{}", help="dispatch_tc.Policy fields as JSON")
     p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--cublas", action="store_true", help="run cuBLAS at its best instead")
     args = p.parse_args(argv)
     from gemmlab.kernels import registry
     from gemmlab.runtime import device
@@ -29,8 +34,15 @@ def main(argv=None) -> int:
 
     cupy = device.require_gpu()
     M, N, K = (int(x) for x in args.shape.split(","))
-    run = TcDispatchedGemm(registry.get(f"dispatch_{args.dtype}"), M, N, K,
-                           policy=Policy(**json.loads(args.policy)))
+    if args.cublas:
+        from gemmlab.bench.cublas_best import best_bf16, best_fp8
+
+        run = (best_bf16 if args.dtype == "bf16" else best_fp8)(M, N, K)
+        what = getattr(run, "summary", "cuBLAS at its best")
+    else:
+        run = TcDispatchedGemm(registry.get(f"dispatch_{args.dtype}"), M, N, K,
+                               policy=Policy(**json.loads(args.policy)))
+        what = f"{run.plan.name}: {run.plan.why}"
     rng = cupy.random.default_rng(1)
     store = cupy.uint16 if args.dtype == "bf16" else cupy.uint8
     a = (rng.integers(0, 0x3F00 if args.dtype == "bf16" else 0x38, (M, K))).astype(store)
@@ -38,14 +50,16 @@ def main(argv=None) -> int:
     b = (rng.integers(0, 0x3F00 if args.dtype == "bf16" else 0x38, b_shape)).astype(store)
     c = cupy.zeros((M, N), dtype=cupy.uint16)
     times = []
+    cupy.cuda.runtime.profilerStart()
     for _ in range(args.runs):
         start, end = cupy.cuda.Event(), cupy.cuda.Event()
         start.record()
-        run(a, b, c)
+        run(a, b, c, 1.0, 0.0)
         end.record()
         end.synchronize()
         times.append(cupy.cuda.get_elapsed_time(start, end) * 1e3)
-    print(f"{args.dtype} {M}x{N}x{K} {run.plan.name}: {run.plan.why}; "
+    cupy.cuda.runtime.profilerStop()
+    print(f"{args.dtype} {M}x{N}x{K} {what}; "
           f"median {statistics.median(times):.1f} us of {args.runs}")
     return 0
 
