@@ -55,9 +55,15 @@ MEMCHECK = [
     ("bf16", (1000, 1600, 1024), {"config": "128x160c1"}, ""),
     ("bf16", (1000, 3000, 1000), {"config": "128x160c1", "split": 3}, ""),
     ("bf16", (1000, 3000, 1024), {"config": "128x160c1", "streamk": 1}, ""),
+    # 64 x 64 (the stream tile at a wave of tiles): TMA stores, split-K, stream-K, ragged edges
+    ("bf16", (127, 1000, 4097), {"config": "64x64"}, ""),
+    ("fp8", (127, 1000, 4096), {"config": "64x64", "split": 3}, ""),
+    ("bf16", (300, 1000, 1024), {"config": "64x64", "streamk": 1}, ""),
+    ("fp8", (300, 1000, 1024), {"config": "64x64", "streamk": 0}, ""),
 ]
 INITCHECK = [
     ("bf16", (1000, 3001, 77), None, ""), ("bf16", (127, 1000, 4096), {"config": "64x128", "split": 3}, ""),
+    ("bf16", (127, 1000, 4097), {"config": "64x64"}, ""), ("fp8", (127, 1000, 4096), {"config": "64x64", "split": 3}, ""),
     ("bf16", (256, 512, 512), None, "a"), ("bf16", (1, 4104, 4112), None, ""),
     ("fp8", (1000, 3000, 77), None, ""), ("fp8", (127, 1000, 4096), {"config": "64x128", "split": 3}, ""),
     ("fp8", (1, 4095, 4096), None, ""),
@@ -72,8 +78,10 @@ RACECHECK = [
     ("fp8", (9, 40, 512), None, ""), ("bf16", (70, 130, 200), {"config": "64x128"}, ""),
     ("fp8", (70, 130, 256), {"config": "64x128", "split": 2}, ""), ("bf16", (130, 260, 96), {"config": "128x256c1"}, ""),
     ("bf16", (300, 520, 256), {"config": "128x128c1", "streamk": 0}, ""),
+    ("bf16", (70, 130, 200), {"config": "64x64"}, ""), ("fp8", (70, 130, 256), {"config": "64x64", "split": 2}, ""),
     ("fp8", (130, 330, 512), {"config": "128x160c1", "streamk": 0}, ""),
     ("bf16", (130, 330, 512), {"config": "128x160c1", "streamk": 0}, ""),
+    ("bf16", (130, 330, 512), {"config": "64x64", "streamk": 0}, ""),
 ]
 SETS = {"memcheck": MEMCHECK, "initcheck": INITCHECK, "racecheck": RACECHECK}
 

@@ -33,15 +33,34 @@ def test_the_largest_tile_that_fills_the_sms(dtype):
     assert _plan(dtype, 1000, 3000, 80).config == "128x128c1"
     # 1024^3: 32 wide / 64 narrow / 64 of 64x256 do not fill, 128 of 64x128 do
     assert _plan(dtype, 1024, 1024, 1024).config == "64x128"
-    # nothing fills: the most CTAs
-    assert _plan(dtype, 512, 512, 512).config == "64x128"
+    # nothing fills, not even 64 x 128 (32 tiles): the most CTAs
+    assert _plan(dtype, 512, 512, 512).config == "64x64"
+
+
+def test_64x64_streams_where_its_tiles_make_one_wave_and_64x128s_leave_sms_idle():
+    # 128 x 4096: 128 tiles of 64 x 64 (one wave, 128 rows a k) against 64 of 64 x 128 (192)
+    assert D.stream_bytes_per_sm(128, 4096, "64x64", H100) == 64 + 64
+    assert D.stream_bytes_per_sm(128, 4096, "64x128", H100) == 64 + 128
+    for dtype in D.DTYPES:
+        assert _plan(dtype, 128, 4096, 4096).config == "64x64"
+        assert _plan(dtype, 128, 4096, 14336).config == "64x64"
+        # past a wave of them (150 tiles: a second round) the wider tile keeps its lead
+        assert _plan(dtype, 128, 4800, 1600).config == "64x128"
+        assert _plan(dtype, 128, 11008, 4096).config == "128x128c1"
+    # a near-tie keeps the earlier tile: 1 x 28672, 4 rounds of 65 rows vs 2 of 129
+    assert _plan("bf16", 1, 28672, 4096).config == "64x128"
+    # fp8 takes it from 65 rows on: at 16 tokens 64 x 128 measured faster
+    assert _plan("bf16", 16, 8192, 8192).config == "64x64"
+    assert _plan("fp8", 16, 8192, 8192).config == "64x128"
+    assert _plan("fp8", D.FP8_TILE64_MIN_M, 4096, 4096).config == "64x64"
+    assert _plan("fp8", D.FP8_TILE64_MIN_M - 1, 4096, 4096).config == "64x128"
 
 
 @pytest.mark.parametrize("dtype", D.DTYPES)
 def test_small_m_always_streams_with_64_row_tiles(dtype):
     for M in (D.DECODE_M[dtype] + 1, 64, 128):
         p = _plan(dtype, M, 8192, 28672)
-        assert p.config == "64x128", (M, p.config)
+        assert p.config in ("64x64", "64x128"), (M, p.config)
     # forcing off the decode kernel (a tile config) gives the 64-row tile to a few tokens too
     assert _plan(dtype, 1, 8192, 28672, config="64x128").config == "64x128"
     # streaming tiles by the bytes the busiest SM reads: one wave of 64 x 128 (128 x 8192: 128
@@ -89,7 +108,7 @@ def test_fp8_takes_160_column_tiles_where_160_divides_n_and_128_does_not():
 
 def test_split_k_is_off_by_default_and_can_be_forced():
     # automatic: few tiles (under a quarter of the SMs) and at least 48 k-tiles a slice
-    assert _plan("bf16", 17, 4096, 14336).splits == 2  # 32 tiles, 224 k-tiles (17: no mma decode)
+    assert _plan("bf16", 17, 1600, 14336).splits == 2  # 25 tiles, 224 k-tiles (17: no mma decode)
     assert _plan("bf16", 16, 4096, 14336).config == "mma"  # 16 tokens: the mma decode kernel
     assert _plan("fp8", 17, 4096, 14336).splits == 2  # 32 tiles, 112 k-tiles of 128
     assert _plan("bf16", 16, 4096, 4096).splits == 1  # 64 k-tiles: 32 a slice, too short
@@ -308,9 +327,9 @@ def test_decode_runs_only_while_the_64_row_tile_leaves_sms_idle():
     # bf16, 2 to 16 tokens: the tensor-core (mma) decode kernel below 0.25 x 132 tiles (N < 4224);
     # the CUDA-core kernel is issue-bound past one token
     assert _plan("bf16", 2, 4096, 4096).config == "mma"  # 32 tiles
-    assert _plan("bf16", 16, 4800, 1600).config == "64x128"  # 38 tiles
-    assert _plan("bf16", 16, 8192, 8192).config == "64x128"  # 64 tiles: the TMA tile fills
-    assert _plan("bf16", 17, 4096, 4096).config == "64x128"  # past MMA_DECODE_M
+    assert _plan("bf16", 16, 4800, 1600).config == "64x64"  # 38 tiles (75 of 64 x 64)
+    assert _plan("bf16", 16, 8192, 8192).config == "64x64"  # 64 tiles: the TMA tiles fill
+    assert _plan("bf16", 17, 4096, 4096).config == "64x64"  # past MMA_DECODE_M
     assert _plan("bf16", 16, 4090, 4096).config != "mma"  # odd N: no 16-byte rows
     assert _plan("bf16", 16, 4096, 4096, ops=D.Operands(b16=False)).config != "mma"
     # fp8, up to 8 tokens: under half the SMs (N < 8448)

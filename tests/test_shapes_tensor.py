@@ -141,12 +141,12 @@ def test_list_shows_the_plan_each_shape_takes_and_why_without_a_gpu(capsys):
     assert plans[(4095, 4095, 4095)]["name"].startswith("repitch A+B")
     assert "tensor-core decode kernel" in plans[(16, 4096, 4096)]["why"]
     # another GPU of the spec table: fewer SMs, other plans where the rules count SMs (32 tiles of
-    # 64 x 128 are under a quarter of 132 SMs, not of 114)
+    # 64 x 128 are under a quarter of 132 SMs, not of 114: the tiles run, 64 of 64 x 64 in one wave)
     code, out, err = run_cli(capsys, "shapes", "--dtype", "bf16", "--shapes", "16,4096,4096", "--list",
                              "--gpu", "h100-pcie", "--json")
     assert code == 0, err
     d = json.loads(out)
-    assert d["plan_sms"] == 114 and d["shapes"][0]["plan"]["name"] == "64x128"
+    assert d["plan_sms"] == 114 and d["shapes"][0]["plan"]["name"] == "64x64"
     # the table carries the plan column
     code, out, err = run_cli(capsys, "shapes", "--dtype", "fp8", "--shapes", "1,4096,4096", "--list")
     assert code == 0 and "dispatch_fp8 plan" in out and "gemv_m8" in out, err

@@ -40,7 +40,8 @@ __device__ __forceinline__ void wgmma_fp8_tn(float (&d)[BN / 2], unsigned long l
                                              unsigned long long b) {
     if constexpr (BN == 256) tc::wgmma_m64n256k32_e4m3(d, a, b, 1);
     else if constexpr (BN == 160) tc::wgmma_m64n160k32_e4m3(d, a, b, 1);
-    else tc::wgmma_m64n128k32_e4m3(d, a, b, 1);
+    else if constexpr (BN == 128) tc::wgmma_m64n128k32_e4m3(d, a, b, 1);
+    else tc::wgmma_m64n64k32_e4m3(d, a, b, 1);
 }
 
 template <int BM, int BN, int BK, int STAGES, int CLUSTER, int GROUP, int EPI_PIECE,
@@ -54,8 +55,8 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
     static_assert(SPLITK != 1 || EPI_PIECE == 0, "split-K: C leaves through the direct epilogue");
     static_assert(SPLITK >= 0 && SPLITK <= 2, "0: whole tiles, 1: split-K, 2: stream-K");
     static_assert(BK == 128, "one 128-byte swizzle row of K (128 e4m3) per stage");
-    static_assert(BM % 64 == 0 && (BN == 128 || BN == 160 || BN == 256),
-                  "64-row warpgroups, m64n128/160/256k32");
+    static_assert(BM % 64 == 0 && (BN == 64 || BN == 128 || BN == 160 || BN == 256),
+                  "64-row warpgroups, m64n64/128/160/256k32");
     static_assert(EPI_PIECE == 0 || BN % EPI_PIECE == 0, "whole epilogue pieces per tile");
     static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs along M");
     static_assert((BN / CLUSTER) % 8 == 0 && BN / CLUSTER <= 256,

@@ -60,6 +60,17 @@ __device__ __forceinline__ void wgmma_m64n256k16_bf16(float (&d)[128], unsigned 
         : "l"(a), "l"(b), "r"(scale_d), "n"(TRANS_B));
 }
 
+// wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3: d (64 x 64, f32) += A (64 x 32, K-major) * B (32 x 64, K-major:
+// 8-bit wgmma has no transpose, so B is stored N x K). scale_d as above.
+__device__ __forceinline__ void wgmma_m64n64k32_e4m3(float (&d)[32], unsigned long long a,
+        unsigned long long b, int scale_d) {
+    asm volatile(
+        "{ .reg .pred p; setp.ne.b32 p, %34, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1; }"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+        : "l"(a), "l"(b), "r"(scale_d));
+}
+
 // wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3: d (64 x 128, f32) += A (64 x 32, K-major) * B (32 x 128, K-major:
 // 8-bit wgmma has no transpose, so B is stored N x K). scale_d as above.
 __device__ __forceinline__ void wgmma_m64n128k32_e4m3(float (&d)[64], unsigned long long a,

@@ -21,11 +21,13 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
 1. **Tile** (``choose_config``): one of the persistent warp-specialised kernels (persistent_bf16 /
    persistent_fp8, TMA loads and wgmma) at a block tile of BM x BN:
    * the largest tile whose tiles fill a wave (``FILL`` of the SMs, one CTA each): 128 x 256,
-     then 128 x 128, then 64 x 256 (one consumer warpgroup), else 64 x 128 - the most CTAs. Until
+     then 128 x 128, then 64 x 256 and 64 x 128 (one consumer warpgroup), else 64 x 64 - the
+     most CTAs. Until
      every SM has a tile, more SMs working (and more loads in flight) is worth more than a big
      tile's efficiency per MMA. M <= ``STREAM_M`` (decode and small batches) is a stream of B
      (the weights): the tile among ``STREAM_CONFIGS`` whose busiest SM streams the fewest
-     operand bytes (``stream_bytes_per_sm``) - 64 x 128 while its tiles fit one wave.
+     operand bytes (``stream_bytes_per_sm``) - 64 x 64 while its tiles fit one wave (fp8: from
+     65 rows on), then 64 x 128 while its tiles do.
    * between 128 x 256 and 128 x 128 when both fill: the narrow one only when it balances the SMs
      better by more than the wide tile's per-MMA advantage (``WIDE_TILE_ADVANTAGE``): the busiest
      SM sets the time, so tiles per CTA (rounded up) is what a persistent kernel pays. (Weighing
@@ -102,6 +104,9 @@ _TILES = {
     # 100.2 - docs/results/tc-tile160-2026-11-27/bf16_160_h100).
     "128x160c2": (128, 160, 2, 5),
     "128x160c1": (128, 160, 1, 5),
+    # 64 x 64 (one consumer warpgroup, 16 KB stages): the most CTAs on a memory-bound stream of B
+    # (STREAM_CONFIGS). No cluster: pairs sharing B by multicast lost at every shape tried.
+    "64x64": (64, 64, 1, 12),
 }
 CONFIGS = tuple(_TILES)
 FP8_ONLY = ("128x160c2",)
@@ -136,7 +141,21 @@ WIDE_TILE_ADVANTAGE = 0.08
 # bf16 96.6 vs 92.2, fp8 102.2 vs 100.4; 128x28672x8192 bf16 95.2 vs 92.7, fp8 105.3 vs 101.1;
 # docs/results/tc-streamk-2026-11-26). Its cost ties 64 x 256's below 65 rows, so it is chosen
 # only for 65-128 rows and N past 128 x (SMs) columns.
-STREAM_CONFIGS = ("64x128", "128x128c1", "64x256", "128x256c1")
+# 64 x 64 joined last too - it displaces the others only where it streams clearly less: where its
+# tiles make one wave and 64 x 128's leave SMs idle (cuBLASLt picks 64 x 64 tiles there itself).
+# H100, same run, interleaved, % of cuBLAS at its best, 64 x 64 vs the earlier rule's plan
+# (docs/results/tc-tile64-2026-11-27): 128x4096x14336 bf16 103.6 vs 95.6, fp8 96.9 vs 91.5;
+# 128x4096x4096 bf16 100.9 vs 96.7, fp8 96.1 vs 94.4; 128x1600x6400 bf16 70.1 vs 68.3 (split-K 2
+# 64 x 128), fp8 78.0 vs 79.5. Past one wave of its tiles it lost, and the byte count keeps the
+# earlier tile there: 128x4800x1600 (150 tiles) bf16 72.0 vs 96.9, fp8 77.1 vs 96.5;
+# 128x11008x4096 bf16 78.8 vs 97.1 (128 x 128). Clusters of two 64 x 64 CTAs sharing B lost at
+# all ten (shape, dtype) pairs (128x4096x4096 bf16 86.7, fp8 85.0). At 16 tokens (where the
+# decode rules hand over to the tiles) it won for bf16 and lost for fp8 (same machine, 64 x 64 vs
+# 64 x 128): bf16 16x6144x4096 90.9 vs 87.9, 16x8192x8192 96.9 vs 93.2, 16x8192x28672 96.1 vs
+# 95.2, 16x4800x1600 92.6 vs 87.3; fp8 90.9 vs 94.0, 97.0 vs 95.7, 95.8 vs 99.3, 88.1 vs 90.5.
+# So fp8 takes it from FP8_TILE64_MIN_M rows on (the 128-row shapes above).
+STREAM_CONFIGS = ("64x128", "128x128c1", "64x256", "128x256c1", "64x64")
+FP8_TILE64_MIN_M = 65
 # A later tile must stream this much less to displace an earlier one: the byte count ignores the
 # pipeline's fill and the epilogue, so near-ties keep the tile with the most CTAs (1 x 28672: 64 x
 # 128 258 rows per k vs 64 x 256 257 - 95.9% of cuBLAS measured with 64 x 128, decode run).
@@ -154,7 +173,9 @@ CLUSTER_MIN_WAVES = 8
 # 92.5 vs 76; 128x4096x4096 99.6 vs 69; 1000x3000x80 128x128 (192) 94 vs 128x256 (96 = 0.73 of the
 # SMs) 80; 2048^3 128x256 (128 tiles: 0.97 of 132) 96.3 vs 64x256 95 vs 128x128 94; fp8 alike.
 # And (m128 run) 2048x1600x6400: 128x256 with 112 tiles (0.85 of the SMs) 100.7 vs 128x128 89.8,
-# fp8 90.6 vs 85.3 - so the line sits between 0.73 and 0.85.
+# fp8 90.6 vs 85.3 - so the line sits between 0.73 and 0.85. Where not even 64 x 128 fills, 64 x 64
+# (H100, same run, % of cuBLAS at its best, vs 64 x 128): 512^3 (64 vs 32 tiles) bf16 94.5 vs
+# 91.1, fp8 98.5 vs 94.2; with 64 x 128 filling it lost (1024^3: 75.7 vs 101.5, fp8 84.3 vs 99.6).
 FILL = 0.8
 # fp8, N a multiple of 160 but not of 128 (GPT-2 XL's 1600 and 4800, where cuBLASLt itself picks
 # 128 x 160 tiles): the 128 x 160 tile, once its C leaves through TMA stores, with at least this
@@ -484,7 +505,7 @@ def tile160_wins(dtype: str, M: int, N: int, sms: int) -> bool:
 
 def choose_config(dtype: str, M: int, N: int, K: int, sms: int) -> str:
     """The tile (rule 1 of the module docstring): the largest tile whose tiles fill a wave of the
-    SMs (``FILL``), else the 64 x 128 tile (the most CTAs); between the two 128-row tiles, the
+    SMs (``FILL``), else the 64 x 64 tile (the most CTAs); between the two 128-row tiles, the
     narrow one only when it balances the SMs better by more than ``WIDE_TILE_ADVANTAGE``; fp8's
     128 x 160 where it divides N and makes enough waves (``tile160_wins``)."""
     if tile160_wins(dtype, M, N, sms):
@@ -499,11 +520,12 @@ def choose_config(dtype: str, M: int, N: int, K: int, sms: int) -> str:
     if M > STREAM_M and fills(narrow):
         return narrow
     if M <= STREAM_M:
-        cost = {c: stream_bytes_per_sm(M, N, c, sms) for c in STREAM_CONFIGS}
+        cost = {c: stream_bytes_per_sm(M, N, c, sms) for c in STREAM_CONFIGS
+                if c != "64x64" or dtype == "bf16" or M >= FP8_TILE64_MIN_M}
         least = min(cost.values())
         # the first (most CTAs) within the model's margin of the least
-        return next(c for c in STREAM_CONFIGS if cost[c] <= least * (1 + STREAM_MARGIN))
-    return "64x256" if fills("64x256") else "64x128"
+        return next(c for c in cost if cost[c] <= least * (1 + STREAM_MARGIN))
+    return next((c for c in ("64x256", "64x128") if fills(c)), "64x64")
 
 
 def streamk_tiles(M: int, N: int, config: str, sms: int, waves: int) -> int:
