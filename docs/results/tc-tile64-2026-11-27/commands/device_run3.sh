@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # session scratch: the 64 x 64 stream rule - where it changes the plan at M = 16 (and 512^3, not
+# changed), both dtypes, against the old plan and cuBLAS at its best; every tc GPU test; sanitizer
 # (as last run: its first version also compared 64x64 at 512^3 and 1024^3, ran every tc GPU test, and
 # named its output r3 - m16_h100/first/; the --only filter then left out the 64 x 128 row at 16 tokens)
-# changed), both dtypes, against the old plan and cuBLAS at its best; every tc GPU test; sanitizer
 set -u
 R=$OUT/r3; mkdir -p $R
 export PYTHONPATH=$PWD/src:$PWD/tests PYTHONUNBUFFERED=1 GEMMLAB_CACHE_DIR=/tmp/glc
