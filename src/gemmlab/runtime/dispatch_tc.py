@@ -22,9 +22,8 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
    persistent_fp8, TMA loads and wgmma) at a block tile of BM x BN:
    * the largest tile whose tiles fill a wave (``FILL`` of the SMs, one CTA each): 128 x 256,
      then 128 x 128, then 64 x 256 and 64 x 128 (one consumer warpgroup), else 64 x 64 - the
-     most CTAs. Until
-     every SM has a tile, more SMs working (and more loads in flight) is worth more than a big
-     tile's efficiency per MMA. M <= ``STREAM_M`` (decode and small batches) is a stream of B
+     most CTAs. Until every SM has a tile, more SMs working (and more loads in flight) is worth
+     more than a big tile's efficiency per MMA. M <= ``STREAM_M`` (decode and small batches) is a stream of B
      (the weights): the tile among ``STREAM_CONFIGS`` whose busiest SM streams the fewest
      operand bytes (``stream_bytes_per_sm``) - 64 x 64 while its tiles fit one wave (fp8: from
      65 rows on), then 64 x 128 while its tiles do.
@@ -174,8 +173,9 @@ CLUSTER_MIN_WAVES = 8
 # SMs) 80; 2048^3 128x256 (128 tiles: 0.97 of 132) 96.3 vs 64x256 95 vs 128x128 94; fp8 alike.
 # And (m128 run) 2048x1600x6400: 128x256 with 112 tiles (0.85 of the SMs) 100.7 vs 128x128 89.8,
 # fp8 90.6 vs 85.3 - so the line sits between 0.73 and 0.85. Where not even 64 x 128 fills, 64 x 64
-# (H100, same run, % of cuBLAS at its best, vs 64 x 128): 512^3 (64 vs 32 tiles) bf16 94.5 vs
-# 91.1, fp8 98.5 vs 94.2; with 64 x 128 filling it lost (1024^3: 75.7 vs 101.5, fp8 84.3 vs 99.6).
+# (H100, same run, % of cuBLAS at its best, vs 64 x 128): 512^3 (64 vs 32 tiles) bf16 94.4 vs
+# 91.5, fp8 101.5 vs 98.0; 511^3 99.6 vs 89.9 and 513^3 111.4 vs 103.0 (operands copied to 16-byte
+# pitches first); with 64 x 128 filling it lost (1024^3: 75.7 vs 101.5, fp8 84.3 vs 99.6).
 FILL = 0.8
 # fp8, N a multiple of 160 but not of 128 (GPT-2 XL's 1600 and 4800, where cuBLASLt itself picks
 # 128 x 160 tiles): the 128 x 160 tile, once its C leaves through TMA stores, with at least this
@@ -523,7 +523,7 @@ def choose_config(dtype: str, M: int, N: int, K: int, sms: int) -> str:
         cost = {c: stream_bytes_per_sm(M, N, c, sms) for c in STREAM_CONFIGS
                 if c != "64x64" or dtype == "bf16" or M >= FP8_TILE64_MIN_M}
         least = min(cost.values())
-        # the first (most CTAs) within the model's margin of the least
+        # the first in STREAM_CONFIGS' order within the model's margin of the least
         return next(c for c in cost if cost[c] <= least * (1 + STREAM_MARGIN))
     return next((c for c in ("64x256", "64x128") if fills(c)), "64x64")
 
