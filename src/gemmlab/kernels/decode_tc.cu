@@ -62,6 +62,26 @@ __device__ __forceinline__ uint4 ld_shared_ro(const void* p) {
     return v;
 }
 
+// The decode kernels' main loop: two register stages of type Stage in turn, so the loads of the
+// next step's chunks fly while the MMAs of this step's run and a warp always has loads
+// outstanding (one stage, loaded then used, waited a full memory latency per step: ncu found the
+// warps stalled on the scoreboard). load(stage, c) issues the loads of the step starting at chunk
+// c, mma(stage, c) adds them; steps are `step` chunks apart, from `c` until `chunks`.
+template <typename Stage, typename Load, typename Mma>
+__device__ __forceinline__ void two_stages(int c, int step, int chunks, Load load, Mma mma) {
+    Stage x, y;
+    load(x, c);
+    while (c < chunks) {
+        load(y, c + step);
+        mma(x, c);
+        c += step;
+        if (c >= chunks) break;
+        load(x, c + step);
+        mma(y, c);
+        c += step;
+    }
+}
+
 // The two bf16 of a 32-bit word as floats (low half first): exact, two integer ops.
 __device__ __forceinline__ void bf16x2_to_f32(unsigned w, float& lo, float& hi) {
     asm("mov.b32 %0, %1;" : "=f"(lo) : "r"(w << 16));
@@ -233,20 +253,11 @@ __device__ __forceinline__ void gemv_fp8(int M, int N, int K, float alpha,
 #pragma unroll
         for (int i = 0; i < 4; ++i) acc[mt][i] = 0.0f;
 
-    // Two register stages in turn, as gemv_bf16_tc: the next U chunks' loads fly while these
-    // chunks' MMAs run (chunks past K load nothing and add zeros).
-    Fp8Stage<MT, U> x, y;
-    int c = warp;
-    fp8_load(x, c, WARPS, M, N, K, A, B, r0, gid, q);
-    while (c < chunks) {
-        fp8_load(y, c + step, WARPS, M, N, K, A, B, r0, gid, q);
-        fp8_mma(x, acc);
-        c += step;
-        if (c >= chunks) break;
-        fp8_load(x, c + step, WARPS, M, N, K, A, B, r0, gid, q);
-        fp8_mma(y, acc);
-        c += step;
-    }
+    // Two register stages of U chunks (chunks past K load nothing and add zeros).
+    two_stages<Fp8Stage<MT, U>>(
+        warp, step, chunks,
+        [&](Fp8Stage<MT, U>& st, int c) { fp8_load(st, c, WARPS, M, N, K, A, B, r0, gid, q); },
+        [&](const Fp8Stage<MT, U>& st, int) { fp8_mma(st, acc); });
 
     // Accumulator of lane (gid, q): rows (of B, columns of C) gid and gid + 8, tokens 2q, 2q + 1.
 #pragma unroll
@@ -396,21 +407,13 @@ __device__ __forceinline__ void gemv_bf16_tc(int M, int N, int K, float alpha,
 #pragma unroll
                 for (int e = 0; e < 4; ++e) acc[mt][w][j][e] = 0.0f;
 
-    // Two stages in turn: the loads of the next U chunks are in flight while the MMAs of these
-    // run, so a warp always has loads outstanding (one stage loaded, then used, waited a full
-    // memory latency per stage: ncu found the warps stalled on the scoreboard).
-    TcStage<MT, NW, U> x, y;
-    int c = blockIdx.y * WARPS + warp;
-    tc_load(x, c, stride, M, N, K, A, B, gid, q, rrow, n0);
-    while (c < chunks) {
-        tc_load(y, c + step, stride, M, N, K, A, B, gid, q, rrow, n0);
-        tc_mma(x, c, stride, chunks, acc);
-        c += step;
-        if (c >= chunks) break;
-        tc_load(x, c + step, stride, M, N, K, A, B, gid, q, rrow, n0);
-        tc_mma(y, c, stride, chunks, acc);
-        c += step;
-    }
+    // Two register stages of U chunks.
+    two_stages<TcStage<MT, NW, U>>(
+        blockIdx.y * WARPS + warp, step, chunks,
+        [&](TcStage<MT, NW, U>& st, int c) {
+            tc_load(st, c, stride, M, N, K, A, B, gid, q, rrow, n0);
+        },
+        [&](const TcStage<MT, NW, U>& st, int c) { tc_mma(st, c, stride, chunks, acc); });
 
     // Accumulator (mt, w, j) of lane (gid, q): tokens 16 mt + gid (+ 8), columns 32 w + 8 q + 2 j
     // and + 1 of the strip (movmatrix's column gid is n = 8 (gid / 2) + 2 j + gid % 2).
