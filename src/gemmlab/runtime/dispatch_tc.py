@@ -179,16 +179,18 @@ CLUSTER_MIN_WAVES = 8
 FILL = 0.8
 # fp8, N a multiple of 160 but not of 128 (GPT-2 XL's 1600 and 4800, where cuBLASLt itself picks
 # 128 x 160 tiles): the 128 x 160 tile, once its C leaves through TMA stores, with at least this
-# many waves of tiles. Measured
+# many waves of tiles and too few for the wide tile's clusters (CLUSTER_MIN_WAVES). Measured
 # (docs/results/tc-tile160-2026-11-27, % of cuBLASLt at its best, interleaved; 128x160c1 vs the
 # earlier rule's tile): H100 8192x1600x6400 (640 tiles, 4.8 waves) 107.3 vs 87.9, H200 102.8 vs
 # 84.4; 2048x4800x1600 (480, 3.6 waves) H100 97.7 vs 83.9, H200 95.9 vs 90.4. With 1.2 waves it
 # lost (2048x1600x6400, 160 tiles, the second wave 21% full: H200 73.7 vs 91.1) where 128 x 256's
-# 112 tiles make one wave. At 9 waves (8192x4800x1600, where the wide tile takes clusters) it
-# first lost on the H100 (80.4 vs 87.2) and won on the H200 (90.0 vs 84.4); two later H100 runs
-# had it win (docs/results/tc-tile64-2026-11-27/wide_h100: 92.6 vs 86.5, then 4 rounds 89.3 vs
-# 86.1, every round its way), as at 8192x4800x4096, a shape outside the grid (94.6 vs 90.0), so
-# the clusters' wave count no longer caps it. Clusters of 2 lost to 1 at every shape. Where 128 divides N the wide tile wastes nothing and
+# 112 tiles make one wave. At 9 waves the clustered 128 x 256 kept its lead on the H100
+# (8192x4800x1600 80.4 vs 87.2), not on the H200 (90.0 vs 84.4): the bars are the H100's. A later
+# H100 had 128 x 160 win there twice (92.6 vs 86.5; 89.3 vs 86.1, and 94.6 vs 90.0 at
+# 8192x4800x4096), but a third read it at 80.3 in a map with our side's batches never behind the
+# host (docs/results/tc-tile64-2026-11-27/wide_h100, maps/h100_tile160_9waves): two H100s of three
+# put it near 80, where the clustered tile reads 84-87 on every machine, so it stays clustered.
+# Clusters of 2 lost to 1 at every shape. Where 128 divides N the wide tile wastes nothing and
 # kept its lead or tied (4096^3 H200 89.4 vs 97.6; 8192x6400x1600 H100 82.5 (c2) vs 87.2).
 TILE160_MIN_WAVES = 2
 # Split K automatically only when the tiles fill less than this fraction of the persistent grid
@@ -498,10 +500,11 @@ def balance(work_units: int, ctas: int) -> float:
 
 def tile160_wins(dtype: str, M: int, N: int, sms: int) -> bool:
     """fp8's 128 x 160 tile: N a multiple of 160 that 128 does not divide (the 128- and 256-column
-    tiles waste MMAs past N; 160 wastes none) and at least ``TILE160_MIN_WAVES`` waves of its
-    tiles."""
+    tiles waste MMAs past N; 160 wastes none), at least ``TILE160_MIN_WAVES`` waves of its tiles,
+    and too few for the wide tile's clusters (``CLUSTER_MIN_WAVES``), which kept their lead."""
     return (dtype == "fp8" and M > STREAM_M and N % 160 == 0 and N % 128 != 0
-            and tiles(M, N, "128x160c1") >= TILE160_MIN_WAVES * sms)
+            and tiles(M, N, "128x160c1") >= TILE160_MIN_WAVES * sms
+            and tiles(M, N, "128x256c2") < CLUSTER_MIN_WAVES * sms)
 
 
 def choose_config(dtype: str, M: int, N: int, K: int, sms: int) -> str:
