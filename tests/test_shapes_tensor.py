@@ -225,5 +225,34 @@ def test_a_side_whose_host_fell_behind_the_timers_hold_is_flagged():
     m = S.from_record(dataclasses.replace(rec, rows=tuple(rows)))
     (p,) = m.points
     assert p.host_behind and p.to_dict()["host_behind"] is True
+    assert p.to_dict()["rung_host_behind"] is True and p.to_dict()["cublas_host_behind"] is False
     assert S.table_rows(m, terminal=True)[0][5].endswith("(host)")
-    assert any(line.startswith("(host)") and "511x511x511" in line for line in S.summary_lines(m))
+    assert any(line.startswith("(host)") and "the rung's side, whose % may read low: 511x511x511" in line
+               for line in S.summary_lines(m))
+
+
+def test_the_host_flag_names_the_reference_side_whose_waits_flatter_the_rung():
+    import dataclasses
+
+    from gemmlab.bench.stats import Measurement
+
+    rec = fake_result({}, shapes=[grids.GridShape(511, 511, 511, "511³", "sample")], dtype="bf16")
+
+    def behind(which):
+        rows = []
+        for r in rec.rows:
+            if (r.reference and "ref" in which) or (not r.reference and "rung" in which):
+                m = r.measurement
+                r = dataclasses.replace(r, measurement=Measurement(
+                    m.spec, m.samples_s, {**m.timing, "batches_host_behind": 1}))
+            rows.append(r)
+        return S.from_record(dataclasses.replace(rec, rows=tuple(rows)))
+
+    m = behind({"ref"})
+    (p,) = m.points
+    assert p.host_behind and p.cublas_host_behind and not p.rung_row.host_behind
+    assert p.to_dict()["cublas_host_behind"] is True and p.to_dict()["rung_host_behind"] is False
+    assert S.table_rows(m, terminal=True)[0][5].endswith("(host: ref)")
+    (line,) = [x for x in S.summary_lines(m) if x.startswith("(host)")]
+    assert "read high: 511x511x511" in line and "the rung's side" not in line
+    assert S.table_rows(behind({"ref", "rung"}), terminal=True)[0][5].endswith("(host: both)")

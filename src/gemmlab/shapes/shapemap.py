@@ -152,9 +152,22 @@ class ShapePoint:
         return self.cublas_row is not None and self.cublas_row.noisy
 
     @property
+    def cublas_host_behind(self) -> bool:
+        """The reference's host fell behind the timer's hold: its median may include host waits,
+        which make the rung's % of it read high."""
+        return self.cublas_row is not None and self.cublas_row.host_behind
+
+    @property
     def host_behind(self) -> bool:
         """Either side's host fell behind the timer's hold: its median may include host waits."""
-        return self.rung_row.host_behind or (self.cublas_row is not None and self.cublas_row.host_behind)
+        return self.rung_row.host_behind or self.cublas_host_behind
+
+    @property
+    def host_mark(self) -> str:
+        """The table's mark for a side whose host fell behind: " (host)" for the rung's (its % may
+        read low), " (host: ref)" for the reference's (the % may read high), " (host: both)"."""
+        ours, ref = self.rung_row.host_behind, self.cublas_host_behind
+        return " (host: both)" if ours and ref else " (host)" if ours else " (host: ref)" if ref else ""
 
     @property
     def rel_err(self) -> Optional[float]:
@@ -230,6 +243,8 @@ class ShapePoint:
             "noisy": self.rung_noisy or self.cublas_noisy,
             "order_flip": self.order_flip,
             "host_behind": self.host_behind,
+            "rung_host_behind": self.rung_row.host_behind,
+            "cublas_host_behind": self.cublas_host_behind,
             "round_ratios": list(self.round_ratios) if self.round_ratios else None,
             "bytes": self.bytes, "bandwidth_bytes_per_s": self.bandwidth,
             "pct_of_copy": self.pct_of_copy if is_skinny(self.cls) else None,
@@ -434,7 +449,7 @@ def table_rows(m: ShapeMap, with_grid: bool = False, terminal: bool = False) -> 
     rows = []
     for p in m.points:
         marks = ((" (noisy)" if p.rung_noisy or p.cublas_noisy else "") + (" (order)" if p.order_flip else "")
-                 + (" (host)" if p.host_behind else ""))
+                 + p.host_mark)
         cells = [p.shape.name, p.shape.label, p.cls, ran_text(p, with_grid), _ms(p.rung_median_s), _ms(p.cublas_median_s),
                  pct_text(p.pct) + marks, bw_text(p), p.verdict]
         if terminal:
@@ -466,10 +481,15 @@ def summary_lines(m: ShapeMap) -> list[str]:
         lines.append("(order): faster than " + m.reference + " only in the rounds where one side ran first "
                      "(the clock each got decides; per-round ratios): "
                      + ", ".join(f"{p.shape.name} {p.round_ratios[0]:.2f}-{p.round_ratios[1]:.2f}" for p in flips))
-    behind = [p for p in m.points if p.host_behind]
-    if behind:
+    ours = [p for p in m.points if p.rung_row.host_behind]
+    ref = [p for p in m.points if p.cublas_host_behind]
+    if ours or ref:
+        where = "; ".join(f"{side}: " + ", ".join(p.shape.name for p in pts) for side, pts in
+                          (("the rung's side, whose % may read low", ours),
+                           (f"{m.reference}'s side (host: ref), whose waits make the % read high", ref))
+                          if pts)
         lines.append("(host): the host queued runs more slowly than the timer's hold lasted, so some "
-                     "runs may include waits for the host, at: " + ", ".join(p.shape.name for p in behind))
+                     "runs may include waits for the host - " + where)
     bad = m.wrong()
     if bad:
         lines.append("WRONG results: " + ", ".join(p.shape.name for p in bad))
