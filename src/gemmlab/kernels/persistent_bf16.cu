@@ -88,7 +88,7 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
         }
         fence_mbar_init();
     }
-    if (CLUSTER > 1) cluster_sync(); else __syncthreads();
+    if (CLUSTER > 1) cluster_sync_relaxed(); else __syncthreads();
 
     if (wg == 0) {  // producer
         setmaxnreg_dec<40>();
@@ -116,6 +116,13 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
                     }
                 }
             });
+            // The producer's tail: with clusters, wait until the consumers of every CTA have
+            // released the last uses of the stages - the other CTAs' arrivals on this CTA's
+            // barriers included - so the CTA cannot leave while a peer still signals it. (What a
+            // peer multicasts into this CTA lands before this CTA's consumers read it.)
+            if (CLUSTER > 1)
+                for (int k = it > STAGES ? it - STAGES : 0; k < it; ++k)
+                    mbar_wait(empty(k % STAGES), (k / STAGES) & 1);
         }
     } else {  // consumers
         setmaxnreg_inc<232>();
@@ -158,9 +165,6 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
         });
         if (TMA_EPI && t == 0) bulk_wait<0>();  // the last tile's stores are in global memory
     }
-    // No CTA may leave while a peer can still multicast into its shared memory or arrive on
-    // its barriers.
-    if (CLUSTER > 1) cluster_sync();
 }
 
 }  // namespace gemmlab

@@ -295,6 +295,13 @@ __device__ __forceinline__ void cluster_sync() {
     asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;"
                  ::: "memory");
 }
+// The same meeting without ordering this thread's earlier memory operations for the others
+// (barrier.cluster.arrive.relaxed): the persistent kernels' start, where fence_mbar_init has
+// already released the barriers' initialisation to the cluster - the release would make every
+// thread wait for nothing it needs.
+__device__ __forceinline__ void cluster_sync_relaxed() {
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;\nbarrier.cluster.wait.aligned;" ::: "memory");
+}
 
 // A wgmma shared-memory matrix descriptor (PTX "matrix-descriptor-encode") for a tile stored
 // with the 128-byte swizzle (the layout TMA writes with CU_TENSOR_MAP_SWIZZLE_128B and
