@@ -116,13 +116,7 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
                     }
                 }
             });
-            // The producer's tail: with clusters, wait until the consumers of every CTA have
-            // released the last uses of the stages - the other CTAs' arrivals on this CTA's
-            // barriers included - so the CTA cannot leave while a peer still signals it. (What a
-            // peer multicasts into this CTA lands before this CTA's consumers read it.)
-            if (CLUSTER > 1)
-                for (int k = it > STAGES ? it - STAGES : 0; k < it; ++k)
-                    mbar_wait(empty(k % STAGES), (k / STAGES) & 1);
+            if (CLUSTER > 1) producer_tail<STAGES>(it, empty);  // no closing cluster barrier
         }
     } else {  // consumers
         setmaxnreg_inc<232>();

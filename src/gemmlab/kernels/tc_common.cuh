@@ -302,6 +302,15 @@ __device__ __forceinline__ void cluster_sync() {
 __device__ __forceinline__ void cluster_sync_relaxed() {
     asm volatile("barrier.cluster.arrive.relaxed.aligned;\nbarrier.cluster.wait.aligned;" ::: "memory");
 }
+// The producer's tail (the persistent kernels with clusters): wait until the consumers of every
+// CTA of the cluster have released the last STAGES of the `uses` stage uses - the other CTAs'
+// arrivals on this CTA's "empty" barriers included - so the CTA cannot leave while a peer still
+// signals it. (What a peer multicasts into this CTA lands before this CTA's consumers read it.)
+template <int STAGES, typename Empty>
+__device__ __forceinline__ void producer_tail(int uses, Empty empty) {
+    for (int k = uses > STAGES ? uses - STAGES : 0; k < uses; ++k)
+        mbar_wait(empty(k % STAGES), (k / STAGES) & 1);
+}
 
 // A wgmma shared-memory matrix descriptor (PTX "matrix-descriptor-encode") for a tile stored
 // with the 128-byte swizzle (the layout TMA writes with CU_TENSOR_MAP_SWIZZLE_128B and
