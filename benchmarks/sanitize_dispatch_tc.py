@@ -13,7 +13,7 @@ a sanitizer finding exits 3.
 
 ``memcheck``: the decode kernels (every bf16 column strip, 1 to 16 tokens, N and K off their
 strips and chunks; the bf16 tensor-core decode kernel's strips and clusters of 1, 4 and 8), the 64 x 128, 64 x 256, 128 x 128 and clustered 128 x 256 tiles (and 128 x 160), split-K,
-stream-K,
+stream-K, the 2-D clusters,
 copies of A or B to 16-byte pitches, the wgmma fallback, misaligned A, B and C. ``initcheck``:
 the paths that read memory they allocated (the copies, the split-K and stream-K workspaces and
 counters).
@@ -60,6 +60,12 @@ MEMCHECK = [
     ("fp8", (127, 1000, 4096), {"config": "64x64", "split": 3}, ""),
     ("bf16", (300, 1000, 1024), {"config": "64x64", "streamk": 1}, ""),
     ("fp8", (300, 1000, 1024), {"config": "64x64", "streamk": 0}, ""),
+    # 2-D clusters (A multicast along N, B along M; bf16 B shared by rows of K): partial
+    # clusters at M and N, TMA stores, split-K, stream-K
+    ("bf16", (127, 1000, 4097), {"config": "64x32c2x4"}, ""),
+    ("fp8", (127, 1000, 4096), {"config": "64x32c2x4"}, ""),
+    ("bf16", (200, 1000, 1000), {"config": "64x32c2x4", "split": 3}, ""),
+    ("fp8", (300, 1000, 1024), {"config": "64x32c2x4", "streamk": 1}, ""),
 ]
 INITCHECK = [
     ("bf16", (1000, 3001, 77), None, ""), ("bf16", (127, 1000, 4096), {"config": "64x128", "split": 3}, ""),
@@ -69,6 +75,7 @@ INITCHECK = [
     ("fp8", (1, 4095, 4096), None, ""),
     ("bf16", (1000, 3000, 1000), {"config": "64x128", "streamk": 1}, ""),
     ("fp8", (4097, 4095, 640), {"config": "128x256c2", "streamk": 0}, ""),
+    ("bf16", (200, 1000, 1000), {"config": "64x32c2x4", "split": 3}, ""),
 ]
 RACECHECK = [
     ("bf16", (3, 72, 512), {"config": "gemv", "cols": 16}, ""), ("bf16", (16, 80, 256), {"config": "gemv", "cols": 64}, ""),
@@ -82,6 +89,8 @@ RACECHECK = [
     ("fp8", (130, 330, 512), {"config": "128x160c1", "streamk": 0}, ""),
     ("bf16", (130, 330, 512), {"config": "128x160c1", "streamk": 0}, ""),
     ("bf16", (130, 330, 512), {"config": "64x64", "streamk": 0}, ""),
+    ("bf16", (130, 330, 512), {"config": "64x32c2x4"}, ""), ("fp8", (130, 330, 512), {"config": "64x32c2x4"}, ""),
+    ("bf16", (70, 130, 256), {"config": "64x32c2x4", "split": 2}, ""),
 ]
 SETS = {"memcheck": MEMCHECK, "initcheck": INITCHECK, "racecheck": RACECHECK}
 

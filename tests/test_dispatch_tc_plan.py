@@ -175,10 +175,12 @@ def test_wgmma_fallback_is_bf16_only():
 def test_grid_is_whole_clusters_within_the_sms(config):
     for M, N, S in [(1, 1, 1), (8192, 8192, 1), (300, 520, 3), (4097, 264, 8)]:
         ctas = D.grid_ctas(M, N, config, S, H100)
-        bm, bn, cluster, _ = D._TILES[config]
-        assert 1 <= ctas <= H100 and ctas % cluster == 0
-        # no CTA without a unit: a cluster's rows are whole tile-rows, the last pair's maybe empty
-        assert ctas <= -(-(-(-M // bm)) // cluster) * cluster * -(-N // bn) * S
+        t = D._TILES[config]
+        assert 1 <= ctas <= H100 and ctas % t.ctas == 0
+        # no CTA without a unit: a cluster's rows and columns are whole tile-rows and
+        # tile-columns, the last cluster's maybe partly empty
+        units = -(-(-(-M // t.bm)) // t.cluster) * -(-(-(-N // t.bn)) // t.cluster_n)
+        assert ctas <= units * t.ctas * S
 
 
 def test_split_rungs_take_splits_and_the_workspace():

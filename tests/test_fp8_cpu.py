@@ -63,7 +63,10 @@ def test_fp8_refuses_k_not_a_multiple_of_16_and_nothing_else():
 def test_bad_fp8_params_fail_at_construction():
     good = dict(FP8_LADDER[0].params)
     families.make_rung("ok", 1, "persistent_fp8", "x", **{**good, "CLUSTER": 1})
-    for bad in ({"BK": 64}, {"BN": 192}, {"CLUSTER": 4}, {"STAGES": 1}, {"EPI_PIECE": 96}):
+    # 2-D clusters up to the portable 8 CTAs, each share of A and B whole 8-row swizzle atoms
+    families.make_rung("ok", 1, "persistent_fp8", "x", **{**good, "CLUSTER": 2, "CLUSTER_N": 4})
+    for bad in ({"BK": 64}, {"BN": 192}, {"CLUSTER": 3}, {"CLUSTER": 4, "CLUSTER_N": 4},
+                {"CLUSTER": 1, "CLUSTER_N": 32}, {"STAGES": 1}, {"EPI_PIECE": 96}):
         with pytest.raises(ValueError, match="FP8 Hopper tiling"):
             families.make_rung("bad", 1, "persistent_fp8", "x", **{**good, **bad})
 
@@ -83,7 +86,7 @@ def test_wrapper_takes_uint8_operands_bf16_c_and_three_maps():
     assert "const unsigned char* __restrict__ A" in w and "const unsigned char* __restrict__ B" in w
     assert "unsigned short* __restrict__ C" in w
     assert w.count("const __grid_constant__ gemmlab::tc::TensorMap") == 3
-    assert ("gemmlab::persistent_fp8<128, 256, 128, 4, 2, 8, 128>(tmA, tmB, &tmC, M, N, K, "
+    assert ("gemmlab::persistent_fp8<128, 256, 128, 4, 2, 8, 128, 0, 1>(tmA, tmB, &tmC, M, N, K, "
             "alpha, beta, C);") in w
 
 

@@ -193,3 +193,45 @@ def test_bf16_b_maps_for_160_column_tiles_use_32_column_boxes():
                   MINB=1, CLUSTER=2, GROUP=8, EPI_PIECE=160, OUT_F32=0)
     with pytest.raises(ValueError, match="Hopper tiling"):
         make_rung("x", 9, "ws_bf16", "", BM=128, BN=160, BK=64, STAGES=4, OUT_F32=0)
+
+
+def test_2d_clusters_share_a_along_n_and_b_along_m():
+    # clusters of CLUSTER x CLUSTER_N CTAs launch as one dimension; each CTA copies 1 / CLUSTER_N
+    # of A's tile and 1 / CLUSTER of B's, so its maps' boxes are those shares
+    from gemmlab.kernels.source import wrapper
+    from gemmlab.runtime import dispatch_tc as D
+
+    for dtype in ("bf16", "fp8"):
+        r = D.config_rung(dtype, "64x32c2x4")
+        assert r.cluster_ctas == 8 and r.needs.cluster == (8, 1, 1)
+        assert "__cluster_dims__(8, 1, 1)" in wrapper(r)
+        assert r.template_call.endswith(", 0, 4>")
+        a, b = tma.rung_specs(r, 128, 1600, 6400)
+        assert a.box == ((64 if dtype == "bf16" else 128), 16)  # 64 rows of A over 4 CTAs
+        a.check()
+        b.check()
+        if dtype == "fp8":
+            assert b.box == (128, 16)  # 32 rows of B (N x K) over 2 CTAs
+        else:
+            # one 32-column chunk of the 64-byte swizzle cannot be split by columns between two
+            # CTAs: each copies half of its 64 rows of K
+            assert (b.box, b.swizzle) == ((32, 32), 64)
+        # 128 x 1600: 2 x 50 tiles, 13 clusters of 2 x 4 (cuBLAS's 104 CTAs)
+        assert r.launch_config(128, 1600, 6400, sms=132)[0] == (104, 1, 1)
+        assert D.grid_ctas(128, 1600, "64x32c2x4", 1, 132) == 104
+        # at most 16 clusters of 8 on 132 SMs
+        assert D.grid_ctas(8192, 8192, "64x32c2x4", 1, 132) == 128
+    # one 64-column chunk per tile over a cluster of 2 along M: split by rows of K as well
+    from gemmlab.kernels.families import make_rung
+
+    r = make_rung("x", 9, "persistent_bf16", "", BM=64, BN=64, BK=64, STAGES=12, PRODUCER=1,
+                  MINB=1, CLUSTER=2, CLUSTER_N=2, GROUP=8, EPI_PIECE=64, OUT_F32=0)
+    a, b = tma.rung_specs(r, 1000, 1000, 1000)
+    assert a.box == (64, 32) and b.box == (64, 32) and b.swizzle == 128
+    with pytest.raises(ValueError, match="Hopper tiling"):  # 16 CTAs: past the portable 8
+        make_rung("x", 9, "persistent_bf16", "", BM=64, BN=64, BK=64, STAGES=12, PRODUCER=1,
+                  MINB=1, CLUSTER=4, CLUSTER_N=4, GROUP=8, EPI_PIECE=64, OUT_F32=0)
+    r = D.config_rung("bf16", "128x256c2")  # four chunks over two CTAs: whole chunks, as before
+    a, b = tma.rung_specs(r, 1000, 1000, 1000)
+    assert a.box == (64, 128) and b.box == (64, 64)
+    assert r.template_call.endswith(", 0, 1>")

@@ -59,6 +59,8 @@ class _Family:
     tma_store: bool = False  # bf16 C leaves through a TMA tensor map when EPI_PIECE > 0
     splitk: bool = False  # takes `int splits, float* W` after K (W: partial sums and counters)
     check: Check = _no_check  # the kernel's static_asserts beyond the thread count
+    # template parameters a rung may leave out, with the value the template gets then
+    defaults: Mapping[str, int] = dataclasses.field(default_factory=dict)
 
 
 # ---- Checks: the kernels' static_asserts, one per family (or group of families) ------------
@@ -111,23 +113,36 @@ def _check_hopper(p: Mapping[str, int], nt: int) -> str | None:
     return None if ok else "Hopper tiling"
 
 
+def _cluster_ok(p: Mapping[str, int]) -> bool:
+    """The persistent kernels' clusters: CLUSTER CTAs along M (sharing B) times CLUSTER_N along
+    N (sharing A), at most 8 (the portable cluster size), A's share whole 8-row atoms."""
+    cm, cn = p.get("CLUSTER", 1), p.get("CLUSTER_N", 1)
+    return cm >= 1 and cn >= 1 and cm * cn <= 8 and (p["BM"] // cn) % 8 == 0 and p["BM"] % cn == 0
+
+
 def _check_persistent_bf16(p: Mapping[str, int], nt: int) -> str | None:
-    """persistent_bf16.cu's static_asserts: the Hopper tiling, or 160 columns (B in five 32-column
-    pieces of the 64-byte swizzle, which a cluster of 2 cannot share evenly)."""
-    if p["BN"] == 160:
-        ok = (p["BK"] == 64 and p["BM"] % 64 == 0 and p["STAGES"] >= 2
-              and p.get("OUT_F32", 0) in (0, 1) and p.get("CLUSTER", 1) == 1
-              and p.get("EPI_PIECE", 0) in (0, 160))
-        return None if ok else "Hopper tiling (BN = 160: no cluster, EPI_PIECE 0 or 160)"
-    return _check_hopper(p, nt)
+    """persistent_bf16.cu's static_asserts: 128-byte swizzled BK = 64 rows, 64-row warpgroups,
+    B in 64-column chunks (the 128-byte swizzle) or, for BN = 160 and 32, 32-column chunks (the
+    64-byte swizzle; 160 takes no cluster and EPI_PIECE 0 or 160); a column of the cluster shares
+    B by whole chunks, or by whole 8-row atoms of K when the chunks are fewer than its CTAs."""
+    bn, cm = p["BN"], p.get("CLUSTER", 1)
+    cols = 64 if bn % 64 == 0 else 32
+    ok = (p["BK"] == 64 and p["BM"] % 64 == 0 and p["STAGES"] >= 2
+          and p.get("OUT_F32", 0) in (0, 1) and _cluster_ok(p)
+          and (bn in (32, 160) or (bn % 64 == 0 and bn <= 256))
+          and ((bn // cols) % cm == 0 or (p["BK"] % cm == 0 and (p["BK"] // cm) % 8 == 0)))
+    if bn == 160:
+        ok = ok and cm * p.get("CLUSTER_N", 1) == 1 and p.get("EPI_PIECE", 0) in (0, 160)
+    return None if ok else "Hopper tiling (BN = 160: no cluster, EPI_PIECE 0 or 160)"
 
 
 def _check_fp8(p: Mapping[str, int], nt: int) -> str | None:
     """persistent_fp8.cu's static_asserts."""
     cl = p.get("CLUSTER", 1)
-    ok = (p["BK"] == 128 and p["BM"] % 64 == 0 and p["BN"] in (64, 128, 160, 256)
-          and p["STAGES"] >= 2 and cl in (1, 2) and (p["BN"] // cl) % 8 == 0
-          and p["BN"] // cl <= 256 and p.get("EPI_PIECE", 0) in (0, 64, 128, 160, 256)
+    ok = (p["BK"] == 128 and p["BM"] % 64 == 0 and p["BN"] in (32, 64, 128, 160, 256)
+          and p["STAGES"] >= 2 and _cluster_ok(p) and p["BN"] % cl == 0
+          and (p["BN"] // cl) % 8 == 0
+          and p["BN"] // cl <= 256 and p.get("EPI_PIECE", 0) in (0, 32, 64, 128, 160, 256)
           and p["BN"] % max(p.get("EPI_PIECE", 0), 1) == 0)
     return None if ok else "FP8 Hopper tiling"
 
@@ -285,17 +300,17 @@ _FAMILIES["ws_bf16"] = _Family(
 _FAMILIES["persistent_bf16"] = _Family(
     "persistent_bf16.cu",
     "gemmlab::persistent_bf16<{BM}, {BN}, {BK}, {STAGES}, {CLUSTER}, {GROUP}, {EPI_PIECE}, "
-    "{OUT_F32}>",
+    "{OUT_F32}, {SPLITK}, {CLUSTER_N}>",
     _wg_threads, _flat(_wg_threads), _mn_tile, smem=_hopper_smem, dtype="bf16", arch="sm_90a",
-    tma=True, persistent=True, tma_store=True, check=_check_persistent_bf16)
+    tma=True, persistent=True, tma_store=True, check=_check_persistent_bf16,
+    defaults=types.MappingProxyType({"SPLITK": 0, "CLUSTER_N": 1}))
 
 # Their split-K instantiations (the dispatch rungs' path for products whose tiles cannot fill the
 # SMs, gemmlab.runtime.dispatch_tc): same kernels with SPLITK = 1; they take `splits` and a float32
 # workspace W after K, and C leaves through the direct epilogue (EPI_PIECE = 0).
 _FAMILIES["persistent_bf16_splitk"] = dataclasses.replace(
-    _FAMILIES["persistent_bf16"],
-    template=_FAMILIES["persistent_bf16"].template[:-1] + ", 1>", splitk=True,
-    check=_split_check(_check_persistent_bf16))
+    _FAMILIES["persistent_bf16"], splitk=True, check=_split_check(_check_persistent_bf16),
+    defaults=types.MappingProxyType({"SPLITK": 1, "CLUSTER_N": 1}))
 
 # Their stream-K instantiations (SPLITK = 2; block_order.cuh's for_each_work): the last `splits`
 # tiles of the order are shared out as equal runs of (tile, K-tile) iterations, one per cluster;
@@ -303,23 +318,24 @@ _FAMILIES["persistent_bf16_splitk"] = dataclasses.replace(
 # slots of BM x BN floats per CTA, then one counter per 64-row piece of each stream-K tile). C
 # leaves through the usual epilogue, TMA stores included.
 _FAMILIES["persistent_bf16_streamk"] = dataclasses.replace(
-    _FAMILIES["persistent_bf16"],
-    template=_FAMILIES["persistent_bf16"].template[:-1] + ", 2>", splitk=True)
+    _FAMILIES["persistent_bf16"], splitk=True,
+    defaults=types.MappingProxyType({"SPLITK": 2, "CLUSTER_N": 1}))
 
 # The FP8 (e4m3) ladder: A (M x K) and B given as N x K ("TN"), both row-major e4m3 (uint8 bits),
 # so both operands are K-major as 8-bit wgmma requires; C bf16. See persistent_fp8.cu.
 _FAMILIES["persistent_fp8"] = _Family(
     "persistent_fp8.cu",
-    "gemmlab::persistent_fp8<{BM}, {BN}, {BK}, {STAGES}, {CLUSTER}, {GROUP}, {EPI_PIECE}>",
+    "gemmlab::persistent_fp8<{BM}, {BN}, {BK}, {STAGES}, {CLUSTER}, {GROUP}, {EPI_PIECE}, "
+    "{SPLITK}, {CLUSTER_N}>",
     _wg_threads, _flat(_wg_threads), _mn_tile, smem=_fp8_smem, dtype="fp8", arch="sm_90a",
-    tma=True, persistent=True, tma_store=True, check=_check_fp8)
+    tma=True, persistent=True, tma_store=True, check=_check_fp8,
+    defaults=types.MappingProxyType({"SPLITK": 0, "CLUSTER_N": 1}))
 _FAMILIES["persistent_fp8_splitk"] = dataclasses.replace(
-    _FAMILIES["persistent_fp8"],
-    template=_FAMILIES["persistent_fp8"].template[:-1] + ", 1>", splitk=True,
-    check=_split_check(_check_fp8))
+    _FAMILIES["persistent_fp8"], splitk=True, check=_split_check(_check_fp8),
+    defaults=types.MappingProxyType({"SPLITK": 1, "CLUSTER_N": 1}))
 _FAMILIES["persistent_fp8_streamk"] = dataclasses.replace(
-    _FAMILIES["persistent_fp8"],
-    template=_FAMILIES["persistent_fp8"].template[:-1] + ", 2>", splitk=True)
+    _FAMILIES["persistent_fp8"], splitk=True,
+    defaults=types.MappingProxyType({"SPLITK": 2, "CLUSTER_N": 1}))
 
 # ---- Dtypes and architectures ---------------------------------------------------------------
 
@@ -472,9 +488,15 @@ class Rung:
     def needs(self) -> LaunchNeeds:
         """Architecture, dynamic shared memory, cluster shape and tensor maps of a launch."""
         fam = _FAMILIES[self.family]
-        cluster = (self.params.get("CLUSTER", 1), 1, 1)
+        # one dimension: a persistent kernel numbers a CLUSTER x CLUSTER_N cluster's CTAs itself
+        cluster = (self.cluster_ctas, 1, 1)
         return LaunchNeeds(arch=self.arch, dynamic_smem=self.dynamic_smem, cluster=cluster,
                            tensor_maps=(3 if self.tma_store else 2) if fam.tma else 0)
+
+    @property
+    def cluster_ctas(self) -> int:
+        """CTAs per thread-block cluster: CLUSTER along M times CLUSTER_N along N."""
+        return self.params.get("CLUSTER", 1) * self.params.get("CLUSTER_N", 1)
 
     @property
     def takes_c_map(self) -> bool:
@@ -517,7 +539,8 @@ class Rung:
     @property
     def template_call(self) -> str:
         """The C++ template-id this rung instantiates."""
-        return _FAMILIES[self.family].template.format(**self.params)
+        fam = _FAMILIES[self.family]
+        return fam.template.format(**{**fam.defaults, **self.params})
 
     @property
     def dynamic_smem(self) -> int:
@@ -565,8 +588,9 @@ class Rung:
                     f"rung {self.name} is persistent (one CTA per SM): launch_config needs the "
                     f"device's SM count (sms=gemmlab.runtime.device.info().sm_count), got "
                     f"sms={sms!r}")
-            cluster = self.params.get("CLUSTER", 1)
-            units = _cdiv(_cdiv(M, rows), cluster) * _cdiv(N, cols)
+            cm, cn = self.params.get("CLUSTER", 1), self.params.get("CLUSTER_N", 1)
+            cluster = cm * cn
+            units = _cdiv(_cdiv(M, rows), cm) * _cdiv(_cdiv(N, cols), cn)
             slots = max(1, sms // cluster)
             return (min(units, slots) * cluster, 1, 1), fam.block(self.params), fam.smem(
                 self.params)

@@ -8,11 +8,12 @@
 //    waiting for a last wave of whole CTAs.
 //  * Grouped tile order: tiles are visited in bands of GROUP cluster-rows, so the B columns and
 //    A rows that neighbouring CTAs need at the same time are shared in L2.
-//  * Clusters of CLUSTER CTAs (1 or 2) stacked along M share each B tile: every CTA copies
-//    1/CLUSTER of it with TMA .multicast::cluster into the shared memory of all of them, which
-//    divides B's L2->SM traffic by CLUSTER. A stage may be overwritten only when the consumers of
-//    every CTA of the cluster are done with it, so each consumer warpgroup arrives on the
-//    "empty" barrier of every CTA in its cluster.
+//  * Clusters of CLUSTER CTAs stacked along M share each B tile: every CTA copies 1/CLUSTER of
+//    it with TMA .multicast::cluster into the shared memory of all of them, which divides B's
+//    L2->SM traffic by CLUSTER. With CLUSTER_N > 1 the cluster is 2-D (tc::ClusterGrid): the
+//    CLUSTER_N CTAs of a row share A's tile the same way. A stage may be overwritten only when
+//    the consumers of every CTA that receives the copies are done with it, so each consumer
+//    warpgroup arrives on the "empty" barrier of every CTA of its row and column.
 //  * Epilogue through shared memory and TMA stores (beta == 0, bf16 C, EPI_PIECE > 0): each
 //    consumer warpgroup stages its tile in pieces of EPI_PIECE columns and one thread hands
 //    them to TMA, so the stores drain while the warpgroup is already on its next tile's
@@ -38,11 +39,12 @@ __device__ __forceinline__ void wgmma_bf16_nn(float (&d)[BN / 2], unsigned long 
     if constexpr (BN == 256) tc::wgmma_m64n256k16_bf16<1>(d, a, b, 1);
     else if constexpr (BN == 160) tc::wgmma_m64n160k16_bf16<1>(d, a, b, 1);
     else if constexpr (BN == 128) tc::wgmma_m64n128k16_bf16<1>(d, a, b, 1);
-    else tc::wgmma_m64n64k16_bf16<1>(d, a, b, 1);
+    else if constexpr (BN == 64) tc::wgmma_m64n64k16_bf16<1>(d, a, b, 1);
+    else tc::wgmma_m64n32k16_bf16<1>(d, a, b, 1);
 }
 
 template <int BM, int BN, int BK, int STAGES, int CLUSTER, int GROUP, int EPI_PIECE, int OUT_F32,
-          int SPLITK = 0>
+          int SPLITK = 0, int CLUSTER_N = 1>
 __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
                                                 const tc::TensorMap& tmB,
                                                 const tc::TensorMap* tmC, int M, int N, int K,
@@ -53,17 +55,28 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
     static_assert(SPLITK >= 0 && SPLITK <= 2, "0: whole tiles, 1: split-K, 2: stream-K");
     static_assert(BK == 64, "one 128-byte swizzle atom of K per stage");
     // B (N-major) arrives in chunks of B_COLS columns x BK rows: 64 columns in the 128-byte
-    // swizzle, or - for BN = 160, which is not whole 64-column chunks - 32 in the 64-byte one
+    // swizzle, or - for BN = 160 and 32, which are not whole 64-column chunks - 32 in the
+    // 64-byte one
     constexpr int B_COLS = BN % 64 == 0 ? 64 : 32;
     constexpr unsigned B_MODE = B_COLS == 64 ? 1u : 2u, B_CHUNK_BYTES = BK * B_COLS * 2;
-    static_assert(BM % 64 == 0 && (BN % 64 == 0 || BN == 160) && BN <= 256,
-                  "64-row warpgroups, 64-column chunks of B (or 160: five of 32)");
-    static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs along M");
-    static_assert((BN / B_COLS) % CLUSTER == 0, "B's chunks split evenly over the cluster");
+    static_assert(BM % 64 == 0 && (BN % 64 == 0 || BN == 160 || BN == 32) && BN <= 256,
+                  "64-row warpgroups, 64-column chunks of B (or 160 / 32: chunks of 32)");
+    static_assert(CLUSTER * CLUSTER_N <= 8, "clusters of CLUSTER x CLUSTER_N CTAs, at most 8");
+    // The CLUSTER CTAs of a column share B's tile: each copies whole chunks when they split
+    // evenly, otherwise (fewer chunks than CTAs) its BK / CLUSTER rows of K of every chunk. The
+    // CLUSTER_N CTAs of a row share A's: BM / CLUSTER_N rows each. Shares are whole 8-row atoms.
+    constexpr bool B_BY_K = (BN / B_COLS) % CLUSTER != 0;
+    static_assert(!B_BY_K || (BK / CLUSTER) % 8 == 0, "B's share: whole 8-row swizzle atoms of K");
+    static_assert((BM / CLUSTER_N) % 8 == 0, "A's share: whole 8-row swizzle atoms");
+    using Grid = ClusterGrid<CLUSTER, CLUSTER_N>;
+    constexpr int CTAS = Grid::CTAS;
     constexpr int CONSUMERS = BM / 64;
     constexpr unsigned A_BYTES = BM * BK * 2, B_BYTES = BK * BN * 2;
     constexpr unsigned STAGE_BYTES = A_BYTES + B_BYTES;
-    constexpr int B_CHUNKS = BN / B_COLS / CLUSTER;  // chunks of B this CTA copies
+    // chunks of B this CTA copies, and the rows of K of each
+    constexpr int B_CHUNKS = B_BY_K ? BN / B_COLS : BN / B_COLS / CLUSTER;
+    constexpr int B_KROWS = B_BY_K ? BK / CLUSTER : BK;
+    constexpr int A_ROWS = BM / CLUSTER_N;  // rows of A this CTA copies
     constexpr bool TMA_EPI = EPI_PIECE > 0 && !OUT_F32;
     constexpr unsigned CBUF_BYTES = TMA_EPI ? 64 * EPI_PIECE * 2 : 0;  // per consumer
     extern __shared__ unsigned char smem_raw[];
@@ -74,49 +87,55 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
     auto empty = [&](int s) { return bars + 8u * (STAGES + s); };
 
     const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
-    const unsigned rank = CLUSTER > 1 ? cluster_ctarank() : 0u;
+    const Grid cg;
     const int tiles_m = cdiv(M, BM), tiles_n = cdiv(N, BN);
-    const int units_m = cdiv(tiles_m, CLUSTER);
-    const int cluster_id = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
+    const int units_m = cdiv(tiles_m, CLUSTER), units_n = cdiv(tiles_n, CLUSTER_N);
+    const int cluster_id = blockIdx.x / CTAS, clusters = gridDim.x / CTAS;
     const int nk = cdiv(K, BK);
     if (threadIdx.x == 0) {
         prefetch_tensormap(&tmA);
         prefetch_tensormap(&tmB);
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(full(s), 1);
-            mbar_init(empty(s), CONSUMERS * CLUSTER);
+            mbar_init(empty(s), CONSUMERS * Grid::PEERS);
         }
         fence_mbar_init();
     }
-    if (CLUSTER > 1) cluster_sync_relaxed(); else __syncthreads();
+    if (CTAS > 1) cluster_sync_relaxed(); else __syncthreads();
 
     if (wg == 0) {  // producer
         setmaxnreg_dec<40>();
         if (t == 0) {
             int it = 0;  // stage uses so far, across tiles
-            for_each_work<SPLITK>(cluster_id, clusters, units_m, tiles_n, GROUP, nk, splits,
+            for_each_work<SPLITK>(cluster_id, clusters, units_m, units_n, GROUP, nk, splits,
                                   [&](const WorkItem& w) {
-                const int row0 = (w.m * CLUSTER + rank) * BM, col0 = w.n * BN;
+                const int row0 = (w.m * CLUSTER + cg.rm) * BM;
+                const int col0 = (w.n * CLUSTER_N + cg.rn) * BN;
                 for (int kt = w.kt0; kt < w.kt1; ++kt, ++it) {
                     const int s = it % STAGES;
                     if (it >= STAGES) mbar_wait(empty(s), ((it / STAGES) - 1) & 1);
                     const unsigned sa = base + s * STAGE_BYTES, sb = sa + A_BYTES;
                     mbar_arrive_expect_tx(full(s), STAGE_BYTES);
-                    tma_load_2d(sa, &tmA, full(s), kt * BK, row0);
+                    if (CLUSTER_N > 1)
+                        tma_load_2d_multicast(sa + cg.rn * A_ROWS * 128, &tmA, full(s), kt * BK,
+                                              row0 + cg.rn * A_ROWS, cg.row_mask());
+                    else
+                        tma_load_2d(sa, &tmA, full(s), kt * BK, row0);
+                    // this CTA's share of B: whole chunks, or its rows of K of every chunk
+                    const int k_off = B_BY_K ? static_cast<int>(cg.rm) * B_KROWS : 0;
 #pragma unroll
                     for (int c0 = 0; c0 < B_CHUNKS; ++c0) {
-                        const int c = rank * B_CHUNKS + c0;
+                        const int c = B_BY_K ? c0 : cg.rm * B_CHUNKS + c0;
+                        const unsigned dst = sb + c * B_CHUNK_BYTES + k_off * B_COLS * 2;
                         if (CLUSTER > 1)
-                            tma_load_2d_multicast(sb + c * B_CHUNK_BYTES, &tmB, full(s),
-                                                  col0 + B_COLS * c, kt * BK,
-                                                  static_cast<unsigned short>((1u << CLUSTER) - 1));
+                            tma_load_2d_multicast(dst, &tmB, full(s), col0 + B_COLS * c,
+                                                  kt * BK + k_off, cg.column_mask());
                         else
-                            tma_load_2d(sb + c * B_CHUNK_BYTES, &tmB, full(s), col0 + B_COLS * c,
-                                        kt * BK);
+                            tma_load_2d(dst, &tmB, full(s), col0 + B_COLS * c, kt * BK);
                     }
                 }
             });
-            if (CLUSTER > 1) producer_tail<STAGES>(it, empty);  // no closing cluster barrier
+            if (CTAS > 1) producer_tail<STAGES>(it, empty);  // no closing cluster barrier
         }
     } else {  // consumers
         setmaxnreg_inc<232>();
@@ -126,11 +145,12 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
         const bool tma_c = N % 8 == 0 && reinterpret_cast<unsigned long long>(C) % 16 == 0;
         int it = 0;
         __shared__ int last[CONSUMERS];
-        const TileLoop loop{rank, cluster_id, clusters, units_m, tiles_n, nk, splits, W};
-        for_each_work<SPLITK>(cluster_id, clusters, units_m, tiles_n, GROUP, nk, splits,
+        const TileLoop loop{cg.rank, cluster_id, clusters, units_m, units_n, nk, splits, W};
+        for_each_work<SPLITK>(cluster_id, clusters, units_m, units_n, GROUP, nk, splits,
                               [&](const WorkItem& w) {
             const int kt0 = w.kt0, kt1 = w.kt1;
-            const int row0 = (w.m * CLUSTER + rank) * BM, col0 = w.n * BN;
+            const int row0 = (w.m * CLUSTER + cg.rm) * BM;
+            const int col0 = (w.n * CLUSTER_N + cg.rn) * BN;
             float d[BN / 2];
 #pragma unroll
             for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
@@ -147,13 +167,15 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
                                                  8 * B_COLS * 2, B_MODE));
                 wgmma_commit();
                 wgmma_wait<1>();
-                if (kt > kt0 && t < CLUSTER) mbar_arrive_cluster(empty((it - 1) % STAGES), t);
+                if (kt > kt0 && t < Grid::PEERS)
+                    mbar_arrive_cluster(empty((it - 1) % STAGES), cg.peer(t));
             }
             wgmma_wait<0>();
             // an empty slice (more slices than K-tiles) consumed no stage: nothing to release
-            if (kt1 > kt0 && t < CLUSTER) mbar_arrive_cluster(empty((it - 1) % STAGES), t);
+            if (kt1 > kt0 && t < Grid::PEERS)
+                mbar_arrive_cluster(empty((it - 1) % STAGES), cg.peer(t));
             fence_regs(d);
-            finish_tile<BM, BN, CLUSTER, EPI_PIECE, OUT_F32, SPLITK>(
+            finish_tile<BM, BN, CTAS, EPI_PIECE, OUT_F32, SPLITK>(
                 loop, w, cw, last, d, tmC, cbufs + cw * CBUF_BYTES, TMA_EPI && beta == 0.0f && tma_c, C, M, N, row0,
                 col0, alpha, beta);
         });

@@ -10,7 +10,8 @@
 // FAST_ACCUM mode; the bound in gemmlab.numerics.fp8 says what that costs).
 //
 // What changes from persistent_bf16 (same warp specialisation, persistent grouped tiles, clusters
-// of CLUSTER CTAs along M sharing B through TMA multicast, TMA-store bf16 epilogue):
+// of CLUSTER CTAs along M sharing B - times CLUSTER_N along N sharing A - through TMA multicast,
+// TMA-store bf16 epilogue):
 //  * 1-byte elements: BK = 128, so one k-tile row is 128 bytes - one row of the 128-byte swizzle,
 //    as BK = 64 bf16 is - and a stage holds the same bytes as the bf16 rung's (A 128 x 128 B =
 //    16 KB, B 256 x 128 B = 32 KB): the same shared-memory budget for twice the K per stage.
@@ -41,11 +42,12 @@ __device__ __forceinline__ void wgmma_fp8_tn(float (&d)[BN / 2], unsigned long l
     if constexpr (BN == 256) tc::wgmma_m64n256k32_e4m3(d, a, b, 1);
     else if constexpr (BN == 160) tc::wgmma_m64n160k32_e4m3(d, a, b, 1);
     else if constexpr (BN == 128) tc::wgmma_m64n128k32_e4m3(d, a, b, 1);
-    else tc::wgmma_m64n64k32_e4m3(d, a, b, 1);
+    else if constexpr (BN == 64) tc::wgmma_m64n64k32_e4m3(d, a, b, 1);
+    else tc::wgmma_m64n32k32_e4m3(d, a, b, 1);
 }
 
 template <int BM, int BN, int BK, int STAGES, int CLUSTER, int GROUP, int EPI_PIECE,
-          int SPLITK = 0>
+          int SPLITK = 0, int CLUSTER_N = 1>
 __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
                                                const tc::TensorMap& tmB,
                                                const tc::TensorMap* tmC, int M, int N, int K,
@@ -55,16 +57,19 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
     static_assert(SPLITK != 1 || EPI_PIECE == 0, "split-K: C leaves through the direct epilogue");
     static_assert(SPLITK >= 0 && SPLITK <= 2, "0: whole tiles, 1: split-K, 2: stream-K");
     static_assert(BK == 128, "one 128-byte swizzle row of K (128 e4m3) per stage");
-    static_assert(BM % 64 == 0 && (BN == 64 || BN == 128 || BN == 160 || BN == 256),
-                  "64-row warpgroups, m64n64/128/160/256k32");
+    static_assert(BM % 64 == 0 && (BN == 32 || BN == 64 || BN == 128 || BN == 160 || BN == 256),
+                  "64-row warpgroups, m64n32/64/128/160/256k32");
     static_assert(EPI_PIECE == 0 || BN % EPI_PIECE == 0, "whole epilogue pieces per tile");
-    static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs along M");
-    static_assert((BN / CLUSTER) % 8 == 0 && BN / CLUSTER <= 256,
-                  "B's TMA box: whole 8-row swizzle atoms, at most 256 rows");
+    static_assert(CLUSTER * CLUSTER_N <= 8, "clusters of CLUSTER x CLUSTER_N CTAs, at most 8");
+    static_assert((BN / CLUSTER) % 8 == 0 && BN / CLUSTER <= 256 && (BM / CLUSTER_N) % 8 == 0,
+                  "A's and B's TMA boxes: whole 8-row swizzle atoms, at most 256 rows");
+    using Grid = ClusterGrid<CLUSTER, CLUSTER_N>;
+    constexpr int CTAS = Grid::CTAS;
     constexpr int CONSUMERS = BM / 64;
     constexpr unsigned A_BYTES = BM * BK, B_BYTES = BN * BK;  // 1 byte per e4m3
     constexpr unsigned STAGE_BYTES = A_BYTES + B_BYTES;
-    constexpr int B_ROWS = BN / CLUSTER;  // rows of B (columns of C) this CTA copies per stage
+    constexpr int B_ROWS = BN / CLUSTER;    // rows of B (columns of C) this CTA copies per stage
+    constexpr int A_ROWS = BM / CLUSTER_N;  // rows of A this CTA copies per stage
     constexpr bool TMA_EPI = EPI_PIECE > 0;
     constexpr unsigned CBUF_BYTES = TMA_EPI ? 64 * EPI_PIECE * 2 : 0;  // bf16, per consumer
     extern __shared__ unsigned char smem_raw[];
@@ -75,46 +80,51 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
     auto empty = [&](int s) { return bars + 8u * (STAGES + s); };
 
     const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
-    const unsigned rank = CLUSTER > 1 ? cluster_ctarank() : 0u;
+    const Grid cg;
     const int tiles_m = cdiv(M, BM), tiles_n = cdiv(N, BN);
-    const int units_m = cdiv(tiles_m, CLUSTER);
-    const int cluster_id = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
+    const int units_m = cdiv(tiles_m, CLUSTER), units_n = cdiv(tiles_n, CLUSTER_N);
+    const int cluster_id = blockIdx.x / CTAS, clusters = gridDim.x / CTAS;
     const int nk = cdiv(K, BK);
     if (threadIdx.x == 0) {
         prefetch_tensormap(&tmA);
         prefetch_tensormap(&tmB);
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(full(s), 1);
-            mbar_init(empty(s), CONSUMERS * CLUSTER);
+            mbar_init(empty(s), CONSUMERS * Grid::PEERS);
         }
         fence_mbar_init();
     }
-    if (CLUSTER > 1) cluster_sync_relaxed(); else __syncthreads();
+    if (CTAS > 1) cluster_sync_relaxed(); else __syncthreads();
 
     if (wg == 0) {  // producer
         setmaxnreg_dec<40>();
         if (t == 0) {
             int it = 0;  // stage uses so far, across tiles
-            for_each_work<SPLITK>(cluster_id, clusters, units_m, tiles_n, GROUP, nk, splits,
+            for_each_work<SPLITK>(cluster_id, clusters, units_m, units_n, GROUP, nk, splits,
                                   [&](const WorkItem& w) {
-                const int row0 = (w.m * CLUSTER + rank) * BM, col0 = w.n * BN;
+                const int row0 = (w.m * CLUSTER + cg.rm) * BM;
+                const int col0 = (w.n * CLUSTER_N + cg.rn) * BN;
                 for (int kt = w.kt0; kt < w.kt1; ++kt, ++it) {
                     const int s = it % STAGES;
                     if (it >= STAGES) mbar_wait(empty(s), ((it / STAGES) - 1) & 1);
                     const unsigned sa = base + s * STAGE_BYTES, sb = sa + A_BYTES;
-                    // the whole stage lands on this CTA's barrier: its A, its own B rows and the
-                    // B rows the other CTAs of the cluster multicast
+                    // the whole stage lands on this CTA's barrier: its own A and B rows and the
+                    // rows the other CTAs of its row (A) and column (B) multicast
                     mbar_arrive_expect_tx(full(s), STAGE_BYTES);
-                    tma_load_2d(sa, &tmA, full(s), kt * BK, row0);
-                    const unsigned dst = sb + rank * B_ROWS * 128;
+                    if (CLUSTER_N > 1)
+                        tma_load_2d_multicast(sa + cg.rn * A_ROWS * 128, &tmA, full(s), kt * BK,
+                                              row0 + cg.rn * A_ROWS, cg.row_mask());
+                    else
+                        tma_load_2d(sa, &tmA, full(s), kt * BK, row0);
+                    const unsigned dst = sb + cg.rm * B_ROWS * 128;
                     if (CLUSTER > 1)
-                        tma_load_2d_multicast(dst, &tmB, full(s), kt * BK, col0 + rank * B_ROWS,
-                                              static_cast<unsigned short>((1u << CLUSTER) - 1));
+                        tma_load_2d_multicast(dst, &tmB, full(s), kt * BK, col0 + cg.rm * B_ROWS,
+                                              cg.column_mask());
                     else
                         tma_load_2d(dst, &tmB, full(s), kt * BK, col0);
                 }
             });
-            if (CLUSTER > 1) producer_tail<STAGES>(it, empty);  // no closing cluster barrier
+            if (CTAS > 1) producer_tail<STAGES>(it, empty);  // no closing cluster barrier
         }
     } else {  // consumers
         setmaxnreg_inc<232>();
@@ -123,11 +133,12 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
                                reinterpret_cast<unsigned long long>(C) % 16 == 0;
         int it = 0;
         __shared__ int last[CONSUMERS];
-        const TileLoop loop{rank, cluster_id, clusters, units_m, tiles_n, nk, splits, W};
-        for_each_work<SPLITK>(cluster_id, clusters, units_m, tiles_n, GROUP, nk, splits,
+        const TileLoop loop{cg.rank, cluster_id, clusters, units_m, units_n, nk, splits, W};
+        for_each_work<SPLITK>(cluster_id, clusters, units_m, units_n, GROUP, nk, splits,
                               [&](const WorkItem& w) {
             const int kt0 = w.kt0, kt1 = w.kt1;
-            const int row0 = (w.m * CLUSTER + rank) * BM, col0 = w.n * BN;
+            const int row0 = (w.m * CLUSTER + cg.rm) * BM;
+            const int col0 = (w.n * CLUSTER_N + cg.rn) * BN;
             float d[BN / 2];
 #pragma unroll
             for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
@@ -143,13 +154,15 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
                                      wgmma_desc(sb + 32 * kk, 16, 1024));
                 wgmma_commit();
                 wgmma_wait<1>();
-                if (kt > kt0 && t < CLUSTER) mbar_arrive_cluster(empty((it - 1) % STAGES), t);
+                if (kt > kt0 && t < Grid::PEERS)
+                    mbar_arrive_cluster(empty((it - 1) % STAGES), cg.peer(t));
             }
             wgmma_wait<0>();
             // an empty slice (more slices than K-tiles) consumed no stage: nothing to release
-            if (kt1 > kt0 && t < CLUSTER) mbar_arrive_cluster(empty((it - 1) % STAGES), t);
+            if (kt1 > kt0 && t < Grid::PEERS)
+                mbar_arrive_cluster(empty((it - 1) % STAGES), cg.peer(t));
             fence_regs(d);
-            finish_tile<BM, BN, CLUSTER, EPI_PIECE, 0, SPLITK>(
+            finish_tile<BM, BN, CTAS, EPI_PIECE, 0, SPLITK>(
                 loop, w, cw, last, d, tmC, cbufs + cw * CBUF_BYTES, tma_store, C, M, N, row0,
                 col0, alpha, beta);
         });

@@ -312,6 +312,41 @@ __device__ __forceinline__ void producer_tail(int uses, Empty empty) {
         mbar_wait(empty(k % STAGES), (k / STAGES) & 1);
 }
 
+// A cluster of CM x CN CTAs of the persistent kernels, launched as one dimension: rank = rm +
+// CM * rn, rm along M and rn along N. The CM CTAs of one column (same rn) compute tiles of the
+// same columns of C and share B's tile: each copies 1/CM of it and multicasts it to the column.
+// The CN CTAs of one row (same rm) share A's tile alike. So a CTA's stage is written by its row
+// and its column - CM + CN - 1 CTAs, itself included - and may be refilled only once the
+// consumers of all of them have released it: each consumer warpgroup arrives on the "empty"
+// barrier of each of those PEERS CTAs (thread t < PEERS signals peer(t)).
+template <int CM, int CN>
+struct ClusterGrid {
+    static constexpr int CTAS = CM * CN, PEERS = CM + CN - 1;
+    unsigned rank, rm, rn;
+    __device__ __forceinline__ ClusterGrid()
+        : rank(CTAS > 1 ? cluster_ctarank() : 0u), rm(CN == 1 ? rank : rank % CM),
+          rn(CN == 1 ? 0u : rank / CM) {}
+    // the CTAs B's share is multicast to: this CTA's column
+    __device__ __forceinline__ unsigned short column_mask() const {
+        return static_cast<unsigned short>(((1u << CM) - 1) << (rn * CM));
+    }
+    // the CTAs A's share is multicast to: this CTA's row
+    __device__ __forceinline__ unsigned short row_mask() const {
+        unsigned m = 0;
+#pragma unroll
+        for (int j = 0; j < CN; ++j) m |= 1u << (rm + j * CM);
+        return static_cast<unsigned short>(m);
+    }
+    // the CTA whose stage consumer thread t (< PEERS) releases: the row (t < CN), then the
+    // column without this CTA
+    __device__ __forceinline__ unsigned peer(int t) const {
+        if (CN == 1) return static_cast<unsigned>(t);
+        if (t < CN) return rm + static_cast<unsigned>(t) * CM;
+        const unsigned i = static_cast<unsigned>(t - CN);
+        return i + (i >= rm ? 1u : 0u) + rn * CM;
+    }
+};
+
 // A wgmma shared-memory matrix descriptor (PTX "matrix-descriptor-encode") for a tile stored
 // with the 128-byte swizzle (the layout TMA writes with CU_TENSOR_MAP_SWIZZLE_128B and
 // swz_chunk<8> produces): start address, leading- and stride-dimension byte offsets, all >> 4,

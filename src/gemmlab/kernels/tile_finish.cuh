@@ -16,11 +16,11 @@ namespace gemmlab {
 // slots), and the split-K / stream-K workspace W.
 struct TileLoop {
     unsigned rank;
-    int cluster_id, clusters, units_m, tiles_n, nk, splits;
+    int cluster_id, clusters, units_m, units_n, nk, splits;
     float* W;
 };
 
-template <int BM, int BN, int CLUSTER, int EPI_PIECE, int OUT_F32, int SPLITK>
+template <int BM, int BN, int CTAS, int EPI_PIECE, int OUT_F32, int SPLITK>
 __device__ __forceinline__ void finish_tile(const TileLoop& L, const WorkItem& w, int cw,
                                             int* last, float (&d)[BN / 2],
                                             const tc::TensorMap* tmC, unsigned cbuf,
@@ -29,7 +29,7 @@ __device__ __forceinline__ void finish_tile(const TileLoop& L, const WorkItem& w
     using namespace tc;
     constexpr int CONSUMERS = BM / 64;
     // one 64-row piece per consumer warpgroup of every CTA of the cluster unit w.key
-    const int piece = (w.key * CLUSTER + static_cast<int>(L.rank)) * CONSUMERS + cw;
+    const int piece = (w.key * CTAS + static_cast<int>(L.rank)) * CONSUMERS + cw;
     const int r0 = row0 + 64 * cw;
     if constexpr (SPLITK == 1) {  // partial sums; the slice that arrives last stores C
         unsigned* counters = reinterpret_cast<unsigned*>(L.W + L.splits * static_cast<long long>(M) * N);
@@ -40,11 +40,11 @@ __device__ __forceinline__ void finish_tile(const TileLoop& L, const WorkItem& w
     if (SPLITK == 2 && w.parts > 1) {  // a tile shared by two runs: the last adds the pieces
         // W: two slots of 64 x BN floats per consumer warpgroup of every CTA, then one counter
         // per 64-row piece of every stream-K tile
-        const long long I = static_cast<long long>(min(L.splits, L.units_m * L.tiles_n)) * L.nk;
+        const long long I = static_cast<long long>(min(L.splits, L.units_m * L.units_n)) * L.nk;
         unsigned* counters = reinterpret_cast<unsigned*>(L.W + gridDim.x * 2ll * BM * BN);
         auto slot = [&](int z) {
             const int g = L.cluster_id - w.own + z;
-            const int cta = g * CLUSTER + static_cast<int>(L.rank);
+            const int cta = g * CTAS + static_cast<int>(L.rank);
             const int which = sk_slot(I, g, sk_runs(I, L.clusters), w.key, L.nk);
             return L.W + ((cta * 2ll + which) * CONSUMERS + cw) * 64 * BN;
         };

@@ -71,7 +71,7 @@ Geometry a plan cannot take is a one-line ``InputError``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from gemmlab.errors import InputError
 from gemmlab.kernels import paths
@@ -84,15 +84,36 @@ ELEM_BYTES = {"bf16": 2, "fp8": 1}
 BK = {"bf16": 64, "fp8": 128}  # one 128-byte swizzle row of K per stage
 PITCH_BYTES = 16  # TMA: row pitches and base addresses in multiples of 16 bytes
 
-# name -> (BM, BN, CLUSTER, STAGES). Stages fill the 227 KB a block may use: a bf16 stage is
-# (BM + BN) x 64 x 2 bytes, an fp8 stage (BM + BN) x 128 x 1 - the same bytes.
+class Tile(NamedTuple):
+    """A persistent instantiation's block tile (BM x BN), its cluster - ``cluster`` CTAs along M
+    sharing B's tile times ``cluster_n`` along N sharing A's, by TMA multicast - and its
+    pipeline depth."""
+
+    bm: int
+    bn: int
+    cluster: int
+    stages: int
+    cluster_n: int = 1
+
+    @property
+    def ctas(self) -> int:
+        """CTAs per cluster."""
+        return self.cluster * self.cluster_n
+
+    def units(self, M: int, N: int) -> int:
+        """Cluster units of work: cluster x cluster_n tiles each (whole clusters over C)."""
+        return _cdiv(_cdiv(M, self.bm), self.cluster) * _cdiv(_cdiv(N, self.bn), self.cluster_n)
+
+
+# name -> Tile(BM, BN, CLUSTER, STAGES[, CLUSTER_N]). Stages fill the 227 KB a block may use: a
+# bf16 stage is (BM + BN) x 64 x 2 bytes, an fp8 stage (BM + BN) x 128 x 1 - the same bytes.
 _TILES = {
-    "128x256c2": (128, 256, 2, 4),
-    "128x256c1": (128, 256, 1, 4),
-    "128x128c2": (128, 128, 2, 6),
-    "128x128c1": (128, 128, 1, 6),
-    "64x256": (64, 256, 1, 5),
-    "64x128": (64, 128, 1, 8),
+    "128x256c2": Tile(128, 256, 2, 4),
+    "128x256c1": Tile(128, 256, 1, 4),
+    "128x128c2": Tile(128, 128, 2, 6),
+    "128x128c1": Tile(128, 128, 1, 6),
+    "64x256": Tile(64, 256, 1, 5),
+    "64x128": Tile(64, 128, 1, 8),
     # 160 columns (wgmma N may be any multiple of 8 up to 256): no MMA wasted at N = 1600 / 4800.
     # fp8's B is K-major, 160 rows of 128 bytes - whole 8-row swizzle atoms. bf16's B tile is
     # N-major: five 32-column chunks in the 64-byte swizzle, which a cluster of 2 cannot share
@@ -101,11 +122,23 @@ _TILES = {
     # bf16's is correct but slow, and no rule picks it (H100, % of cuBLAS at its best, vs the
     # rules' tile: 8192x1600x6400 72.5 vs 91.9, 2048x4800x1600 74.7 vs 94.3, 4096^3 65.0 vs
     # 100.2 - docs/results/tc-tile160-2026-11-27/bf16_160_h100).
-    "128x160c2": (128, 160, 2, 5),
-    "128x160c1": (128, 160, 1, 5),
+    "128x160c2": Tile(128, 160, 2, 5),
+    "128x160c1": Tile(128, 160, 1, 5),
     # 64 x 64 (one consumer warpgroup, 16 KB stages): the most CTAs on a memory-bound stream of B
     # (STREAM_CONFIGS). No cluster: pairs sharing B by multicast lost at every shape tried.
-    "64x64": (64, 64, 1, 12),
+    "64x64": Tile(64, 64, 1, 12),
+    # 2-D clusters: CLUSTER CTAs along M share B's tile, CLUSTER_N along N share A's (TMA
+    # multicast both ways) - the arrangement cuBLAS runs at 128 x 1600 x 6400 (nvjet ..._64x32_...
+    # _2x4: 64 x 32 tiles, clusters of 2 x 4, 104 CTAs; its SMs receive three times what they ask
+    # L2 for). Correct and forced only: no rule picks it. H100, same run, interleaved, % of
+    # cuBLAS at its best (docs/results/tc-cluster2d-2026-11-27), vs the rules' 64 x 64 / 64 x 128:
+    # 128x1600x6400 bf16 67.8 vs 69.9, fp8 76.7 vs 78.1 - every variant tried there (clusters of
+    # 2 x 4, 2 x 2 and 1 x 2 of 64 x 32 or 64 x 64 tiles) lands within 3 points of the single
+    # CTAs, so sharing the operands is not what that shape lacks; 128x4096x4096 bf16 34.9 vs 101.8, fp8
+    # 39.7 vs 96.4. The H100 holds 15 clusters of 8 at once (cuOccupancyMaxActiveClusters) where
+    # the persistent grid launches 16, so the last runs after the others; and the 64 x 32 tile's
+    # k-steps cost as much as 64 x 64's. 12 KB stages.
+    "64x32c2x4": Tile(64, 32, 2, 18, 4),
 }
 CONFIGS = tuple(_TILES)
 FP8_ONLY = ("128x160c2",)
@@ -320,11 +353,13 @@ def config_rung(dtype: str, config: str, split: bool = False, streamk: bool = Fa
     with stream-K, C through TMA stores)."""
     if split and streamk:
         raise ValueError("a rung is split-K or stream-K, not both")
-    bm, bn, cluster, stages = _TILES[config]
+    tile = _TILES[config]
+    bm, bn, cluster, stages = tile.bm, tile.bn, tile.cluster, tile.stages
     suffix = "_splitk" if split else "_streamk" if streamk else ""
     name = f"dispatch_{dtype}_{config}{suffix}"
     family = f"persistent_{dtype}{suffix}"
-    what = (f"{bm}x{bn} persistent tiles, clusters of {cluster}, {stages} stages"
+    shape = f"{cluster} x {tile.cluster_n}" if tile.cluster_n > 1 else f"{cluster}"
+    what = (f"{bm}x{bn} persistent tiles, clusters of {shape}, {stages} stages"
             + (", split-K (the last slice to arrive adds the float32 partials)" if split else "")
             + (", stream-K (equal runs of tile K-steps per CTA; the last to arrive adds a shared "
                "tile's partials)" if streamk else ""))
@@ -332,6 +367,8 @@ def config_rung(dtype: str, config: str, split: bool = False, streamk: bool = Fa
         raise ValueError(f"no {dtype} instantiation of tile {config}")
     params = dict(BM=bm, BN=bn, BK=BK[dtype], STAGES=stages, PRODUCER=1, MINB=1, CLUSTER=cluster,
                   GROUP=GROUP, EPI_PIECE=0 if split else EPI_PIECE if bn % EPI_PIECE == 0 else bn)
+    if tile.cluster_n > 1:
+        params["CLUSTER_N"] = tile.cluster_n
     if dtype == "bf16":
         params["OUT_F32"] = 0
     return make_rung(name, 9, family, f"dispatch_{dtype} path: {what}.", **params)
@@ -433,10 +470,10 @@ class Plan:
         tile; 0 without either."""
         if self.config == "wgmma" or self.decode or (self.splits == 1 and not self.streamk):
             return 0
-        bm, bn, cluster, _ = _TILES[self.config]
+        tile = _TILES[self.config]
         if self.streamk:
-            return self.streamk * cluster * (bm // 64)
-        return _cdiv(_cdiv(self.M, bm), cluster) * cluster * _cdiv(self.N, bn) * (bm // 64)
+            return self.streamk * tile.ctas * (tile.bm // 64)
+        return tile.units(self.M, self.N) * tile.ctas * (tile.bm // 64)
 
     @property
     def partial_floats(self) -> int:
@@ -445,8 +482,8 @@ class Plan:
         if self.config == "wgmma" or self.decode:
             return 0
         if self.streamk:
-            bm, bn, _, _ = _TILES[self.config]
-            return self.ctas * 2 * bm * bn
+            tile = _TILES[self.config]
+            return self.ctas * 2 * tile.bm * tile.bn
         return self.splits * self.M * self.N if self.splits > 1 else 0
 
     @property
@@ -473,23 +510,23 @@ class Plan:
 
 
 def tiles(M: int, N: int, config: str) -> int:
-    bm, bn, _, _ = _TILES[config]
-    return _cdiv(M, bm) * _cdiv(N, bn)
+    tile = _TILES[config]
+    return _cdiv(M, tile.bm) * _cdiv(N, tile.bn)
 
 
 def grid_ctas(M: int, N: int, config: str, splits: int, sms: int) -> int:
     """Persistent grid: one CTA per work unit up to one per SM, in whole clusters."""
-    bm, bn, cluster, _ = _TILES[config]
-    units = _cdiv(_cdiv(M, bm), cluster) * _cdiv(N, bn) * splits
-    return min(units, max(1, sms // cluster)) * cluster
+    tile = _TILES[config]
+    units = tile.units(M, N) * splits
+    return min(units, max(1, sms // tile.ctas)) * tile.ctas
 
 
 def stream_bytes_per_sm(M: int, N: int, config: str, sms: int) -> int:
     """Memory-bound products (M <= STREAM_M): operand rows the busiest SM streams per k - the
     rounds of tiles it runs times each tile's A rows (at most M) plus its B columns. A 64-row
     tile at M = 128 reads B twice; a tile count just past a wave costs a second round."""
-    bm, bn, _, _ = _TILES[config]
-    return _cdiv(tiles(M, N, config), sms) * (min(bm, M) + bn)
+    tile = _TILES[config]
+    return _cdiv(tiles(M, N, config), sms) * (min(tile.bm, M) + tile.bn)
 
 
 def balance(work_units: int, ctas: int) -> float:
@@ -538,17 +575,17 @@ def streamk_tiles(M: int, N: int, config: str, sms: int, waves: int) -> int:
     make whole waves and ``waves`` is 0. The tiles before them run whole, one per CTA at a time;
     the stream-K tiles are cut into (tile, K-tile) iterations dealt out in equal runs, one per
     cluster (block_order.cuh, ``for_each_work``)."""
-    bm, bn, cluster, _ = _TILES[config]
-    units = _cdiv(_cdiv(M, bm), cluster) * _cdiv(N, bn)
-    slots = max(1, sms // cluster)
+    tile = _TILES[config]
+    units = tile.units(M, N)
+    slots = max(1, sms // tile.ctas)
     return min(units, units % slots + waves * slots)
 
 
 def choose_split(dtype: str, M: int, N: int, K: int, sms: int, config: str) -> int:
     """S (rule 2 of the module docstring); 1 when the tiles fill enough of the grid or K is too
     short to give each slice ``MIN_SLICE_KTILES``."""
-    _, _, cluster, _ = _TILES[config]
-    slots = max(1, sms // cluster) * cluster
+    ctas = _TILES[config].ctas
+    slots = max(1, sms // ctas) * ctas
     t = tiles(M, N, config)
     if t >= SPLIT_BELOW_FILL * slots:
         return 1
@@ -717,7 +754,7 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
         why += (f": under {SPLIT_BELOW_FILL:.0%} of the SMs busy, K cut into {splits} slices of "
                 f"about {_cdiv(nk, splits)} k-tiles (the last slice of a tile adds them)")
     if sk:
-        _, _, cluster, _ = _TILES[config]
+        cluster = _TILES[config].ctas
         ctas = max(1, sms // cluster) * cluster  # every CTA takes a run of the stream-K work
         what = "every tile" if sk * cluster >= t else f"the last {sk * cluster} tiles"
         why += (f": {what} shared out as equal runs of K-steps, one per CTA "

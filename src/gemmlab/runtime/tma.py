@@ -86,20 +86,24 @@ class MapSpec:
         return self.box[0] * self.box[1] * self.elem_bytes
 
 
-def specs(M: int, N: int, K: int, BM: int, BK: int, b_box_cols: int = 64) -> tuple[MapSpec, MapSpec]:
-    """The maps of A (M x K) and B (K x N), both row-major bf16, for a rung with block tile BM
-    rows and BK-deep k-tiles. B's boxes are 64 columns wide (the 128-byte swizzle), or 32 (the
-    64-byte swizzle) for a tile width that is not whole 64-column boxes (BN = 160)."""
+def specs(M: int, N: int, K: int, BM: int, BK: int, b_box_cols: int = 64,
+          b_box_rows: int | None = None) -> tuple[MapSpec, MapSpec]:
+    """The maps of A (M x K) and B (K x N), both row-major bf16, for a rung whose CTAs copy BM
+    rows of A (their share of it, in a cluster that shares A) and BK-deep k-tiles. B's boxes
+    are 64 columns wide (the 128-byte swizzle), or 32 (the 64-byte swizzle) for a tile width that
+    is not whole 64-column boxes (BN = 160, 32), and ``b_box_rows`` rows of K (BK; fewer where
+    the CTAs of a cluster share B's chunks by rows of K)."""
     if b_box_cols not in (32, 64):
         raise ValueError(f"B boxes are 32 or 64 columns wide, got {b_box_cols}")
     a = MapSpec("A", (K, M), K * 2, (BK, BM))
-    b = MapSpec("B", (N, K), N * 2, (b_box_cols, BK), swizzle=2 * b_box_cols)
+    b = MapSpec("B", (N, K), N * 2, (b_box_cols, b_box_rows or BK), swizzle=2 * b_box_cols)
     return a, b
 
 
 def fp8_specs(M: int, N: int, K: int, BM: int, BK: int, b_rows: int) -> tuple[MapSpec, MapSpec]:
     """The maps of A (M x K) and B (given N x K, "TN"), both row-major e4m3 moved as uint8, for
-    the FP8 rung: A in BK x BM boxes, B in BK x ``b_rows`` boxes (BN / CLUSTER rows of the B
+    the FP8 rung: A in BK x BM boxes (BM: the rows of A one CTA copies - BM / CLUSTER_N of the
+    tile in a cluster that shares A), B in BK x ``b_rows`` boxes (BN / CLUSTER rows of the B
     tile per CTA). Both are K-major: K bytes per row, so K % 16 == 0 is all the pitch needs."""
     a = MapSpec("A", (K, M), K, (BK, BM), elem_bytes=1, dtype="uint8")
     b = MapSpec("B", (K, N), K, (BK, b_rows), elem_bytes=1, dtype="uint8")
@@ -107,11 +111,18 @@ def fp8_specs(M: int, N: int, K: int, BM: int, BK: int, b_rows: int) -> tuple[Ma
 
 
 def rung_specs(rung: Any, M: int, N: int, K: int) -> tuple[MapSpec, MapSpec]:
-    """The A and B maps a TMA rung takes, by its dtype and parameters."""
+    """The A and B maps a TMA rung takes, by its dtype and parameters: each CTA of a cluster
+    copies 1 / CLUSTER_N of A's tile (the CTAs along N share it) and 1 / CLUSTER of B's (the CTAs
+    along M) - for bf16, whole 64- (32-) column chunks, or rows of K when the chunks are fewer
+    than the CTAs (persistent_bf16.cu's B_BY_K)."""
     p = rung.params
+    cm, cn = p.get("CLUSTER", 1), p.get("CLUSTER_N", 1)
+    a_rows = p["BM"] // cn
     if rung.dtype == "fp8":
-        return fp8_specs(M, N, K, p["BM"], p["BK"], p["BN"] // p.get("CLUSTER", 1))
-    return specs(M, N, K, p["BM"], p["BK"], getattr(rung, "b_box_cols", 64))
+        return fp8_specs(M, N, K, a_rows, p["BK"], p["BN"] // cm)
+    cols = getattr(rung, "b_box_cols", 64)
+    by_k = (p["BN"] // cols) % cm != 0
+    return specs(M, N, K, a_rows, p["BK"], cols, p["BK"] // cm if by_k else None)
 
 
 def zero_param() -> np.ndarray:
