@@ -241,8 +241,9 @@ def test_a_fast_host_keeps_the_default_hold_and_a_host_slowing_down_is_counted()
     gpu, host = FakeGPU(seed=5, mean_ns=20_000, spread_ns=1_000), SlowHost(10e-6)
     res = time_fn(host.wrap(gpu.fn), gpu, TimingOptions(warmup_ms=1, rep_ms=5), clock=host)
     assert res.hold_per_run_s == TimingOptions().hold_per_run_s and res.batches_host_behind == 0
-    # the host slows 20x after the estimate: the measured batches' queueing outlasts their holds
-    gpu, host = FakeGPU(seed=6, mean_ns=20_000, spread_ns=1_000), SlowHost(10e-6)
+    # the host slows 20x after the estimate, to 200 us a run against the GPU's 20 us (no flush):
+    # the GPU works through the hold and the runs ahead of the host and then waits for it
+    gpu, host = FakeGPU(seed=6, mean_ns=20_000, spread_ns=1_000, flush_bytes=0), SlowHost(10e-6)
     calls = {"n": 0}
 
     def slowing():
@@ -263,3 +264,86 @@ def test_a_zero_hold_stays_off_whatever_the_hosts_pace():
                   clock=host)
     assert res.hold_per_run_s == 0.0 and all(h == 0 for h in gpu.holds)
     assert res.batches_host_behind >= 1  # with no hold the host is behind by definition
+
+
+class AsyncGPU:
+    """A GPU that runs asynchronously behind a host with its own clock (seconds): every call
+    costs the host ``cost[op]`` seconds and queues an operation that starts when both the GPU is
+    free and the host has queued it; an event takes the GPU time at which it is reached. So the
+    GPU waits for a slow host, and a wait between a start event and its kernel lands in the
+    sample - what the timer's hold exists to prevent and ``batches_host_behind`` must report."""
+
+    def __init__(self, kernel_s: float, flush_s: float, cost: dict) -> None:
+        self.kernel_s, self.flush_s, self.cost = kernel_s, flush_s, dict(cost)
+        self.host = 0.0
+        self.gpu_free = 0.0
+        self.l2_flush_bytes = 1 << 20 if flush_s > 0 else 0
+
+    def __call__(self) -> float:  # the host clock
+        return self.host
+
+    def _queue(self, op: str, duration: float) -> float:
+        self.host += self.cost[op]
+        start = max(self.gpu_free, self.host)
+        self.gpu_free = start + duration
+        return start
+
+    def fn(self) -> None:
+        self._queue("fn", self.kernel_s)
+
+    def event(self):
+        gpu = self
+
+        class Ev:
+            t = None
+
+            def record(self) -> None:
+                self.t = gpu._queue("record", 0.0)
+        return Ev()
+
+    def hold(self, seconds: float) -> None:
+        self._queue("hold", seconds)
+
+    def flush_l2(self) -> None:
+        self._queue("flush", self.flush_s)
+
+    def synchronize(self) -> None:
+        self.host = max(self.host, self.gpu_free)
+
+    def elapsed_s(self, a, b) -> float:
+        return b.t - a.t
+
+
+def _slowing_after_estimate(gpu: AsyncGPU, fn_cost: float):
+    calls = {"n": 0}
+
+    def fn():
+        calls["n"] += 1
+        if calls["n"] > 6:  # past the first run and the five estimate runs
+            gpu.cost["fn"] = fn_cost
+        gpu.fn()
+    return fn
+
+
+def test_host_behind_counts_only_batches_where_the_gpu_could_reach_a_run_before_the_host_queued_it():
+    cost = {"fn": 20e-6, "record": 2e-6, "hold": 5e-6, "flush": 5e-6}
+    opts = TimingOptions(warmup_ms=0.5, rep_ms=4, batch_size=100)
+    # a 5 us kernel behind a 35 us flush; the host slows from 29 to 80 us a run after the estimate,
+    # past its hold (60 us a run, 6 ms for a batch of 100), but the GPU's own 40 us of flush and
+    # kernel a run keep it ahead (run 99 starts at >= 6 + 4 ms, queued by 8 ms): the old test
+    # (whole queueing time > hold) counted such batches; none waited
+    gpu = AsyncGPU(5e-6, 35e-6, cost)
+    res = time_fn(_slowing_after_estimate(gpu, 71e-6), gpu, opts, clock=gpu)
+    assert res.host_s_per_run > res.hold_per_run_s  # the queueing did outlast the hold
+    assert res.batches_host_behind == 0
+    assert all(x == pytest.approx(5e-6) for x in res.samples_s)  # and no sample holds a wait
+    # the host slows to 304 us a run: the GPU drains the hold and the backlog and then waits for
+    # the host inside event pairs - the samples grow, and the batches are counted
+    gpu = AsyncGPU(5e-6, 35e-6, cost)
+    res = time_fn(_slowing_after_estimate(gpu, 295e-6), gpu, opts, clock=gpu)
+    assert max(res.samples_s) > 100e-6
+    assert res.batches_host_behind >= 1
+    # a steady host never is
+    gpu = AsyncGPU(5e-6, 35e-6, cost)
+    res = time_fn(gpu.fn, gpu, opts, clock=gpu)
+    assert res.batches_host_behind == 0 and all(x == pytest.approx(5e-6) for x in res.samples_s)

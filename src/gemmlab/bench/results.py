@@ -144,7 +144,8 @@ class Row:
 
     @property
     def host_behind(self) -> bool:
-        """Whether the host queued some batch of runs more slowly than the timer's hold lasted:
+        """Whether the GPU may have reached some run before the host had queued all of it (the
+        hold and the runs ahead of it did not cover the host's pace):
         those runs may include GPU time spent waiting for the host (bench.timer,
         ``batches_host_behind``)."""
         return bool(self.measurement.timing.get("batches_host_behind"))

@@ -20,8 +20,16 @@ It follows the rules of Triton's ``do_bench`` (``python/triton/testing.py``):
    Python (operand copies, then the kernel; a user's module) queues slower than the fixed 50 us a
    run, and the runs late in a batch would wait on the host inside their event pairs: a tensor-
    core plan of three launches measured 17 us in one quarter of its runs and 70-87 us in the
-   rest, beside a steady cuBLAS (docs/results/tc-streamk-2026-11-26). Batches where the host still
-   fell behind its hold are counted (``batches_host_behind``), so a result can say so.
+   rest, beside a steady cuBLAS (docs/results/tc-streamk-2026-11-26). Batches where the GPU may
+   still have waited for the host inside an event pair are counted (``batches_host_behind``), so a
+   result can say so. The test is exact on the safe side: run i was wholly queued (its end event
+   included) before the GPU could reach it when the host's time from just before the hold to
+   run i's end record is at most the hold plus the GPU's own time from the batch's first start
+   event to run i's start event - the hold cannot begin before it is queued, nor run i before the
+   hold and the runs ahead of it are done. A batch is counted only when some run fails that test.
+   (The older test, the host's whole queueing time against the hold alone, ignored the flushes
+   and runs the GPU works through after the hold, and flagged a dozen shapes per map where the
+   GPU never ran dry.)
 
 L2 is flushed rather than the inputs rotated. At M=N=K=2048 the three FP32 operands (48 MB) fit in
 the H100's 50 MB L2, so without a flush every run after the first would read its inputs from L2
@@ -136,8 +144,9 @@ class TimingResult:
     l2_flush_bytes: int
     options: TimingOptions
     # host seconds to queue one run (the flush, two event records and the call), the slowest
-    # batch's; the hold per run the measured batches got; and the batches whose queueing outlasted
-    # their hold (their late runs may include GPU time spent waiting for the host)
+    # batch's; the hold per run the measured batches got; and the batches where the GPU may have
+    # reached a run before the host had queued all of it (that run may include GPU time spent
+    # waiting for the host; the module docstring has the test)
     host_s_per_run: float = 0.0
     hold_per_run_s: float = 0.0
     batches_host_behind: int = 0
@@ -178,7 +187,7 @@ HOST_MARGIN = 2.0
 class _Batches:
     samples: list
     host_s_per_run: float = 0.0  # the slowest batch's
-    behind: int = 0  # batches whose queueing outlasted their hold
+    behind: int = 0  # batches where the GPU may have waited for the host inside an event pair
 
 
 def _timed_runs(fn: Callable[[], Any], backend: TimerBackend, n: int, flush: bool,
@@ -195,19 +204,23 @@ def _timed_runs(fn: Callable[[], Any], backend: TimerBackend, n: int, flush: boo
         count = min(per_batch, n - first)
         pairs = [(backend.event(), backend.event()) for _ in range(count)]
         hold_s = min(options.hold_max_s, count * hold_per_run_s)
+        t0 = clock()  # before the hold is queued: the hold cannot start earlier on the GPU
         backend.hold(hold_s)
-        t0 = clock()
+        queued = []  # host seconds from t0 until run i's end event was queued
         for start, end in pairs:
             if flush:
                 backend.flush_l2()
             start.record()
             fn()
             end.record()
-        queued_s = clock() - t0
+            queued.append(clock() - t0)
         backend.synchronize()
         out.samples.extend(backend.elapsed_s(start, end) for start, end in pairs)
-        out.host_s_per_run = max(out.host_s_per_run, queued_s / count)
-        out.behind += queued_s > hold_s
+        out.host_s_per_run = max(out.host_s_per_run, queued[-1] / count)
+        first_start = pairs[0][0]
+        # the GPU reaches run i's start no earlier than the hold plus its own time since run 0's
+        out.behind += any(q > hold_s + (backend.elapsed_s(first_start, start) if i else 0.0)
+                          for i, ((start, _), q) in enumerate(zip(pairs, queued)))
     return out
 
 

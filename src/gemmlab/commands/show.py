@@ -58,7 +58,8 @@ def shapes(record: RunRecord) -> None:
            + (", TF32 off" if smap.dtype == "fp32" else "") + "); GB/s: the minimum traffic "
            "(A, B read once, C written once) / median; (noisy): a side's IQR / median over 5%; (order): "
            "faster than the reference only in the rounds where one side ran first; (host), (host: ref): "
-           "the rung's or the reference's host fell behind the timer's hold (% may read low, high)")
+           "the GPU may have waited for the rung's or the reference's host inside a timed run "
+           "(% may read low, high)")
     if ceiling.get("copy_bytes_per_s"):
         cap += f"; copy ceiling {ceiling['copy_bytes_per_s'] / 1e9:,.0f} GB/s ({ceiling.get('source')})"
     print_table(shapemap.TERMINAL_COLUMNS, shapemap.table_rows(smap, terminal=True),

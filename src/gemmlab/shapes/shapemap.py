@@ -153,19 +153,22 @@ class ShapePoint:
 
     @property
     def cublas_host_behind(self) -> bool:
-        """The reference's host fell behind the timer's hold: its median may include host waits,
+        """The GPU may have waited for the reference's host inside a timed run (bench.timer,
+        ``batches_host_behind``): its median may include host waits,
         which make the rung's % of it read high."""
         return self.cublas_row is not None and self.cublas_row.host_behind
 
     @property
     def host_behind(self) -> bool:
-        """Either side's host fell behind the timer's hold: its median may include host waits."""
+        """Either side's GPU may have waited for its host inside a timed run: its median may
+        include host waits."""
         return self.rung_row.host_behind or self.cublas_host_behind
 
     @property
     def host_mark(self) -> str:
-        """The table's mark for a side whose host fell behind: " (host)" for the rung's (its % may
-        read low), " (host: ref)" for the reference's (the % may read high), " (host: both)"."""
+        """The table's mark for a side whose host may have kept the GPU waiting: " (host)" for
+        the rung's (its % may read low), " (host: ref)" for the reference's (the % may read
+        high), " (host: both)"."""
         ours, ref = self.rung_row.host_behind, self.cublas_host_behind
         return " (host: both)" if ours and ref else " (host)" if ours else " (host: ref)" if ref else ""
 
@@ -488,8 +491,9 @@ def summary_lines(m: ShapeMap) -> list[str]:
                           (("the rung's side, whose % may read low", ours),
                            (f"{m.reference}'s side (host: ref), whose waits make the % read high", ref))
                           if pts)
-        lines.append("(host): the host queued runs more slowly than the timer's hold lasted, so some "
-                     "runs may include waits for the host - " + where)
+        lines.append("(host): the GPU may have reached a run before the host had queued all of it "
+                     "(the hold and the runs ahead did not cover the host's pace), so some runs may "
+                     "include waits for the host - " + where)
     bad = m.wrong()
     if bad:
         lines.append("WRONG results: " + ", ".join(p.shape.name for p in bad))
