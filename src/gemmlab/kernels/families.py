@@ -133,7 +133,8 @@ def _check_persistent_bf16(p: Mapping[str, int], nt: int) -> str | None:
           and ((bn // cols) % cm == 0 or (p["BK"] % cm == 0 and (p["BK"] // cm) % 8 == 0)))
     if bn == 160:
         ok = ok and cm * p.get("CLUSTER_N", 1) == 1 and p.get("EPI_PIECE", 0) in (0, 160)
-    return None if ok else "Hopper tiling (BN = 160: no cluster, EPI_PIECE 0 or 160)"
+        return None if ok else "Hopper tiling (BN = 160: no cluster, EPI_PIECE 0 or 160)"
+    return None if ok else "Hopper tiling"
 
 
 def _check_fp8(p: Mapping[str, int], nt: int) -> str | None:
