@@ -167,13 +167,11 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
                                                  8 * B_COLS * 2, B_MODE));
                 wgmma_commit();
                 wgmma_wait<1>();
-                if (kt > kt0 && t < Grid::PEERS)
-                    mbar_arrive_cluster(empty((it - 1) % STAGES), cg.peer(t));
+                if (kt > kt0) cg.release(t, [&] { return empty((it - 1) % STAGES); });
             }
             wgmma_wait<0>();
             // an empty slice (more slices than K-tiles) consumed no stage: nothing to release
-            if (kt1 > kt0 && t < Grid::PEERS)
-                mbar_arrive_cluster(empty((it - 1) % STAGES), cg.peer(t));
+            if (kt1 > kt0) cg.release(t, [&] { return empty((it - 1) % STAGES); });
             fence_regs(d);
             finish_tile<BM, BN, CTAS, EPI_PIECE, OUT_F32, SPLITK>(
                 loop, w, cw, last, d, tmC, cbufs + cw * CBUF_BYTES, TMA_EPI && beta == 0.0f && tma_c, C, M, N, row0,

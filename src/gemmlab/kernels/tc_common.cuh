@@ -345,6 +345,12 @@ struct ClusterGrid {
         const unsigned i = static_cast<unsigned>(t - CN);
         return i + (i >= rm ? 1u : 0u) + rn * CM;
     }
+    // a consumer warpgroup's release of a stage: thread t < PEERS arrives on peer(t)'s copy of
+    // the "empty" barrier whose address in this CTA bar() gives (computed only by those threads)
+    template <typename Bar>
+    __device__ __forceinline__ void release(int t, Bar bar) const {
+        if (t < PEERS) mbar_arrive_cluster(bar(), peer(t));
+    }
 };
 
 // A wgmma shared-memory matrix descriptor (PTX "matrix-descriptor-encode") for a tile stored
