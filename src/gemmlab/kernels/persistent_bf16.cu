@@ -80,11 +80,10 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
     constexpr bool TMA_EPI = EPI_PIECE > 0 && !OUT_F32;
     constexpr unsigned CBUF_BYTES = TMA_EPI ? 64 * EPI_PIECE * 2 : 0;  // per consumer
     extern __shared__ unsigned char smem_raw[];
-    const unsigned base = (smem_addr(smem_raw) + 1023u) & ~1023u;
-    const unsigned cbufs = base + STAGES * STAGE_BYTES;  // 1 KB aligned: stages are whole KBs
-    const unsigned bars = cbufs + CONSUMERS * CBUF_BYTES;
-    auto full = [&](int s) { return bars + 8u * s; };
-    auto empty = [&](int s) { return bars + 8u * (STAGES + s); };
+    const StageRing<STAGES, STAGE_BYTES, CONSUMERS, CBUF_BYTES> ring(smem_raw);
+    const unsigned base = ring.base, cbufs = ring.cbufs;
+    auto full = [&](int s) { return ring.full(s); };
+    auto empty = [&](int s) { return ring.empty(s); };
 
     const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
     const Grid cg;
@@ -92,16 +91,7 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
     const int units_m = cdiv(tiles_m, CLUSTER), units_n = cdiv(tiles_n, CLUSTER_N);
     const int cluster_id = blockIdx.x / CTAS, clusters = gridDim.x / CTAS;
     const int nk = cdiv(K, BK);
-    if (threadIdx.x == 0) {
-        prefetch_tensormap(&tmA);
-        prefetch_tensormap(&tmB);
-        for (int s = 0; s < STAGES; ++s) {
-            mbar_init(full(s), 1);
-            mbar_init(empty(s), CONSUMERS * Grid::PEERS);
-        }
-        fence_mbar_init();
-    }
-    if (CTAS > 1) cluster_sync_relaxed(); else __syncthreads();
+    ring.template init<CTAS>(tmA, tmB, CONSUMERS * Grid::PEERS);
 
     if (wg == 0) {  // producer
         setmaxnreg_dec<40>();
@@ -116,11 +106,7 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
                     if (it >= STAGES) mbar_wait(empty(s), ((it / STAGES) - 1) & 1);
                     const unsigned sa = base + s * STAGE_BYTES, sb = sa + A_BYTES;
                     mbar_arrive_expect_tx(full(s), STAGE_BYTES);
-                    if (CLUSTER_N > 1)
-                        tma_load_2d_multicast(sa + cg.rn * A_ROWS * 128, &tmA, full(s), kt * BK,
-                                              row0 + cg.rn * A_ROWS, cg.row_mask());
-                    else
-                        tma_load_2d(sa, &tmA, full(s), kt * BK, row0);
+                    cg.template load_a<A_ROWS>(sa, &tmA, full(s), kt * BK, row0);
                     // this CTA's share of B: whole chunks, or its rows of K of every chunk
                     const int k_off = B_BY_K ? static_cast<int>(cg.rm) * B_KROWS : 0;
 #pragma unroll

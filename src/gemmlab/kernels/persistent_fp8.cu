@@ -73,11 +73,10 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
     constexpr bool TMA_EPI = EPI_PIECE > 0;
     constexpr unsigned CBUF_BYTES = TMA_EPI ? 64 * EPI_PIECE * 2 : 0;  // bf16, per consumer
     extern __shared__ unsigned char smem_raw[];
-    const unsigned base = (smem_addr(smem_raw) + 1023u) & ~1023u;
-    const unsigned cbufs = base + STAGES * STAGE_BYTES;  // 1 KB aligned: stages are whole KBs
-    const unsigned bars = cbufs + CONSUMERS * CBUF_BYTES;
-    auto full = [&](int s) { return bars + 8u * s; };
-    auto empty = [&](int s) { return bars + 8u * (STAGES + s); };
+    const StageRing<STAGES, STAGE_BYTES, CONSUMERS, CBUF_BYTES> ring(smem_raw);
+    const unsigned base = ring.base, cbufs = ring.cbufs;
+    auto full = [&](int s) { return ring.full(s); };
+    auto empty = [&](int s) { return ring.empty(s); };
 
     const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
     const Grid cg;
@@ -85,16 +84,7 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
     const int units_m = cdiv(tiles_m, CLUSTER), units_n = cdiv(tiles_n, CLUSTER_N);
     const int cluster_id = blockIdx.x / CTAS, clusters = gridDim.x / CTAS;
     const int nk = cdiv(K, BK);
-    if (threadIdx.x == 0) {
-        prefetch_tensormap(&tmA);
-        prefetch_tensormap(&tmB);
-        for (int s = 0; s < STAGES; ++s) {
-            mbar_init(full(s), 1);
-            mbar_init(empty(s), CONSUMERS * Grid::PEERS);
-        }
-        fence_mbar_init();
-    }
-    if (CTAS > 1) cluster_sync_relaxed(); else __syncthreads();
+    ring.template init<CTAS>(tmA, tmB, CONSUMERS * Grid::PEERS);
 
     if (wg == 0) {  // producer
         setmaxnreg_dec<40>();
@@ -111,11 +101,7 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
                     // the whole stage lands on this CTA's barrier: its own A and B rows and the
                     // rows the other CTAs of its row (A) and column (B) multicast
                     mbar_arrive_expect_tx(full(s), STAGE_BYTES);
-                    if (CLUSTER_N > 1)
-                        tma_load_2d_multicast(sa + cg.rn * A_ROWS * 128, &tmA, full(s), kt * BK,
-                                              row0 + cg.rn * A_ROWS, cg.row_mask());
-                    else
-                        tma_load_2d(sa, &tmA, full(s), kt * BK, row0);
+                    cg.template load_a<A_ROWS>(sa, &tmA, full(s), kt * BK, row0);
                     const unsigned dst = sb + cg.rm * B_ROWS * 128;
                     if (CLUSTER > 1)
                         tma_load_2d_multicast(dst, &tmB, full(s), kt * BK, col0 + cg.rm * B_ROWS,

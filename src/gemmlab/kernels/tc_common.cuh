@@ -351,6 +351,47 @@ struct ClusterGrid {
     __device__ __forceinline__ void release(int t, Bar bar) const {
         if (t < PEERS) mbar_arrive_cluster(bar(), peer(t));
     }
+    // The A tile of a stage at `dst` (K-major rows of 128 bytes from row0, k coordinate kx), on
+    // barrier `bar`: with CN > 1 this CTA's A_ROWS of them, multicast to its row of the cluster.
+    template <int A_ROWS>
+    __device__ __forceinline__ void load_a(unsigned dst, const TensorMap* map, unsigned bar, int kx,
+                                           int row0) const {
+        if (CN > 1)
+            tma_load_2d_multicast(dst + rn * A_ROWS * 128, map, bar, kx, row0 + rn * A_ROWS,
+                                  row_mask());
+        else
+            tma_load_2d(dst, map, bar, kx, row0);
+    }
+};
+
+// The persistent kernels' shared memory: STAGES stages of STAGE_BYTES from the first 1 KB
+// boundary (the 128-byte swizzle's atoms), the CONSUMERS epilogue buffers of CBUF_BYTES, then a
+// "full" and an "empty" mbarrier per stage. init() (every thread): thread 0 prefetches the two
+// operand maps and initialises the barriers - one arrival (the producer's) per "full",
+// `releases` per "empty" - and the cluster (CTAS > 1) or the CTA meets.
+template <int STAGES, unsigned STAGE_BYTES, int CONSUMERS, unsigned CBUF_BYTES>
+struct StageRing {
+    unsigned base, cbufs, bars;
+    explicit __device__ __forceinline__ StageRing(const void* smem)
+        : base((smem_addr(smem) + 1023u) & ~1023u),
+          cbufs(base + STAGES * STAGE_BYTES),  // 1 KB aligned: stages are whole KBs
+          bars(cbufs + CONSUMERS * CBUF_BYTES) {}
+    __device__ __forceinline__ unsigned full(int s) const { return bars + 8u * s; }
+    __device__ __forceinline__ unsigned empty(int s) const { return bars + 8u * (STAGES + s); }
+    template <int CTAS>
+    __device__ __forceinline__ void init(const TensorMap& a, const TensorMap& b,
+                                         unsigned releases) const {
+        if (threadIdx.x == 0) {
+            prefetch_tensormap(&a);
+            prefetch_tensormap(&b);
+            for (int s = 0; s < STAGES; ++s) {
+                mbar_init(full(s), 1);
+                mbar_init(empty(s), releases);
+            }
+            fence_mbar_init();
+        }
+        if (CTAS > 1) cluster_sync_relaxed(); else __syncthreads();
+    }
 };
 
 // A wgmma shared-memory matrix descriptor (PTX "matrix-descriptor-encode") for a tile stored
