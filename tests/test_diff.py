@@ -77,6 +77,19 @@ def test_one_leftover_on_each_side_is_paired(raw):
     assert pair_launches([raw[0], raw[2]], [raw[0], raw[3]]) == [(0, 0, 0), (1, 1, 0)]
 
 
+def test_two_reports_of_different_kernels_pair_launch_by_launch(raw):
+    # yours and the library's, each profiled over three launches: paired in order
+    assert raw[2].name != raw[3].name
+    a, b = [raw[2]] * 3, [raw[3]] * 3
+    assert pair_launches(a, b) == [(0, 0, 0), (1, 1, 1), (2, 2, 2)]
+    assert all(d.speedup is not None for d in diff_launches(a, b))
+    # not when the counts differ or a side holds two kernels: nothing says which goes with which
+    assert pair_launches([raw[2]] * 3, [raw[3]] * 2) == [(0, None, 0), (1, None, 1), (2, None, 2),
+                                                         (None, 0, 0), (None, 1, 1)]
+    assert all(ia is None or ib is None
+               for ia, ib, _ in pair_launches([raw[2], raw[4]], [raw[3], raw[3]]))
+
+
 def test_stored_runs():
     from report_samples import kernel_row
 

@@ -1,8 +1,9 @@
 """What changed between two profiles (or two stored runs), kernel by kernel.
 
 Pure functions over parsed records. Kernels are paired by name, and by order of appearance when a
-name repeats; when exactly one kernel is left unpaired on each side (a renamed kernel, or two
-single-kernel reports of different rungs) those two are paired. For each pair: the time speedup,
+name repeats; when the launches left unpaired on each side are all of one kernel, as many on
+each side (a renamed kernel, or two reports of different kernels - yours and the library's at
+the same shape, each profiled over the same number of launches), they are paired in order. For each pair: the time speedup,
 the curated metrics that moved most, and how the diagnosis changed.
 
 Metrics tracked (short names from gemmlab.profile.metrics, plus ratios of them): the Speed-of-Light
@@ -145,8 +146,11 @@ def pair_launches(a: Sequence[KernelLaunch], b: Sequence[KernelLaunch]
     pairs = [(ia, kb[key], key[1]) for key, ia in ka.items() if key in kb]
     only_a = [(ia, None, key[1]) for key, ia in ka.items() if key not in kb]
     only_b = [(None, ib, key[1]) for key, ib in kb.items() if key not in ka]
-    if len(only_a) == 1 and len(only_b) == 1:  # one kernel on each side left: a rename / two rungs
-        pairs.append((only_a[0][0], only_b[0][1], 0))
+    names_a = {a[ia].name for ia, _, _ in only_a}
+    names_b = {b[ib].name for _, ib, _ in only_b}
+    if len(names_a) == len(names_b) == 1 and len(only_a) == len(only_b):
+        # one kernel on each side left, as often: a rename / two kernels
+        pairs += [(x[0], y[1], x[2]) for x, y in zip(only_a, only_b)]
         only_a, only_b = [], []
     pairs.sort(key=lambda p: (p[0] if p[0] is not None else 1 << 30, p[1] if p[1] is not None else 1 << 30))
     return pairs + only_a + only_b
