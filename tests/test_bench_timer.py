@@ -226,18 +226,22 @@ def test_the_hold_follows_the_hosts_measured_pace():
     res = time_fn(host.wrap(gpu.fn), gpu, opts, clock=host)
     assert res.host_s_per_run == pytest.approx(300e-6)
     assert res.hold_per_run_s == pytest.approx(600e-6)
-    measured_holds = gpu.holds[1:]  # the first is the estimate's (default pace)
+    # the estimate's batch, held at the default pace (50 us a run), falls behind the host's 300 us
+    # and is measured again held 2 x 300 us a run; the measured batches keep that hold
     assert gpu.holds[0] == pytest.approx(opts.estimate_runs * opts.hold_per_run_s)
+    assert gpu.holds[1] == pytest.approx(opts.estimate_runs * 600e-6)
+    measured_holds = gpu.holds[2:]
     # batches shrink so that no hold passes hold_max_s: 50 ms / 600 us = 83 runs a batch
     assert all(h <= opts.hold_max_s + 1e-12 for h in measured_holds)
     assert measured_holds[0] == pytest.approx(83 * 600e-6)
     assert sum(round(h / 600e-6) for h in measured_holds) == res.n_repeat
-    assert res.batches_host_behind == 0
+    # (the estimate's second attempt is not a measured batch)
+    assert res.batches_host_behind == 0 and res.batches_retried == 0
     d = res.to_dict()
     assert d["host_s_per_run"] == pytest.approx(300e-6) and d["batches_host_behind"] == 0
 
 
-def test_a_fast_host_keeps_the_default_hold_and_a_host_slowing_down_is_counted():
+def test_a_fast_host_keeps_the_default_hold_and_a_host_slowing_down_is_held_longer():
     gpu, host = FakeGPU(seed=5, mean_ns=20_000, spread_ns=1_000), SlowHost(10e-6)
     res = time_fn(host.wrap(gpu.fn), gpu, TimingOptions(warmup_ms=1, rep_ms=5), clock=host)
     assert res.hold_per_run_s == TimingOptions().hold_per_run_s and res.batches_host_behind == 0
@@ -254,7 +258,11 @@ def test_a_fast_host_keeps_the_default_hold_and_a_host_slowing_down_is_counted()
     wrapped = host.wrap(gpu.fn)
     res = time_fn(lambda: (slowing(), wrapped()), gpu, TimingOptions(warmup_ms=1, rep_ms=5),
                   clock=host)
-    assert res.batches_host_behind >= 1 and res.host_s_per_run == pytest.approx(200e-6)
+    # the first measured batch falls behind, is dropped and measured again held 2 x 200 us a run,
+    # and the later batches keep that hold: none is left behind
+    assert res.batches_retried == 1 and res.batches_host_behind == 0
+    assert res.host_s_per_run == pytest.approx(200e-6) and res.hold_per_run_s == pytest.approx(400e-6)
+    assert len(res.samples_s) == res.n_repeat  # the dropped batch's runs are not among them
 
 
 def test_a_zero_hold_stays_off_whatever_the_hosts_pace():
@@ -338,11 +346,25 @@ def test_host_behind_counts_only_batches_where_the_gpu_could_reach_a_run_before_
     assert res.batches_host_behind == 0
     assert all(x == pytest.approx(5e-6) for x in res.samples_s)  # and no sample holds a wait
     # the host slows to 304 us a run: the GPU drains the hold and the backlog and then waits for
-    # the host inside event pairs - the samples grow, and the batches are counted
+    # the host inside event pairs. That batch is dropped and measured again, held 2 x 304 us a
+    # run, as are the later batches: every sample is the kernel's
     gpu = AsyncGPU(5e-6, 35e-6, cost)
     res = time_fn(_slowing_after_estimate(gpu, 295e-6), gpu, opts, clock=gpu)
+    assert res.batches_retried == 1 and res.batches_host_behind == 0
+    assert all(x == pytest.approx(5e-6) for x in res.samples_s)
+    # a host that keeps slowing outruns even the longer hold: the samples hold host waits, and
+    # the batches that were still behind when measured again are counted
+    gpu = AsyncGPU(5e-6, 35e-6, cost)
+    calls = {"n": 0}
+
+    def slowing_further():
+        calls["n"] += 1
+        if calls["n"] > 6:
+            gpu.cost["fn"] = 20e-6 * 1.02 ** min(calls["n"], 400)
+        gpu.fn()
+    res = time_fn(slowing_further, gpu, opts, clock=gpu)
     assert max(res.samples_s) > 100e-6
-    assert res.batches_host_behind >= 1
+    assert res.batches_host_behind >= 1 and res.batches_retried >= res.batches_host_behind
     # a steady host never is
     gpu = AsyncGPU(5e-6, 35e-6, cost)
     res = time_fn(gpu.fn, gpu, opts, clock=gpu)

@@ -324,3 +324,48 @@ def test_the_hold_follows_a_slow_host():
     assert res.host_s_per_run >= 150e-6 and res.hold_per_run_s >= 2 * 150e-6
     assert med < 50e-6, f"median {med * 1e6:.1f} us holds the host's 150 us"
     assert res.batches_host_behind == 0
+
+
+def test_a_batch_the_host_fell_behind_in_is_measured_again_held_longer():
+    """A ~3 µs kernel whose host slows from about 20 µs to 400 µs a call once the timer has sized
+    its hold from the estimate (a garbage collection or another thread taking the GIL
+    mid-measurement): the first batch at the slow pace may include host waits, so it is dropped
+    and measured again, held twice the pace it showed, and the samples stay the kernel's."""
+    import time
+
+    import cupy as cp
+    import numpy as np
+
+    from gemmlab.bench.timer import CupyBackend, TimingOptions, time_fn
+
+    backend = CupyBackend()
+    x = cp.ones(4096 * 4, dtype=cp.float32)
+    sink = cp.zeros(1, dtype=cp.float32)
+    k = cp.RawKernel(READ_SRC, "harness_read")
+    measured = [0]  # calls since the measure phase began
+    phases = []
+
+    def on_phase(name):
+        phases.append(name)
+
+    def fn():
+        if phases and phases[-1] == "measure":
+            measured[0] += 1
+        if measured[0]:  # from the first measured run on, the host is 20 times slower
+            t_end = time.perf_counter() + 400e-6
+            while time.perf_counter() < t_end:
+                pass
+        k((16,), (256,), (x, np.uint64(4096), sink))
+
+    res = time_fn(fn, backend, TimingOptions(warmup_ms=2, repeats=200, flush_l2=False,
+                                             batch_size=50), on_phase=on_phase)
+    med = statistics.median(res.samples_s)
+    _record("host_slows", {"median_s": med, "host_s_per_run": res.host_s_per_run,
+                           "hold_per_run_s": res.hold_per_run_s, "measured_calls": measured[0],
+                           "batches_retried": res.batches_retried,
+                           "batches_host_behind": res.batches_host_behind})
+    # the first batch fell behind and ran again (50 calls more); the later ones kept the hold
+    assert res.batches_retried == 1 and res.batches_host_behind == 0
+    assert measured[0] == 200 + 50
+    assert res.hold_per_run_s >= 2 * 400e-6
+    assert med < 50e-6, f"median {med * 1e6:.1f} us holds the host's 400 us"
