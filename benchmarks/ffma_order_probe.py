@@ -20,7 +20,6 @@ import re
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 LOOP = """                for (int m = 0; m < WMITER * TM; ++m)

@@ -7,7 +7,7 @@ instead. This times, per shape, the rung's own plan and forced splits of 2-4 for
 
     PYTHONPATH=src python benchmarks/split_balance_probe.py
 """
-import statistics, sys
+import statistics
 import cupy as cp
 from gemmlab.bench.timer import CupyBackend, TimingOptions, time_fn
 from gemmlab.kernels import registry
