@@ -13,7 +13,7 @@ a sanitizer finding exits 3.
 
 ``memcheck``: the decode kernels (every bf16 column strip, 1 to 16 tokens, N and K off their
 strips and chunks; the bf16 tensor-core decode kernel's strips and clusters of 1, 4 and 8), the 64 x 128, 64 x 256, 128 x 128 and clustered 128 x 256 tiles (and 128 x 160), split-K,
-stream-K, the 2-D clusters,
+stream-K, the 2-D clusters, the ping-pong 128 x 128 tile,
 copies of A or B to 16-byte pitches, the wgmma fallback, misaligned A, B and C. ``initcheck``:
 the paths that read memory they allocated (the copies, the split-K and stream-K workspaces and
 counters).
@@ -66,6 +66,12 @@ MEMCHECK = [
     ("fp8", (127, 1000, 4096), {"config": "64x32c2x4"}, ""),
     ("bf16", (200, 1000, 1000), {"config": "64x32c2x4", "split": 3}, ""),
     ("fp8", (300, 1000, 1024), {"config": "64x32c2x4", "streamk": 1}, ""),
+    # ping-pong 128 x 128 (two consumer warpgroups on alternate tiles): several tiles per CTA,
+    # ragged M and N; every case runs beta 0 (TMA stores) and 0.5 (the direct epilogue); C
+    # misaligned (case "c": no TMA stores)
+    ("bf16", (1000, 3000, 1000), {"config": "128x128pp"}, ""),
+    ("fp8", (2047, 2000, 512), {"config": "128x128pp"}, ""),
+    ("bf16", (300, 520, 256), {"config": "128x128pp"}, "c"),
 ]
 INITCHECK = [
     ("bf16", (1000, 3001, 77), None, ""), ("bf16", (127, 1000, 4096), {"config": "64x128", "split": 3}, ""),
@@ -76,6 +82,7 @@ INITCHECK = [
     ("bf16", (1000, 3000, 1000), {"config": "64x128", "streamk": 1}, ""),
     ("fp8", (4097, 4095, 640), {"config": "128x256c2", "streamk": 0}, ""),
     ("bf16", (200, 1000, 1000), {"config": "64x32c2x4", "split": 3}, ""),
+    ("fp8", (1000, 3000, 1024), {"config": "128x128pp"}, ""),
 ]
 RACECHECK = [
     ("bf16", (3, 72, 512), {"config": "gemv", "cols": 16}, ""), ("bf16", (16, 80, 256), {"config": "gemv", "cols": 64}, ""),
@@ -91,6 +98,7 @@ RACECHECK = [
     ("bf16", (130, 330, 512), {"config": "64x64", "streamk": 0}, ""),
     ("bf16", (130, 330, 512), {"config": "64x32c2x4"}, ""), ("fp8", (130, 330, 512), {"config": "64x32c2x4"}, ""),
     ("bf16", (70, 130, 256), {"config": "64x32c2x4", "split": 2}, ""),
+    ("bf16", (300, 520, 256), {"config": "128x128pp"}, ""), ("fp8", (300, 520, 256), {"config": "128x128pp"}, ""),
 ]
 SETS = {"memcheck": MEMCHECK, "initcheck": INITCHECK, "racecheck": RACECHECK}
 

@@ -72,6 +72,7 @@ def alternatives(dtype, M, N, K, sms, quick=False, decode=False):
     """(label, Policy) pairs: the default plan first, then forced configurations and splits whose
     plans differ from every earlier one (stream-K: "<config> SK<w>", the partial wave of tiles
     and w full waves before it)."""
+    from gemmlab.errors import InputError
     from gemmlab.runtime import dispatch_tc as D
 
     base = D.plan(dtype, M, N, K, sms)
@@ -97,13 +98,19 @@ def alternatives(dtype, M, N, K, sms, quick=False, decode=False):
             if s > 1 and (t * s > 2 * sms or s > nk // 2):
                 continue
             pol = D.Policy(config=c, split=s)
-            p = D.plan(dtype, M, N, K, sms, D.Operands(), pol)
+            try:
+                p = D.plan(dtype, M, N, K, sms, D.Operands(), pol)
+            except InputError:  # a plan the tile cannot take (a ping-pong tile split)
+                continue
             if p.name not in seen:
                 seen.add(p.name)
                 out.append((f"{c} S={s}", pol))
         for w in (0, 1, 2):  # stream-K: the partial wave plus w full waves
             pol = D.Policy(config=c, streamk=w)
-            p = D.plan(dtype, M, N, K, sms, D.Operands(), pol)
+            try:
+                p = D.plan(dtype, M, N, K, sms, D.Operands(), pol)
+            except InputError:
+                continue
             key = f"{p.name} {p.streamk}"
             if p.streamk and key not in seen:
                 seen.add(key)

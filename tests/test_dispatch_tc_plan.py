@@ -30,7 +30,7 @@ def test_the_largest_tile_that_fills_the_sms(dtype):
     assert _plan(dtype, 2048, 2048, 2048).config == "128x256c1"
     # 2048 x 1600: 112 wide tiles (0.85 of the SMs) fill; 1000 x 3000: 96 (0.73) do not
     assert _plan(dtype, 2048, 1600, 6400).config == "128x256c1"
-    assert _plan(dtype, 1000, 3000, 80).config == "128x128c1"
+    assert _plan(dtype, 1000, 3000, 80).config == "128x128pp"  # ping-pong: unclustered narrow tile
     # 1024^3: 32 wide / 64 narrow / 64 of 64x256 do not fill, 128 of 64x128 do
     assert _plan(dtype, 1024, 1024, 1024).config == "64x128"
     # nothing fills, not even 64 x 128 (32 tiles): the most CTAs
@@ -80,7 +80,7 @@ def test_small_m_always_streams_with_64_row_tiles(dtype):
 
 def test_narrow_tile_only_for_a_real_balance_gain():
     # 4096 x 4224: 32 x 16.5 -> 544 wide tiles (balance 544/660 = 0.82), 1056 narrow (1.0): narrow
-    assert D.choose_config("bf16", 4096, 4224, 4096, H100) == "128x128c1"
+    assert D.choose_config("bf16", 4096, 4224, 4096, H100) == "128x128pp"
     # 4096 x 4096: wide 512 (0.97), narrow 1024 (0.97): wide
     assert D.choose_config("bf16", 4096, 4096, 4096, H100) == "128x256c1"
 
@@ -283,11 +283,12 @@ def test_every_plan_kernel_compiles_without_spills():
 
     from gemmlab.runtime import nvcc
 
-    rungs = [D.config_rung(dt, c, s) for dt in D.DTYPES for c in D.configs(dt) for s in (False, True)]
+    rungs = [D.config_rung(dt, c, s) for dt in D.DTYPES for c in D.configs(dt) for s in (False, True)
+             if not (s and D._TILES[c].pingpong)]
     # stream-K's fixup holds its batches beside the accumulator: compiled where that is widest
     # under the 168-register cap of two consumer warpgroups (BN >= 160; the 64-row tiles get 232)
     rungs += [D.config_rung(dt, c, streamk=True) for dt in D.DTYPES for c in D.configs(dt)
-              if D._TILES[c][0] == 128 and D._TILES[c][1] >= 160]
+              if D._TILES[c][0] == 128 and D._TILES[c][1] >= 160 and not D._TILES[c].pingpong]
     # three translation-unit kinds, compiled side by side (each is one or two nvcc runs)
     with ThreadPoolExecutor(max_workers=3) as pool:
         main = pool.submit(nvcc.resources, rungs, archs=("sm_90a",), jobs=NVCC_JOBS)
@@ -413,3 +414,22 @@ def test_forcing_the_decode_kernel_where_it_cannot_run_is_one_input_error(dtype)
         _plan(dtype, 1, 4096, 4090, config="gemv")
     with pytest.raises(InputError, match="cols"):
         D.Policy(config="gemv", cols=48)
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "fp8"])
+def test_ping_pong_tile_is_whole_tiles_on_two_alternating_warpgroups(dtype):
+    r = D.config_rung(dtype, "128x128pp")
+    assert r.params["PINGPONG"] == 1 and r.template_call.endswith(", 1>")
+    # a producer and two consumer warpgroups, each holding a whole 128 x 128 accumulator
+    grid, block, smem = r.launch_config(4096, 4096, 4096, sms=H100)
+    assert block == (384, 1, 1) and grid == (H100, 1, 1) and smem <= 227 * 1024
+    assert smem == D.config_rung(dtype, "128x128c1").launch_config(4096, 4096, 4096, sms=H100)[2]
+    # its tile is one warpgroup's: no split-K or stream-K pieces to add
+    with pytest.raises(InputError, match="ping-pong"):
+        _plan(dtype, 2048, 4800, 1600, config="128x128pp", split=2)
+    with pytest.raises(InputError, match="ping-pong"):
+        _plan(dtype, 2048, 4800, 1600, config="128x128pp", streamk=0)
+    with pytest.raises(ValueError, match="ping-pong"):
+        D.config_rung(dtype, "128x128pp", split=True)
+    # the rules never split it: it is chosen only where its tiles fill the SMs
+    assert _plan(dtype, 2048, 11008, 4096).name == "128x128pp"

@@ -205,7 +205,7 @@ def test_2d_clusters_share_a_along_n_and_b_along_m():
         r = D.config_rung(dtype, "64x32c2x4")
         assert r.cluster_ctas == 8 and r.needs.cluster == (8, 1, 1)
         assert "__cluster_dims__(8, 1, 1)" in wrapper(r)
-        assert r.template_call.endswith(", 0, 4>")
+        assert r.template_call.endswith(", 0, 4, 0>")  # SPLITK 0, CLUSTER_N 4, PINGPONG 0
         a, b = tma.rung_specs(r, 128, 1600, 6400)
         assert a.box == ((64 if dtype == "bf16" else 128), 16)  # 64 rows of A over 4 CTAs
         a.check()
@@ -234,4 +234,4 @@ def test_2d_clusters_share_a_along_n_and_b_along_m():
     r = D.config_rung("bf16", "128x256c2")  # four chunks over two CTAs: whole chunks, as before
     a, b = tma.rung_specs(r, 1000, 1000, 1000)
     assert a.box == (64, 128) and b.box == (64, 64)
-    assert r.template_call.endswith(", 0, 1>")
+    assert r.template_call.endswith(", 0, 1, 0>")

@@ -82,12 +82,12 @@ def test_model_shapes(cp, dev, dtype):
 
 @pytest.mark.parametrize("dtype", ["bf16", "fp8"])
 def test_every_config_and_split(cp, dev, dtype):
-    from gemmlab.runtime.dispatch_tc import configs
+    from gemmlab.runtime.dispatch_tc import _TILES, configs
 
     bad = []
     for shape in [(127, 1000, 4097), (1000, 264, 1000), (1, 4095, 2048)]:
         for config in configs(dtype):
-            for split in (1, 3, 8):
+            for split in (1,) if _TILES[config].pingpong else (1, 3, 8):
                 run = _prepared(dtype, shape, config=config, split=split)
                 assert run.plan.config == config and run.plan.splits == split
                 res = _check(cp, run, shape, dtype, zlib.crc32(f"{shape}{config}{split}".encode()))
@@ -102,11 +102,11 @@ def test_every_config_with_stream_k(cp, dev, dtype):
     runs), a partial last wave with and without full waves before it, K short and long, M and N
     off the tiles; beta 0 (TMA stores where C allows) and beta != 0; each prepared plan called
     twice (the counters must be back at zero for the second call)."""
-    from gemmlab.runtime.dispatch_tc import configs
+    from gemmlab.runtime.dispatch_tc import _TILES, configs
 
     bad, shared = [], 0
     for shape in [(127, 1000, 4097), (1000, 3000, 1000), (4097, 4095, 640), (1, 4095, 2048)]:
-        for config in configs(dtype):
+        for config in [c for c in configs(dtype) if not _TILES[c].pingpong]:
             for waves in (0, 1, 2):
                 run = _prepared(dtype, shape, config=config, streamk=waves)
                 assert run.plan.config == config and run.plan.splits == 1

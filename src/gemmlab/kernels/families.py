@@ -130,7 +130,8 @@ def _check_persistent_bf16(p: Mapping[str, int], nt: int) -> str | None:
     ok = (p["BK"] == 64 and p["BM"] % 64 == 0 and p["STAGES"] >= 2
           and p.get("OUT_F32", 0) in (0, 1) and _cluster_ok(p)
           and (bn in (32, 160) or (bn % 64 == 0 and bn <= 256))
-          and ((bn // cols) % cm == 0 or (p["BK"] % cm == 0 and (p["BK"] // cm) % 8 == 0)))
+          and ((bn // cols) % cm == 0 or (p["BK"] % cm == 0 and (p["BK"] // cm) % 8 == 0))
+          and (not p.get("PINGPONG", 0) or p["BM"] * bn <= 128 * 128))
     if bn == 160:
         ok = ok and cm * p.get("CLUSTER_N", 1) == 1 and p.get("EPI_PIECE", 0) in (0, 160)
         return None if ok else "Hopper tiling (BN = 160: no cluster, EPI_PIECE 0 or 160)"
@@ -144,7 +145,8 @@ def _check_fp8(p: Mapping[str, int], nt: int) -> str | None:
           and p["STAGES"] >= 2 and _cluster_ok(p) and p["BN"] % cl == 0
           and (p["BN"] // cl) % 8 == 0
           and p["BN"] // cl <= 256 and p.get("EPI_PIECE", 0) in (0, 32, 64, 128, 160, 256)
-          and p["BN"] % max(p.get("EPI_PIECE", 0), 1) == 0)
+          and p["BN"] % max(p.get("EPI_PIECE", 0), 1) == 0
+          and (not p.get("PINGPONG", 0) or p["BM"] * p["BN"] <= 128 * 128))
     return None if ok else "FP8 Hopper tiling"
 
 
@@ -204,17 +206,23 @@ def _tc_ring_smem(p: Mapping[str, int]) -> int:
     return p["STAGES"] * (p["BM"] * p["BK"] + p["BK"] * p["BN"]) * 2
 
 
+def _consumer_wgs(p: Mapping[str, int]) -> int:
+    """Consumer warpgroups: one per 64 rows of the block tile (cooperative), or two taking
+    alternate tiles (PINGPONG = 1, persistent_fp8)."""
+    return 2 if p.get("PINGPONG", 0) else p["BM"] // 64
+
+
 def _wg_threads(p: Mapping[str, int]) -> int:
-    """One warpgroup (128 threads) per 64 rows of the block tile, plus the producer warpgroup
-    of the warp-specialised rungs (PRODUCER = 1)."""
-    return (p["BM"] // 64 + p.get("PRODUCER", 0)) * 128
+    """The consumer warpgroups (128 threads each, ``_consumer_wgs``), plus the producer
+    warpgroup of the warp-specialised rungs (PRODUCER = 1)."""
+    return (_consumer_wgs(p) + p.get("PRODUCER", 0)) * 128
 
 
 def _hopper_smem(p: Mapping[str, int]) -> int:
     """STAGES x (A tile + B tile) in bf16, the epilogue's staging buffers (one 64 x EPI_PIECE
     bf16 piece per consumer warpgroup, when C leaves by TMA), the mbarriers (two per stage) and
     1 KB of slack to align the tiles to the 128-byte swizzle's 1024-byte atoms."""
-    staging = (p["BM"] // 64) * 64 * p["EPI_PIECE"] * 2 if _tma_epilogue(p) else 0
+    staging = _consumer_wgs(p) * 64 * p["EPI_PIECE"] * 2 if _tma_epilogue(p) else 0
     return p["STAGES"] * (p["BM"] + p["BN"]) * p["BK"] * 2 + staging + 16 * p["STAGES"] + 1024
 
 
@@ -226,7 +234,7 @@ def _fp8_smem(p: Mapping[str, int]) -> int:
     """STAGES x (A tile + B tile) in e4m3 (1 byte each), the bf16 epilogue's staging buffers
     (one 64 x EPI_PIECE piece per consumer warpgroup), the mbarriers and 1 KB of alignment slack
     (as ``_hopper_smem``)."""
-    staging = (p["BM"] // 64) * 64 * p["EPI_PIECE"] * 2 if p.get("EPI_PIECE", 0) > 0 else 0
+    staging = _consumer_wgs(p) * 64 * p["EPI_PIECE"] * 2 if p.get("EPI_PIECE", 0) > 0 else 0
     return p["STAGES"] * (p["BM"] + p["BN"]) * p["BK"] + staging + 16 * p["STAGES"] + 1024
 
 
@@ -301,17 +309,17 @@ _FAMILIES["ws_bf16"] = _Family(
 _FAMILIES["persistent_bf16"] = _Family(
     "persistent_bf16.cu",
     "gemmlab::persistent_bf16<{BM}, {BN}, {BK}, {STAGES}, {CLUSTER}, {GROUP}, {EPI_PIECE}, "
-    "{OUT_F32}, {SPLITK}, {CLUSTER_N}>",
+    "{OUT_F32}, {SPLITK}, {CLUSTER_N}, {PINGPONG}>",
     _wg_threads, _flat(_wg_threads), _mn_tile, smem=_hopper_smem, dtype="bf16", arch="sm_90a",
     tma=True, persistent=True, tma_store=True, check=_check_persistent_bf16,
-    defaults=types.MappingProxyType({"SPLITK": 0, "CLUSTER_N": 1}))
+    defaults=types.MappingProxyType({"SPLITK": 0, "CLUSTER_N": 1, "PINGPONG": 0}))
 
 # Their split-K instantiations (the dispatch rungs' path for products whose tiles cannot fill the
 # SMs, gemmlab.runtime.dispatch_tc): same kernels with SPLITK = 1; they take `splits` and a float32
 # workspace W after K, and C leaves through the direct epilogue (EPI_PIECE = 0).
 _FAMILIES["persistent_bf16_splitk"] = dataclasses.replace(
     _FAMILIES["persistent_bf16"], splitk=True, check=_split_check(_check_persistent_bf16),
-    defaults=types.MappingProxyType({"SPLITK": 1, "CLUSTER_N": 1}))
+    defaults=types.MappingProxyType({"SPLITK": 1, "CLUSTER_N": 1, "PINGPONG": 0}))
 
 # Their stream-K instantiations (SPLITK = 2; block_order.cuh's for_each_work): the last `splits`
 # tiles of the order are shared out as equal runs of (tile, K-tile) iterations, one per cluster;
@@ -320,23 +328,23 @@ _FAMILIES["persistent_bf16_splitk"] = dataclasses.replace(
 # leaves through the usual epilogue, TMA stores included.
 _FAMILIES["persistent_bf16_streamk"] = dataclasses.replace(
     _FAMILIES["persistent_bf16"], splitk=True,
-    defaults=types.MappingProxyType({"SPLITK": 2, "CLUSTER_N": 1}))
+    defaults=types.MappingProxyType({"SPLITK": 2, "CLUSTER_N": 1, "PINGPONG": 0}))
 
 # The FP8 (e4m3) ladder: A (M x K) and B given as N x K ("TN"), both row-major e4m3 (uint8 bits),
 # so both operands are K-major as 8-bit wgmma requires; C bf16. See persistent_fp8.cu.
 _FAMILIES["persistent_fp8"] = _Family(
     "persistent_fp8.cu",
     "gemmlab::persistent_fp8<{BM}, {BN}, {BK}, {STAGES}, {CLUSTER}, {GROUP}, {EPI_PIECE}, "
-    "{SPLITK}, {CLUSTER_N}>",
+    "{SPLITK}, {CLUSTER_N}, {PINGPONG}>",
     _wg_threads, _flat(_wg_threads), _mn_tile, smem=_fp8_smem, dtype="fp8", arch="sm_90a",
     tma=True, persistent=True, tma_store=True, check=_check_fp8,
-    defaults=types.MappingProxyType({"SPLITK": 0, "CLUSTER_N": 1}))
+    defaults=types.MappingProxyType({"SPLITK": 0, "CLUSTER_N": 1, "PINGPONG": 0}))
 _FAMILIES["persistent_fp8_splitk"] = dataclasses.replace(
     _FAMILIES["persistent_fp8"], splitk=True, check=_split_check(_check_fp8),
-    defaults=types.MappingProxyType({"SPLITK": 1, "CLUSTER_N": 1}))
+    defaults=types.MappingProxyType({"SPLITK": 1, "CLUSTER_N": 1, "PINGPONG": 0}))
 _FAMILIES["persistent_fp8_streamk"] = dataclasses.replace(
     _FAMILIES["persistent_fp8"], splitk=True,
-    defaults=types.MappingProxyType({"SPLITK": 2, "CLUSTER_N": 1}))
+    defaults=types.MappingProxyType({"SPLITK": 2, "CLUSTER_N": 1, "PINGPONG": 0}))
 
 # ---- Dtypes and architectures ---------------------------------------------------------------
 

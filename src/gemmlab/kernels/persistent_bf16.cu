@@ -19,6 +19,12 @@
 //    them to TMA, so the stores drain while the warpgroup is already on its next tile's
 //    main loop (tc::store_tile_tma). beta != 0 and float32 C keep the direct epilogue.
 //
+//  * Ping-pong (PINGPONG = 1, whole tiles only): the two consumer warpgroups take alternate
+//    tiles, each computing all BM rows (two 64-row wgmma blocks for BM = 128), so one's epilogue
+//    runs while the other's MMAs do. Each stage then has one reader, and a warpgroup starts
+//    waiting on its tile's stages only once the other has passed all of the previous tile's
+//    (PingPongTurn, tile_finish.cuh). The rules' unclustered 128 x 128 tile.
+//
 //  * BN = 160 (no MMA wasted at N = 1600 / 4800; forced only, it measured slow): B arrives in
 //    five 32-column chunks of the 64-byte swizzle (wgmma descriptor mode 2), C in 32-column boxes.
 // Shapes and alignment: as ws_bf16 (K % 8 == 0, N % 8 == 0, 16-byte aligned A and B, any M).
@@ -44,7 +50,7 @@ __device__ __forceinline__ void wgmma_bf16_nn(float (&d)[BN / 2], unsigned long 
 }
 
 template <int BM, int BN, int BK, int STAGES, int CLUSTER, int GROUP, int EPI_PIECE, int OUT_F32,
-          int SPLITK = 0, int CLUSTER_N = 1>
+          int SPLITK = 0, int CLUSTER_N = 1, int PINGPONG = 0>
 __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
                                                 const tc::TensorMap& tmB,
                                                 const tc::TensorMap* tmC, int M, int N, int K,
@@ -68,9 +74,15 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
     constexpr bool B_BY_K = (BN / B_COLS) % CLUSTER != 0;
     static_assert(!B_BY_K || (BK / CLUSTER) % 8 == 0, "B's share: whole 8-row swizzle atoms of K");
     static_assert((BM / CLUSTER_N) % 8 == 0, "A's share: whole 8-row swizzle atoms");
+    static_assert(!PINGPONG || (SPLITK == 0 && BM * BN <= 128 * 128),
+                  "ping-pong: whole tiles, a BM x BN accumulator per warpgroup (at most 128 regs)");
     using Grid = ClusterGrid<CLUSTER, CLUSTER_N>;
     constexpr int CTAS = Grid::CTAS;
-    constexpr int CONSUMERS = BM / 64;
+    // cooperative: BM / 64 consumer warpgroups share each tile; ping-pong: two take alternate
+    // tiles, all BM rows each (tile_finish.cuh, PingPongTurn)
+    constexpr int CONSUMERS = PINGPONG ? 2 : BM / 64;
+    constexpr int HALVES = PINGPONG ? BM / 64 : 1;  // 64-row wgmma blocks per warpgroup
+    constexpr int USERS = PINGPONG ? 1 : CONSUMERS;  // consumer warpgroups reading each stage
     constexpr unsigned A_BYTES = BM * BK * 2, B_BYTES = BK * BN * 2;
     constexpr unsigned STAGE_BYTES = A_BYTES + B_BYTES;
     // chunks of B this CTA copies, and the rows of K of each
@@ -91,7 +103,10 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
     const int units_m = cdiv(tiles_m, CLUSTER), units_n = cdiv(tiles_n, CLUSTER_N);
     const int cluster_id = blockIdx.x / CTAS, clusters = gridDim.x / CTAS;
     const int nk = cdiv(K, BK);
-    ring.template init<CTAS>(tmA, tmB, CONSUMERS * Grid::PEERS);
+    __shared__ alignas(8) unsigned long long turn_bars[2];  // ping-pong: PingPongTurn
+    const PingPongTurn turn{smem_addr(turn_bars)};
+    if (PINGPONG && threadIdx.x == 0) turn.init();
+    ring.template init<CTAS>(tmA, tmB, USERS * Grid::PEERS);
 
     if (wg == 0) {  // producer
         setmaxnreg_dec<40>();
@@ -132,36 +147,56 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
         int it = 0;
         __shared__ int last[CONSUMERS];
         const TileLoop loop{cg.rank, cluster_id, clusters, units_m, units_n, nk, splits, W};
+        int item = 0;  // ping-pong: this CTA's work items so far (warpgroup cw takes item % 2 == cw)
         for_each_work<SPLITK>(cluster_id, clusters, units_m, units_n, GROUP, nk, splits,
                               [&](const WorkItem& w) {
             const int kt0 = w.kt0, kt1 = w.kt1;
+            const int j = item++;
+            if (PINGPONG && (j & 1) != cw) {  // the other warpgroup's tile: skip its stages
+                it += kt1 - kt0;
+                return;
+            }
+            if (PINGPONG) turn.wait(cw, j);
             const int row0 = (w.m * CLUSTER + cg.rm) * BM;
             const int col0 = (w.n * CLUSTER_N + cg.rn) * BN;
-            float d[BN / 2];
+            float d[HALVES][BN / 2];
 #pragma unroll
-            for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
+            for (int h = 0; h < HALVES; ++h)
+#pragma unroll
+                for (int i = 0; i < BN / 2; ++i) d[h][i] = 0.0f;
             for (int kt = kt0; kt < kt1; ++kt, ++it) {
                 const int s = it % STAGES;
                 mbar_wait(full(s), (it / STAGES) & 1);
-                const unsigned sa = base + s * STAGE_BYTES + cw * 64 * 128;
+                const unsigned sa = base + s * STAGE_BYTES + (PINGPONG ? 0 : cw * 64 * 128);
                 const unsigned sb = base + s * STAGE_BYTES + A_BYTES;
                 wgmma_fence();
 #pragma unroll
-                for (int kk = 0; kk < BK / 16; ++kk)
-                    wgmma_bf16_nn<BN>(d, wgmma_desc(sa + 32 * kk, 16, 1024),
-                                      wgmma_desc(sb + 16 * B_COLS * 2 * kk, B_CHUNK_BYTES,
-                                                 8 * B_COLS * 2, B_MODE));
+                for (int h = 0; h < HALVES; ++h)
+#pragma unroll
+                    for (int kk = 0; kk < BK / 16; ++kk)
+                        wgmma_bf16_nn<BN>(d[h], wgmma_desc(sa + h * 64 * 128 + 32 * kk, 16, 1024),
+                                          wgmma_desc(sb + 16 * B_COLS * 2 * kk, B_CHUNK_BYTES,
+                                                     8 * B_COLS * 2, B_MODE));
                 wgmma_commit();
                 wgmma_wait<1>();
                 if (kt > kt0) cg.release(t, [&] { return empty((it - 1) % STAGES); });
             }
             wgmma_wait<0>();
+            // every thread of the warpgroup is past item j's waits (wgmma is warpgroup-wide)
+            if (PINGPONG && t == 0) turn.pass(cw);
             // an empty slice (more slices than K-tiles) consumed no stage: nothing to release
             if (kt1 > kt0) cg.release(t, [&] { return empty((it - 1) % STAGES); });
-            fence_regs(d);
-            finish_tile<BM, BN, CTAS, EPI_PIECE, OUT_F32, SPLITK>(
-                loop, w, cw, last, d, tmC, cbufs + cw * CBUF_BYTES, TMA_EPI && beta == 0.0f && tma_c, C, M, N, row0,
-                col0, alpha, beta);
+#pragma unroll
+            for (int h = 0; h < HALVES; ++h) fence_regs(d[h]);
+            if constexpr (PINGPONG) {
+                store_pingpong_tile<HALVES, BN, EPI_PIECE, OUT_F32>(
+                    d, tmC, cbufs + cw * CBUF_BYTES, 1 + cw, TMA_EPI && beta == 0.0f && tma_c, C,
+                    M, N, row0, col0, alpha, beta);
+            } else {
+                finish_tile<BM, BN, CTAS, EPI_PIECE, OUT_F32, SPLITK>(
+                    loop, w, cw, last, d[0], tmC, cbufs + cw * CBUF_BYTES,
+                    TMA_EPI && beta == 0.0f && tma_c, C, M, N, row0, col0, alpha, beta);
+            }
         });
         if (TMA_EPI && t == 0) bulk_wait<0>();  // the last tile's stores are in global memory
     }

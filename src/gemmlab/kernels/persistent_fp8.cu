@@ -11,7 +11,7 @@
 //
 // What changes from persistent_bf16 (same warp specialisation, persistent grouped tiles, clusters
 // of CLUSTER CTAs along M sharing B - times CLUSTER_N along N sharing A - through TMA multicast,
-// TMA-store bf16 epilogue):
+// TMA-store bf16 epilogue, and its ping-pong form: PINGPONG = 1):
 //  * 1-byte elements: BK = 128, so one k-tile row is 128 bytes - one row of the 128-byte swizzle,
 //    as BK = 64 bf16 is - and a stage holds the same bytes as the bf16 rung's (A 128 x 128 B =
 //    16 KB, B 256 x 128 B = 32 KB): the same shared-memory budget for twice the K per stage.
@@ -47,7 +47,7 @@ __device__ __forceinline__ void wgmma_fp8_tn(float (&d)[BN / 2], unsigned long l
 }
 
 template <int BM, int BN, int BK, int STAGES, int CLUSTER, int GROUP, int EPI_PIECE,
-          int SPLITK = 0, int CLUSTER_N = 1>
+          int SPLITK = 0, int CLUSTER_N = 1, int PINGPONG = 0>
 __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
                                                const tc::TensorMap& tmB,
                                                const tc::TensorMap* tmC, int M, int N, int K,
@@ -63,9 +63,16 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
     static_assert(CLUSTER * CLUSTER_N <= 8, "clusters of CLUSTER x CLUSTER_N CTAs, at most 8");
     static_assert((BN / CLUSTER) % 8 == 0 && BN / CLUSTER <= 256 && (BM / CLUSTER_N) % 8 == 0,
                   "A's and B's TMA boxes: whole 8-row swizzle atoms, at most 256 rows");
+    static_assert(!PINGPONG || (SPLITK == 0 && BM * BN <= 128 * 128),
+                  "ping-pong: whole tiles, a BM x BN accumulator per warpgroup (at most 128 regs)");
     using Grid = ClusterGrid<CLUSTER, CLUSTER_N>;
     constexpr int CTAS = Grid::CTAS;
-    constexpr int CONSUMERS = BM / 64;
+    // cooperative: BM / 64 consumer warpgroups share each tile, 64 rows each; ping-pong: two
+    // consumer warpgroups take alternate tiles, all BM rows each, so one's epilogue runs while the
+    // other's MMAs do (CUTLASS's KernelTmaWarpSpecializedPingpong)
+    constexpr int CONSUMERS = PINGPONG ? 2 : BM / 64;
+    constexpr int HALVES = PINGPONG ? BM / 64 : 1;  // 64-row wgmma blocks per warpgroup
+    constexpr int USERS = PINGPONG ? 1 : CONSUMERS;  // consumer warpgroups reading each stage
     constexpr unsigned A_BYTES = BM * BK, B_BYTES = BN * BK;  // 1 byte per e4m3
     constexpr unsigned STAGE_BYTES = A_BYTES + B_BYTES;
     constexpr int B_ROWS = BN / CLUSTER;    // rows of B (columns of C) this CTA copies per stage
@@ -84,7 +91,10 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
     const int units_m = cdiv(tiles_m, CLUSTER), units_n = cdiv(tiles_n, CLUSTER_N);
     const int cluster_id = blockIdx.x / CTAS, clusters = gridDim.x / CTAS;
     const int nk = cdiv(K, BK);
-    ring.template init<CTAS>(tmA, tmB, CONSUMERS * Grid::PEERS);
+    __shared__ alignas(8) unsigned long long turn_bars[2];  // ping-pong: PingPongTurn
+    const PingPongTurn turn{smem_addr(turn_bars)};
+    if (PINGPONG && threadIdx.x == 0) turn.init();
+    ring.template init<CTAS>(tmA, tmB, USERS * Grid::PEERS);
 
     if (wg == 0) {  // producer
         setmaxnreg_dec<40>();
@@ -120,35 +130,55 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
         int it = 0;
         __shared__ int last[CONSUMERS];
         const TileLoop loop{cg.rank, cluster_id, clusters, units_m, units_n, nk, splits, W};
+        int item = 0;  // ping-pong: this CTA's work items so far (warpgroup cw takes item % 2 == cw)
         for_each_work<SPLITK>(cluster_id, clusters, units_m, units_n, GROUP, nk, splits,
                               [&](const WorkItem& w) {
             const int kt0 = w.kt0, kt1 = w.kt1;
+            const int j = item++;
+            if (PINGPONG && (j & 1) != cw) {  // the other warpgroup's tile: skip its stages
+                it += kt1 - kt0;
+                return;
+            }
+            if (PINGPONG) turn.wait(cw, j);
             const int row0 = (w.m * CLUSTER + cg.rm) * BM;
             const int col0 = (w.n * CLUSTER_N + cg.rn) * BN;
-            float d[BN / 2];
+            float d[HALVES][BN / 2];
 #pragma unroll
-            for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
+            for (int h = 0; h < HALVES; ++h)
+#pragma unroll
+                for (int i = 0; i < BN / 2; ++i) d[h][i] = 0.0f;
             for (int kt = kt0; kt < kt1; ++kt, ++it) {
                 const int s = it % STAGES;
                 mbar_wait(full(s), (it / STAGES) & 1);
-                const unsigned sa = base + s * STAGE_BYTES + cw * 64 * 128;
+                const unsigned sa = base + s * STAGE_BYTES + (PINGPONG ? 0 : cw * 64 * 128);
                 const unsigned sb = base + s * STAGE_BYTES + A_BYTES;
                 wgmma_fence();
 #pragma unroll
-                for (int kk = 0; kk < BK / 32; ++kk)
-                    wgmma_fp8_tn<BN>(d, wgmma_desc(sa + 32 * kk, 16, 1024),
-                                     wgmma_desc(sb + 32 * kk, 16, 1024));
+                for (int h = 0; h < HALVES; ++h)
+#pragma unroll
+                    for (int kk = 0; kk < BK / 32; ++kk)
+                        wgmma_fp8_tn<BN>(d[h], wgmma_desc(sa + h * 64 * 128 + 32 * kk, 16, 1024),
+                                         wgmma_desc(sb + 32 * kk, 16, 1024));
                 wgmma_commit();
                 wgmma_wait<1>();
                 if (kt > kt0) cg.release(t, [&] { return empty((it - 1) % STAGES); });
             }
             wgmma_wait<0>();
+            // every thread of the warpgroup is past item j's waits (wgmma is warpgroup-wide)
+            if (PINGPONG && t == 0) turn.pass(cw);
             // an empty slice (more slices than K-tiles) consumed no stage: nothing to release
             if (kt1 > kt0) cg.release(t, [&] { return empty((it - 1) % STAGES); });
-            fence_regs(d);
-            finish_tile<BM, BN, CTAS, EPI_PIECE, 0, SPLITK>(
-                loop, w, cw, last, d, tmC, cbufs + cw * CBUF_BYTES, tma_store, C, M, N, row0,
-                col0, alpha, beta);
+#pragma unroll
+            for (int h = 0; h < HALVES; ++h) fence_regs(d[h]);
+            if constexpr (PINGPONG) {
+                store_pingpong_tile<HALVES, BN, EPI_PIECE, 0>(d, tmC, cbufs + cw * CBUF_BYTES,
+                                                              1 + cw, tma_store, C, M, N, row0,
+                                                              col0, alpha, beta);
+            } else {
+                finish_tile<BM, BN, CTAS, EPI_PIECE, 0, SPLITK>(
+                    loop, w, cw, last, d[0], tmC, cbufs + cw * CBUF_BYTES, tma_store, C, M, N,
+                    row0, col0, alpha, beta);
+            }
         });
         if (TMA_EPI && t == 0) bulk_wait<0>();  // the last tile's stores are in global memory
     }

@@ -61,4 +61,47 @@ __device__ __forceinline__ void finish_tile(const TileLoop& L, const WorkItem& w
     store_wgmma_tile<BN, OUT_F32>(C, M, N, r0, col0, d, alpha, beta);
 }
 
+// Ping-pong consumers (PINGPONG = 1): two warpgroups take alternate work items of the CTA, each
+// computing all BM rows of its tile, so one's epilogue runs while the other's MMAs do. A
+// warpgroup waits on item j's stages only once the other has waited on all of item j - 1's: a
+// stage's "full" barrier is then at most one phase from the use awaited, so its parity cannot
+// alias an older phase. Each warpgroup w marks its items done on mbarrier done(w) (one arrival
+// per item); item j's owner waits for phase (j - 1) / 2 of the other's (CUTLASS's
+// OrderedSequenceBarrier, two stages).
+struct PingPongTurn {
+    unsigned bars;  // two mbarriers (8 bytes each): warpgroup 0's items done, warpgroup 1's
+    __device__ __forceinline__ unsigned done(int w) const { return bars + 8u * w; }
+    __device__ __forceinline__ void init() const {  // one thread, before the block's first sync
+        tc::mbar_init(done(0), 1);
+        tc::mbar_init(done(1), 1);
+    }
+    // consumer warpgroup cw, before waiting on item j's stages (j % 2 == cw)
+    __device__ __forceinline__ void wait(int cw, int j) const {
+        if (j > 0) tc::mbar_wait(done(1 - cw), ((j - 1) / 2) & 1);
+    }
+    // one thread of warpgroup cw, once every thread is past item j's stage waits
+    __device__ __forceinline__ void pass(int cw) const { tc::mbar_arrive(done(cw)); }
+};
+
+// A ping-pong warpgroup's whole tile (HALVES blocks of 64 rows) to C: TMA stores through its
+// staging buffer where C allows, the direct epilogue otherwise.
+template <int HALVES, int BN, int EPI_PIECE, int OUT_F32>
+__device__ __forceinline__ void store_pingpong_tile(float (&d)[HALVES][BN / 2],
+                                                    const tc::TensorMap* tmC, unsigned cbuf,
+                                                    unsigned bar_id, bool tma_store,
+                                                    void* __restrict__ C, int M, int N, int row0,
+                                                    int col0, float alpha, float beta) {
+#pragma unroll
+    for (int h = 0; h < HALVES; ++h) {
+        if constexpr (EPI_PIECE > 0 && !OUT_F32) {
+            if (tma_store) {
+                tc::store_tile_tma<BN, EPI_PIECE, (BN % 64 == 0 ? 64 : 32)>(
+                    tmC, cbuf, bar_id, row0 + 64 * h, col0, d[h], alpha);
+                continue;
+            }
+        }
+        tc::store_wgmma_tile<BN, OUT_F32>(C, M, N, row0 + 64 * h, col0, d[h], alpha, beta);
+    }
+}
+
 }  // namespace gemmlab

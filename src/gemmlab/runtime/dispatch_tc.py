@@ -28,7 +28,9 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
      operand bytes (``stream_bytes_per_sm``) - 64 x 64 while its tiles fit one wave (fp8: from
      65 rows on), then 64 x 128 while its tiles do.
    * between 128 x 256 and 128 x 128 when both fill: the narrow one only when it balances the SMs
-     better by more than the wide tile's per-MMA advantage (``WIDE_TILE_ADVANTAGE``): the busiest
+     better by more than the wide tile's per-MMA advantage (``WIDE_TILE_ADVANTAGE``) - unclustered,
+     in its ping-pong form (``128x128pp``: one consumer warpgroup per tile, the two alternating,
+     so an epilogue overlaps the other's MMAs; about a point over both on one tile): the busiest
      SM sets the time, so tiles per CTA (rounded up) is what a persistent kernel pays. (Weighing
      in the MMAs a tile wastes past N lost: N = 1600, 128 x 256 wastes 11% and still won, 2048 x
      1600 x 6400 100.7 vs 89.8% of cuBLAS, 8192 x 1600 x 6400 92.5 vs 83.5 - docs/results, m128.)
@@ -94,6 +96,7 @@ class Tile(NamedTuple):
     cluster: int
     stages: int
     cluster_n: int = 1
+    pingpong: bool = False
 
     @property
     def ctas(self) -> int:
@@ -139,6 +142,18 @@ _TILES = {
     # the persistent grid launches 16, so the last runs after the others; and the 64 x 32 tile's
     # k-steps cost as much as 64 x 64's. 12 KB stages.
     "64x32c2x4": Tile(64, 32, 2, 18, 4),
+    # Ping-pong (PINGPONG = 1): the two consumer warpgroups take alternate tiles, all 128 rows
+    # each, so one's epilogue (C converted, staged and stored) runs while the other's MMAs do -
+    # CUTLASS's KernelTmaWarpSpecializedPingpong. The rules' narrow tile (``choose_config``) where
+    # it runs unclustered past STREAM_M rows. H100, same run, interleaved, % of cuBLAS at its best
+    # (docs/results/tc-pingpong-2026-11-27), against the cooperative 128 x 128 (both warpgroups on
+    # one tile, 64 rows each): bf16 2048x4800x1600 92.4 vs 91.0, 2048x11008x4096 97.2 vs 96.2;
+    # fp8 2048x11008x4096 91.1 vs 90.6, 4096^3 93.2 vs 92.3, 2048x4800x1600 86.7 vs 82.6 - 12 wins
+    # of 18 pairs; it lost by 0.8-1.8 at 512^3 and 1024^3 (a CTA holds one tile or none for its
+    # second warpgroup: one warpgroup issues every MMA), fp8 8192^3 and 2048x1600x6400. The overlap is worth about a point: it does not close the gap to the 128 x 256 tile
+    # where that one wins (fp8 4096^3 93.2 vs 97.2), nor to cuBLAS. In clusters of 2 (B shared)
+    # and at 64 x 256 it lost to the cooperative tiles (docs/results), so those are not built.
+    "128x128pp": Tile(128, 128, 1, 6, pingpong=True),
 }
 CONFIGS = tuple(_TILES)
 FP8_ONLY = ("128x160c2",)
@@ -354,6 +369,8 @@ def config_rung(dtype: str, config: str, split: bool = False, streamk: bool = Fa
     if split and streamk:
         raise ValueError("a rung is split-K or stream-K, not both")
     tile = _TILES[config]
+    if tile.pingpong and (split or streamk):
+        raise ValueError(f"tile {config} is ping-pong: whole tiles only (no split-K or stream-K)")
     bm, bn, cluster, stages = tile.bm, tile.bn, tile.cluster, tile.stages
     suffix = "_splitk" if split else "_streamk" if streamk else ""
     name = f"dispatch_{dtype}_{config}{suffix}"
@@ -369,6 +386,8 @@ def config_rung(dtype: str, config: str, split: bool = False, streamk: bool = Fa
                   GROUP=GROUP, EPI_PIECE=0 if split else EPI_PIECE if bn % EPI_PIECE == 0 else bn)
     if tile.cluster_n > 1:
         params["CLUSTER_N"] = tile.cluster_n
+    if tile.pingpong:
+        params["PINGPONG"] = 1
     if dtype == "bf16":
         params["OUT_F32"] = 0
     return make_rung(name, 9, family, f"dispatch_{dtype} path: {what}.", **params)
@@ -552,7 +571,8 @@ def choose_config(dtype: str, M: int, N: int, K: int, sms: int) -> str:
     if tile160_wins(dtype, M, N, sms):
         return "128x160c1"
     cluster = 2 if tiles(M, N, "128x256c2") >= CLUSTER_MIN_WAVES * sms else 1
-    wide, narrow = f"128x256c{cluster}", f"128x128c{cluster}"
+    # the narrow tile unclustered: ping-pong (its epilogue overlaps the other warpgroup's MMAs)
+    wide, narrow = f"128x256c{cluster}", "128x128c2" if cluster == 2 else "128x128pp"
     fills = lambda c: tiles(M, N, c) >= FILL * sms  # noqa: E731
     if M > STREAM_M and fills(wide):
         slots = max(1, sms // cluster) * cluster
@@ -743,6 +763,11 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
         sk = streamk_tiles(M, N, config, sms, policy.streamk)
     splits = policy.split or (1 if policy.streamk is not None
                               else choose_split(dtype, M, N, K, sms, config))
+    if _TILES[config].pingpong:
+        if (policy.split or 1) > 1 or policy.streamk is not None:
+            raise InputError(f"dispatch policy config={config!r}: a ping-pong tile is computed "
+                             f"whole by one warpgroup (no split-K or stream-K)")
+        splits = 1
     nk = _cdiv(K, BK[dtype])
     if splits > nk:
         raise InputError(f"dispatch split={splits}: K = {K} has only {nk} k-tiles of "
