@@ -71,7 +71,6 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
     // consumer warpgroups take alternate tiles, all BM rows each, so one's epilogue runs while the
     // other's MMAs do (CUTLASS's KernelTmaWarpSpecializedPingpong)
     constexpr int CONSUMERS = PINGPONG ? 2 : BM / 64;
-    constexpr int HALVES = PINGPONG ? BM / 64 : 1;  // 64-row wgmma blocks per warpgroup
     constexpr int USERS = PINGPONG ? 1 : CONSUMERS;  // consumer warpgroups reading each stage
     constexpr unsigned A_BYTES = BM * BK, B_BYTES = BN * BK;  // 1 byte per e4m3
     constexpr unsigned STAGE_BYTES = A_BYTES + B_BYTES;
@@ -127,59 +126,17 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
         const int cw = wg - 1;
         const bool tma_store = TMA_EPI && beta == 0.0f && N % 8 == 0 &&
                                reinterpret_cast<unsigned long long>(C) % 16 == 0;
-        int it = 0;
-        __shared__ int last[CONSUMERS];
         const TileLoop loop{cg.rank, cluster_id, clusters, units_m, units_n, nk, splits, W};
-        int item = 0;  // ping-pong: this CTA's work items so far (warpgroup cw takes item % 2 == cw)
-        for_each_work<SPLITK>(cluster_id, clusters, units_m, units_n, GROUP, nk, splits,
-                              [&](const WorkItem& w) {
-            const int kt0 = w.kt0, kt1 = w.kt1;
-            const int j = item++;
-            if (PINGPONG && (j & 1) != cw) {  // the other warpgroup's tile: skip its stages
-                it += kt1 - kt0;
-                return;
-            }
-            if (PINGPONG) turn.wait(cw, j);
-            const int row0 = (w.m * CLUSTER + cg.rm) * BM;
-            const int col0 = (w.n * CLUSTER_N + cg.rn) * BN;
-            float d[HALVES][BN / 2];
+        consume_tiles<BM, BN, STAGES, STAGE_BYTES, A_BYTES, CBUF_BYTES, CLUSTER, CLUSTER_N, GROUP,
+                      EPI_PIECE, 0, SPLITK, PINGPONG>(
+            ring, cg, loop, turn, cw, t,
+            [&](float (&d)[BN / 2], unsigned sa, unsigned sb) {  // one stage: BK / 32 k32 steps
 #pragma unroll
-            for (int h = 0; h < HALVES; ++h)
-#pragma unroll
-                for (int i = 0; i < BN / 2; ++i) d[h][i] = 0.0f;
-            for (int kt = kt0; kt < kt1; ++kt, ++it) {
-                const int s = it % STAGES;
-                mbar_wait(full(s), (it / STAGES) & 1);
-                const unsigned sa = base + s * STAGE_BYTES + (PINGPONG ? 0 : cw * 64 * 128);
-                const unsigned sb = base + s * STAGE_BYTES + A_BYTES;
-                wgmma_fence();
-#pragma unroll
-                for (int h = 0; h < HALVES; ++h)
-#pragma unroll
-                    for (int kk = 0; kk < BK / 32; ++kk)
-                        wgmma_fp8_tn<BN>(d[h], wgmma_desc(sa + h * 64 * 128 + 32 * kk, 16, 1024),
-                                         wgmma_desc(sb + 32 * kk, 16, 1024));
-                wgmma_commit();
-                wgmma_wait<1>();
-                if (kt > kt0) cg.release(t, [&] { return empty((it - 1) % STAGES); });
-            }
-            wgmma_wait<0>();
-            // every thread of the warpgroup is past item j's waits (wgmma is warpgroup-wide)
-            if (PINGPONG && t == 0) turn.pass(cw);
-            // an empty slice (more slices than K-tiles) consumed no stage: nothing to release
-            if (kt1 > kt0) cg.release(t, [&] { return empty((it - 1) % STAGES); });
-#pragma unroll
-            for (int h = 0; h < HALVES; ++h) fence_regs(d[h]);
-            if constexpr (PINGPONG) {
-                store_pingpong_tile<HALVES, BN, EPI_PIECE, 0>(d, tmC, cbufs + cw * CBUF_BYTES,
-                                                              1 + cw, tma_store, C, M, N, row0,
-                                                              col0, alpha, beta);
-            } else {
-                finish_tile<BM, BN, CTAS, EPI_PIECE, 0, SPLITK>(
-                    loop, w, cw, last, d[0], tmC, cbufs + cw * CBUF_BYTES, tma_store, C, M, N,
-                    row0, col0, alpha, beta);
-            }
-        });
+                for (int kk = 0; kk < BK / 32; ++kk)
+                    wgmma_fp8_tn<BN>(d, wgmma_desc(sa + 32 * kk, 16, 1024),
+                                     wgmma_desc(sb + 32 * kk, 16, 1024));
+            },
+            [&] { return tma_store; }, tmC, cbufs, C, M, N, alpha, beta);
         if (TMA_EPI && t == 0) bulk_wait<0>();  // the last tile's stores are in global memory
     }
 }

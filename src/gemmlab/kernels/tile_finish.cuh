@@ -104,4 +104,74 @@ __device__ __forceinline__ void store_pingpong_tile(float (&d)[HALVES][BN / 2],
     }
 }
 
+// The consumer warpgroups' loop of persistent_bf16 and persistent_fp8: for each work item of the
+// cluster (cooperative: every item, 64 rows each; ping-pong: warpgroup cw's own items, all BM
+// rows), wait for each stage, issue its MMAs - mma(d[h], a, b): one stage's K-steps for the
+// 64-row block h, A's rows at a (128-byte rows), B's tile at b - release it to the producers of
+// the cluster, and finish the tile. tma_store() says whether C may leave by TMA stores, through
+// the warpgroup's staging buffer (CBUF_BYTES each, from cbufs).
+template <int BM, int BN, int STAGES, unsigned STAGE_BYTES, unsigned A_BYTES, unsigned CBUF_BYTES,
+          int CLUSTER, int CLUSTER_N, int GROUP, int EPI_PIECE, int OUT_F32, int SPLITK,
+          int PINGPONG, typename Ring, typename Grid, typename Mma, typename TmaStore>
+__device__ __forceinline__ void consume_tiles(const Ring& ring, const Grid& cg,
+                                              const TileLoop& loop, const PingPongTurn& turn,
+                                              int cw, int t, Mma mma, TmaStore tma_store,
+                                              const tc::TensorMap* tmC, unsigned cbufs,
+                                              void* __restrict__ C, int M, int N, float alpha,
+                                              float beta) {
+    using namespace tc;
+    constexpr int CONSUMERS = PINGPONG ? 2 : BM / 64;
+    constexpr int HALVES = PINGPONG ? BM / 64 : 1;  // 64-row wgmma blocks per warpgroup
+    auto full = [&](int s) { return ring.full(s); };
+    auto empty = [&](int s) { return ring.empty(s); };
+    int it = 0;
+    __shared__ int last[CONSUMERS];
+    int item = 0;  // ping-pong: this CTA's work items so far (warpgroup cw takes item % 2 == cw)
+    for_each_work<SPLITK>(loop.cluster_id, loop.clusters, loop.units_m, loop.units_n, GROUP,
+                          loop.nk, loop.splits, [&](const WorkItem& w) {
+        const int kt0 = w.kt0, kt1 = w.kt1;
+        const int j = item++;
+        if (PINGPONG && (j & 1) != cw) {  // the other warpgroup's tile: skip its stages
+            it += kt1 - kt0;
+            return;
+        }
+        if (PINGPONG) turn.wait(cw, j);
+        const int row0 = (w.m * CLUSTER + cg.rm) * BM;
+        const int col0 = (w.n * CLUSTER_N + cg.rn) * BN;
+        float d[HALVES][BN / 2];
+#pragma unroll
+        for (int h = 0; h < HALVES; ++h)
+#pragma unroll
+            for (int i = 0; i < BN / 2; ++i) d[h][i] = 0.0f;
+        for (int kt = kt0; kt < kt1; ++kt, ++it) {
+            const int s = it % STAGES;
+            mbar_wait(full(s), (it / STAGES) & 1);
+            const unsigned sa = ring.base + s * STAGE_BYTES + (PINGPONG ? 0 : cw * 64 * 128);
+            const unsigned sb = ring.base + s * STAGE_BYTES + A_BYTES;
+            wgmma_fence();
+#pragma unroll
+            for (int h = 0; h < HALVES; ++h) mma(d[h], sa + h * 64 * 128, sb);
+            wgmma_commit();
+            wgmma_wait<1>();
+            if (kt > kt0) cg.release(t, [&] { return empty((it - 1) % STAGES); });
+        }
+        wgmma_wait<0>();
+        // every thread of the warpgroup is past item j's waits (wgmma is warpgroup-wide)
+        if (PINGPONG && t == 0) turn.pass(cw);
+        // an empty slice (more slices than K-tiles) consumed no stage: nothing to release
+        if (kt1 > kt0) cg.release(t, [&] { return empty((it - 1) % STAGES); });
+#pragma unroll
+        for (int h = 0; h < HALVES; ++h) fence_regs(d[h]);
+        if constexpr (PINGPONG) {
+            store_pingpong_tile<HALVES, BN, EPI_PIECE, OUT_F32>(
+                d, tmC, cbufs + cw * CBUF_BYTES, 1 + cw, tma_store(), C, M, N, row0, col0, alpha,
+                beta);
+        } else {
+            finish_tile<BM, BN, Grid::CTAS, EPI_PIECE, OUT_F32, SPLITK>(
+                loop, w, cw, last, d[0], tmC, cbufs + cw * CBUF_BYTES, tma_store(), C, M, N, row0,
+                col0, alpha, beta);
+        }
+    });
+}
+
 }  // namespace gemmlab
