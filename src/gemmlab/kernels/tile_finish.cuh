@@ -1,5 +1,6 @@
-// What a consumer warpgroup of the persistent tensor-core kernels (persistent_bf16.cu,
-// persistent_fp8.cu) does with its 64 x BN accumulator once a work item's K-steps are done:
+// The consumer warpgroups of the persistent tensor-core kernels (persistent_bf16.cu,
+// persistent_fp8.cu): their work loop (consume_tiles, at the end; cooperative or ping-pong), and
+// what a warpgroup does with its 64 x BN accumulator once a work item's K-steps are done:
 //  * split-K (SPLITK = 1): write the partial; the slice that arrives last adds the slices in
 //    order and stores C (tc::splitk_epilogue);
 //  * stream-K (SPLITK = 2) on a tile two runs share: park the piece in the CTA's slot; the run
