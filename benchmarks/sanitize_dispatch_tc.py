@@ -13,7 +13,7 @@ a sanitizer finding exits 3.
 
 ``memcheck``: the decode kernels (every bf16 column strip, 1 to 16 tokens, N and K off their
 strips and chunks; the bf16 tensor-core decode kernel's strips and clusters of 1, 4 and 8), the 64 x 128, 64 x 256, 128 x 128 and clustered 128 x 256 tiles (and 128 x 160), split-K,
-stream-K, the 2-D clusters, the ping-pong 128 x 128 tile,
+stream-K, the 2-D clusters, the ping-pong 128 x 128 tile, 128 x 192,
 copies of A or B to 16-byte pitches, the wgmma fallback, misaligned A, B and C. ``initcheck``:
 the paths that read memory they allocated (the copies, the split-K and stream-K workspaces and
 counters).
@@ -72,6 +72,11 @@ MEMCHECK = [
     ("bf16", (1000, 3000, 1000), {"config": "128x128pp"}, ""),
     ("fp8", (2047, 2000, 512), {"config": "128x128pp"}, ""),
     ("bf16", (300, 520, 256), {"config": "128x128pp"}, "c"),
+    # 128 x 192 (bf16 B in three 64-column chunks, shared by rows of K in pairs): ragged N, split-K,
+    # stream-K
+    ("bf16", (300, 1000, 640), {"config": "128x192c1"}, ""),
+    ("bf16", (1000, 1600, 512), {"config": "128x192c2", "split": 2}, ""),
+    ("fp8", (300, 1000, 512), {"config": "128x192c2", "streamk": 1}, ""),
 ]
 INITCHECK = [
     ("bf16", (1000, 3001, 77), None, ""), ("bf16", (127, 1000, 4096), {"config": "64x128", "split": 3}, ""),
@@ -99,6 +104,7 @@ RACECHECK = [
     ("bf16", (130, 330, 512), {"config": "64x32c2x4"}, ""), ("fp8", (130, 330, 512), {"config": "64x32c2x4"}, ""),
     ("bf16", (70, 130, 256), {"config": "64x32c2x4", "split": 2}, ""),
     ("bf16", (300, 520, 256), {"config": "128x128pp"}, ""), ("fp8", (300, 520, 256), {"config": "128x128pp"}, ""),
+    ("bf16", (300, 400, 256), {"config": "128x192c2"}, ""),
 ]
 SETS = {"memcheck": MEMCHECK, "initcheck": INITCHECK, "racecheck": RACECHECK}
 

@@ -99,7 +99,7 @@ def test_fp8_takes_160_column_tiles_where_160_divides_n_and_128_does_not():
         assert not D.config_rung("fp8", _plan("fp8", 8192, N, 4096).config).params["BN"] == 160, N
     # bf16 has no 160-column tile (its N-major B tile needs 64-column swizzle atoms); the
     # streaming sizes (M <= 128) keep their rule
-    assert _plan("bf16", 8192, 1600, 6400).config == "128x256c1"
+    assert D.config_rung("bf16", _plan("bf16", 8192, 1600, 6400).config).params["BN"] != 160
     assert _plan("fp8", 128, 4800, 1600).config == "64x128"
     # below the waves the rule needs, on a smaller GPU too
     assert not D.tile160_wins("fp8", 2048, 4800, 300)
@@ -433,3 +433,20 @@ def test_ping_pong_tile_is_whole_tiles_on_two_alternating_warpgroups(dtype):
         D.config_rung(dtype, "128x128pp", split=True)
     # the rules never split it: it is chosen only where its tiles fill the SMs
     assert _plan(dtype, 2048, 11008, 4096).name == "128x128pp"
+
+
+def test_bf16_takes_128x192_where_it_wastes_less_of_the_issued_mmas():
+    # 8192 x 1600: 256 columns waste 192 of 1792 in 4 rounds of 448 tiles; 192 waste 128 of 1728
+    # in 5 rounds of 576 - the issued fraction 0.808 against 0.758
+    assert D.issued_fraction(8192, 1600, "128x192c1", H100) == pytest.approx(0.808, abs=1e-3)
+    assert D.issued_fraction(8192, 1600, "128x256c1", H100) == pytest.approx(0.758, abs=1e-3)
+    assert _plan("bf16", 8192, 1600, 6400).config == "128x192c1"
+    assert _plan("bf16", 8192, 4800, 1600).config == "128x192c2"  # >= 8 waves: in pairs
+    # equal fractions (4096 columns, 6144 at 8192 rows) keep 256; fp8 keeps its own tiles
+    assert _plan("bf16", 4096, 4096, 4096).config == "128x256c1"
+    assert _plan("bf16", 8192, 6144, 4096).config == "128x256c2"
+    assert _plan("fp8", 8192, 1600, 6400).config == "128x160c1"
+    assert _plan("fp8", 8192, 4800, 1600).config == "128x256c2"
+    # C without a 16-byte pitch leaves through the direct epilogue, where 128 x 192 lost
+    assert D.issued_fraction(4097, 4097, "128x192c1", H100) > 1.1 * D.issued_fraction(4097, 4097, "128x256c1", H100)
+    assert _plan("bf16", 4097, 4097, 4097).config == "128x256c1"

@@ -141,10 +141,10 @@ def _check_persistent_bf16(p: Mapping[str, int], nt: int) -> str | None:
 def _check_fp8(p: Mapping[str, int], nt: int) -> str | None:
     """persistent_fp8.cu's static_asserts."""
     cl = p.get("CLUSTER", 1)
-    ok = (p["BK"] == 128 and p["BM"] % 64 == 0 and p["BN"] in (32, 64, 128, 160, 256)
+    ok = (p["BK"] == 128 and p["BM"] % 64 == 0 and p["BN"] in (32, 64, 128, 160, 192, 256)
           and p["STAGES"] >= 2 and _cluster_ok(p) and p["BN"] % cl == 0
           and (p["BN"] // cl) % 8 == 0
-          and p["BN"] // cl <= 256 and p.get("EPI_PIECE", 0) in (0, 32, 64, 128, 160, 256)
+          and p["BN"] // cl <= 256 and p.get("EPI_PIECE", 0) in (0, 32, 64, 128, 160, 192, 256)
           and p["BN"] % max(p.get("EPI_PIECE", 0), 1) == 0
           and (not p.get("PINGPONG", 0) or p["BM"] * p["BN"] <= 128 * 128))
     return None if ok else "FP8 Hopper tiling"

@@ -25,6 +25,8 @@
 //    waiting on its tile's stages only once the other has passed all of the previous tile's
 //    (PingPongTurn, tile_finish.cuh). The rules' unclustered 128 x 128 tile.
 //
+//  * BN = 192 (three 64-column chunks; shared by rows of K in clusters of 2): the wide tile where
+//    192 columns waste less than 256 past N (the dispatch rule's 128 x 192).
 //  * BN = 160 (no MMA wasted at N = 1600 / 4800; forced only, it measured slow): B arrives in
 //    five 32-column chunks of the 64-byte swizzle (wgmma descriptor mode 2), C in 32-column boxes.
 // Shapes and alignment: as ws_bf16 (K % 8 == 0, N % 8 == 0, 16-byte aligned A and B, any M).
@@ -43,6 +45,7 @@ template <int BN>
 __device__ __forceinline__ void wgmma_bf16_nn(float (&d)[BN / 2], unsigned long long a,
                                               unsigned long long b) {
     if constexpr (BN == 256) tc::wgmma_m64n256k16_bf16<1>(d, a, b, 1);
+    else if constexpr (BN == 192) tc::wgmma_m64n192k16_bf16<1>(d, a, b, 1);
     else if constexpr (BN == 160) tc::wgmma_m64n160k16_bf16<1>(d, a, b, 1);
     else if constexpr (BN == 128) tc::wgmma_m64n128k16_bf16<1>(d, a, b, 1);
     else if constexpr (BN == 64) tc::wgmma_m64n64k16_bf16<1>(d, a, b, 1);

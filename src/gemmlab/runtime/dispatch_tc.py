@@ -34,6 +34,9 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
      SM sets the time, so tiles per CTA (rounded up) is what a persistent kernel pays. (Weighing
      in the MMAs a tile wastes past N lost: N = 1600, 128 x 256 wastes 11% and still won, 2048 x
      1600 x 6400 100.7 vs 89.8% of cuBLAS, 8192 x 1600 x 6400 92.5 vs 83.5 - docs/results, m128.)
+   * bf16: 128 x 192 in place of 128 x 256 where its tiles use the issued MMAs more than
+     ``WIDE192_MARGIN`` better - fewer columns wasted past N or fewer SMs idle in the last round
+     and C's rows take TMA stores (``wide_tile``; N = 1600 and 4800 at 8192 rows).
    * Clusters of 2 along M (B multicast to both CTAs) only for products of at least
      ``CLUSTER_MIN_WAVES`` waves of tiles.
    * fp8 with N a multiple of 160 that 128 does not divide (GPT-2 XL's 1600, 4800): the 128 x 160
@@ -154,6 +157,11 @@ _TILES = {
     # where that one wins (fp8 4096^3 93.2 vs 97.2), nor to cuBLAS. In clusters of 2 (B shared)
     # and at 64 x 256 it lost to the cooperative tiles (docs/results), so those are not built.
     "128x128pp": Tile(128, 128, 1, 6, pingpong=True),
+    # 128 x 192 (m64n192; bf16's B in three 64-column chunks of the 128-byte swizzle, shared by
+    # rows of K in pairs): bf16's wide tile where 192 columns waste less than 256 past N and the
+    # tiles still balance (``wide_tile``). 4 stages of 40 KB and a 192-column TMA-store piece.
+    "128x192c1": Tile(128, 192, 1, 4),
+    "128x192c2": Tile(128, 192, 2, 4),
 }
 CONFIGS = tuple(_TILES)
 FP8_ONLY = ("128x160c2",)
@@ -207,6 +215,18 @@ FP8_TILE64_MIN_M = 65
 # pipeline's fill and the epilogue, so near-ties keep the tile with the most CTAs (1 x 28672: 64 x
 # 128 258 rows per k vs 64 x 256 257 - 95.9% of cuBLAS measured with 64 x 128, decode run).
 STREAM_MARGIN = 0.08
+# bf16: 128 x 192 replaces 128 x 256 as the wide tile when its tiles use the issued MMAs this much
+# better (``issued_fraction``: columns wasted past N and SMs idle in the last round alike). H100,
+# same run, interleaved, % of cuBLAS at its best (docs/results/tc-pingpong-2026-11-27/t192_h100),
+# 128 x 192 vs 128 x 256 at the fraction ratio in brackets: 8192x1600x6400 93.9 vs 85.8 (c1; c2
+# 89.7) [1.067], 8192x4800x1600 93.0 vs 91.1 (c2) [1.026]; ties at ratio 1.0 - 8192x6144x4096
+# 100.1 vs 101.3, 2048x6144x4096 99.8 vs 100.8 - and 4096^3 89.2 vs 100.2 [0.89]. The margin
+# stands for 192's dearer MMAs (a fifth more shared-memory bytes per MAC than 256). Only where C
+# leaves by TMA stores (N a 16-byte pitch): with the direct epilogue it lost against the fraction
+# (4097^3 200.0 vs 206.7 [1.11], 8193^3 260.8 vs 276.1 [1.03], both 256 the rules' plan, same
+# run). fp8 is left out: there 128 x 192 tied 128 x 256 at 8192x1600x6400 (84.3 vs 84.7, c1)
+# where 128 x 160 runs 103.5, and it trailed 128 x 160 at 8192x4800x1600 (90.0 vs 91.5).
+WIDE192_MARGIN = 0.02
 # Clusters of 2 (B multicast) only with this many waves of tiles or more: at 2048^3 (1 wave) c2
 # lost 5 points to c1 (91.3 vs 96.2% of cuBLAS), at 2048x6144x4096 (2.9 waves) and
 # 2048x14336x4096 (6.8) 0.5-0.6; at 8192^3 (15.5 waves) and the 8192 x 28672 projections it won or
@@ -563,6 +583,27 @@ def tile160_wins(dtype: str, M: int, N: int, sms: int) -> bool:
             and tiles(M, N, "128x256c2") < CLUSTER_MIN_WAVES * sms)
 
 
+def issued_fraction(M: int, N: int, config: str, slots: int) -> float:
+    """The useful share of the MMA area a persistent grid issues: M x N over the rounds of tiles
+    (each of ``slots`` CTAs one tile a round) times a tile's area - what columns wasted past N
+    and SMs idle in the last round leave."""
+    tile = _TILES[config]
+    return M * N / (_cdiv(tiles(M, N, config), slots) * slots * tile.bm * tile.bn)
+
+
+def wide_tile(dtype: str, M: int, N: int, cluster: int, sms: int) -> str:
+    """The wide 128-row tile: 128 x 256, or for bf16 with C's rows a 16-byte pitch (TMA stores)
+    128 x 192 where its tiles use the issued MMAs ``WIDE192_MARGIN`` better
+    (``issued_fraction``), in the same clusters."""
+    wide, alt = f"128x256c{cluster}", f"128x192c{cluster}"
+    slots = max(1, sms // cluster) * cluster
+    if dtype == "bf16" and pitch_ok(dtype, N) and (
+            issued_fraction(M, N, alt, slots)
+            > issued_fraction(M, N, wide, slots) * (1 + WIDE192_MARGIN)):
+        return alt
+    return wide
+
+
 def choose_config(dtype: str, M: int, N: int, K: int, sms: int) -> str:
     """The tile (rule 1 of the module docstring): the largest tile whose tiles fill a wave of the
     SMs (``FILL``), else the 64 x 64 tile (the most CTAs); between the two 128-row tiles, the
@@ -577,7 +618,9 @@ def choose_config(dtype: str, M: int, N: int, K: int, sms: int) -> str:
     if M > STREAM_M and fills(wide):
         slots = max(1, sms // cluster) * cluster
         b_wide, b_narrow = balance(tiles(M, N, wide), slots), balance(tiles(M, N, narrow), slots)
-        return narrow if b_narrow > b_wide * (1 + WIDE_TILE_ADVANTAGE) else wide
+        if b_narrow > b_wide * (1 + WIDE_TILE_ADVANTAGE):
+            return narrow
+        return wide_tile(dtype, M, N, cluster, sms)  # 128 x 256, or bf16's 128 x 192
     if M > STREAM_M and fills(narrow):
         return narrow
     if M <= STREAM_M:
