@@ -58,7 +58,8 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
     static_assert(SPLITK != 1 || EPI_PIECE == 0, "split-K: C leaves through the direct epilogue");
     static_assert(SPLITK >= 0 && SPLITK <= 2, "0: whole tiles, 1: split-K, 2: stream-K");
     static_assert(BK == 128, "one 128-byte swizzle row of K (128 e4m3) per stage");
-    static_assert(BM % 64 == 0 && (BN == 32 || BN == 64 || BN == 128 || BN == 160 || BN == 192 || BN == 256),
+    static_assert(BM % 64 == 0 &&
+                      (BN == 32 || BN == 64 || BN == 128 || BN == 160 || BN == 192 || BN == 256),
                   "64-row warpgroups, m64n32/64/128/160/192/256k32");
     static_assert(EPI_PIECE == 0 || BN % EPI_PIECE == 0, "whole epilogue pieces per tile");
     static_assert(CLUSTER * CLUSTER_N <= 8, "clusters of CLUSTER x CLUSTER_N CTAs, at most 8");

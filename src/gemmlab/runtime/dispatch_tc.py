@@ -153,13 +153,14 @@ _TILES = {
     # one tile, 64 rows each): bf16 2048x4800x1600 92.4 vs 91.0, 2048x11008x4096 97.2 vs 96.2;
     # fp8 2048x11008x4096 91.1 vs 90.6, 4096^3 93.2 vs 92.3, 2048x4800x1600 86.7 vs 82.6 - 12 wins
     # of 18 pairs; it lost by 0.8-1.8 at 512^3 and 1024^3 (a CTA holds one tile or none for its
-    # second warpgroup: one warpgroup issues every MMA), fp8 8192^3 and 2048x1600x6400. The overlap is worth about a point: it does not close the gap to the 128 x 256 tile
-    # where that one wins (fp8 4096^3 93.2 vs 97.2), nor to cuBLAS. In clusters of 2 (B shared)
-    # and at 64 x 256 it lost to the cooperative tiles (docs/results), so those are not built.
+    # second warpgroup: one warpgroup issues every MMA), fp8 8192^3 and 2048x1600x6400. The
+    # overlap is worth about a point: it does not close the gap to the 128 x 256 tile where that
+    # one wins (fp8 4096^3 93.2 vs 97.2), nor to cuBLAS. In clusters of 2 (B shared) and at
+    # 64 x 256 it lost to the cooperative tiles (docs/results), so those are not built.
     "128x128pp": Tile(128, 128, 1, 6, pingpong=True),
     # 128 x 192 (m64n192; bf16's B in three 64-column chunks of the 128-byte swizzle, shared by
-    # rows of K in pairs): bf16's wide tile where 192 columns waste less than 256 past N and the
-    # tiles still balance (``wide_tile``). 4 stages of 40 KB and a 192-column TMA-store piece.
+    # rows of K in pairs): bf16's wide tile where its tiles use the issued MMA area better than
+    # 256 columns do (``wide_tile``). 4 stages of 40 KB and a 192-column TMA-store piece.
     "128x192c1": Tile(128, 192, 1, 4),
     "128x192c2": Tile(128, 192, 2, 4),
 }
