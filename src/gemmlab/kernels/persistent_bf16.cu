@@ -77,14 +77,10 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
     constexpr bool B_BY_K = (BN / B_COLS) % CLUSTER != 0;
     static_assert(!B_BY_K || (BK / CLUSTER) % 8 == 0, "B's share: whole 8-row swizzle atoms of K");
     static_assert((BM / CLUSTER_N) % 8 == 0, "A's share: whole 8-row swizzle atoms");
-    static_assert(!PINGPONG || (SPLITK == 0 && BM * BN <= 128 * 128),
-                  "ping-pong: whole tiles, a BM x BN accumulator per warpgroup (at most 128 regs)");
     using Grid = ClusterGrid<CLUSTER, CLUSTER_N>;
     constexpr int CTAS = Grid::CTAS;
-    // cooperative: BM / 64 consumer warpgroups share each tile; ping-pong: two take alternate
-    // tiles, all BM rows each (tile_finish.cuh, PingPongTurn)
-    constexpr int CONSUMERS = PINGPONG ? 2 : BM / 64;
-    constexpr int USERS = PINGPONG ? 1 : CONSUMERS;  // consumer warpgroups reading each stage
+    using Roles = Consumers<BM, BN, SPLITK, PINGPONG>;  // cooperative or ping-pong: tile_finish
+    constexpr int CONSUMERS = Roles::WARPGROUPS;
     constexpr unsigned A_BYTES = BM * BK * 2, B_BYTES = BK * BN * 2;
     constexpr unsigned STAGE_BYTES = A_BYTES + B_BYTES;
     // chunks of B this CTA copies, and the rows of K of each
@@ -108,7 +104,7 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
     __shared__ alignas(8) unsigned long long turn_bars[2];  // ping-pong: PingPongTurn
     const PingPongTurn turn{smem_addr(turn_bars)};
     if (PINGPONG && threadIdx.x == 0) turn.init();
-    ring.template init<CTAS>(tmA, tmB, USERS * Grid::PEERS);
+    ring.template init<CTAS>(tmA, tmB, Roles::READERS * Grid::PEERS);
 
     if (wg == 0) {  // producer
         setmaxnreg_dec<40>();

@@ -65,15 +65,10 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
     static_assert(CLUSTER * CLUSTER_N <= 8, "clusters of CLUSTER x CLUSTER_N CTAs, at most 8");
     static_assert((BN / CLUSTER) % 8 == 0 && BN / CLUSTER <= 256 && (BM / CLUSTER_N) % 8 == 0,
                   "A's and B's TMA boxes: whole 8-row swizzle atoms, at most 256 rows");
-    static_assert(!PINGPONG || (SPLITK == 0 && BM * BN <= 128 * 128),
-                  "ping-pong: whole tiles, a BM x BN accumulator per warpgroup (at most 128 regs)");
     using Grid = ClusterGrid<CLUSTER, CLUSTER_N>;
     constexpr int CTAS = Grid::CTAS;
-    // cooperative: BM / 64 consumer warpgroups share each tile, 64 rows each; ping-pong: two
-    // consumer warpgroups take alternate tiles, all BM rows each, so one's epilogue runs while the
-    // other's MMAs do (CUTLASS's KernelTmaWarpSpecializedPingpong)
-    constexpr int CONSUMERS = PINGPONG ? 2 : BM / 64;
-    constexpr int USERS = PINGPONG ? 1 : CONSUMERS;  // consumer warpgroups reading each stage
+    using Roles = Consumers<BM, BN, SPLITK, PINGPONG>;  // cooperative or ping-pong: tile_finish
+    constexpr int CONSUMERS = Roles::WARPGROUPS;
     constexpr unsigned A_BYTES = BM * BK, B_BYTES = BN * BK;  // 1 byte per e4m3
     constexpr unsigned STAGE_BYTES = A_BYTES + B_BYTES;
     constexpr int B_ROWS = BN / CLUSTER;    // rows of B (columns of C) this CTA copies per stage
@@ -95,7 +90,7 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
     __shared__ alignas(8) unsigned long long turn_bars[2];  // ping-pong: PingPongTurn
     const PingPongTurn turn{smem_addr(turn_bars)};
     if (PINGPONG && threadIdx.x == 0) turn.init();
-    ring.template init<CTAS>(tmA, tmB, USERS * Grid::PEERS);
+    ring.template init<CTAS>(tmA, tmB, Roles::READERS * Grid::PEERS);
 
     if (wg == 0) {  // producer
         setmaxnreg_dec<40>();

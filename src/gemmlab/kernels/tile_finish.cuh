@@ -62,6 +62,18 @@ __device__ __forceinline__ void finish_tile(const TileLoop& L, const WorkItem& w
     store_wgmma_tile<BN, OUT_F32>(C, M, N, r0, col0, d, alpha, beta);
 }
 
+// The consumer warpgroups of a BM x BN tile: cooperative, BM / 64 of them share each tile, 64 rows
+// each; ping-pong (PINGPONG = 1), two take alternate tiles, all BM rows each, so one's epilogue
+// runs while the other's MMAs do (CUTLASS's KernelTmaWarpSpecializedPingpong).
+template <int BM, int BN, int SPLITK, int PINGPONG>
+struct Consumers {
+    static_assert(!PINGPONG || (SPLITK == 0 && BM * BN <= 128 * 128),
+                  "ping-pong: whole tiles, a BM x BN accumulator per warpgroup (at most 128 regs)");
+    static constexpr int WARPGROUPS = PINGPONG ? 2 : BM / 64;
+    static constexpr int READERS = PINGPONG ? 1 : WARPGROUPS;  // warpgroups reading each stage
+    static constexpr int HALVES = PINGPONG ? BM / 64 : 1;      // 64-row wgmma blocks per warpgroup
+};
+
 // Ping-pong consumers (PINGPONG = 1): two warpgroups take alternate work items of the CTA, each
 // computing all BM rows of its tile, so one's epilogue runs while the other's MMAs do. A
 // warpgroup waits on item j's stages only once the other has waited on all of item j - 1's: a
@@ -121,8 +133,8 @@ __device__ __forceinline__ void consume_tiles(const Ring& ring, const Grid& cg,
                                               void* __restrict__ C, int M, int N, float alpha,
                                               float beta) {
     using namespace tc;
-    constexpr int CONSUMERS = PINGPONG ? 2 : BM / 64;
-    constexpr int HALVES = PINGPONG ? BM / 64 : 1;  // 64-row wgmma blocks per warpgroup
+    using Roles = Consumers<BM, BN, SPLITK, PINGPONG>;
+    constexpr int CONSUMERS = Roles::WARPGROUPS, HALVES = Roles::HALVES;
     auto full = [&](int s) { return ring.full(s); };
     auto empty = [&](int s) { return ring.empty(s); };
     int it = 0;
