@@ -77,6 +77,15 @@ MEMCHECK = [
     ("bf16", (300, 1000, 640), {"config": "128x192c1"}, ""),
     ("bf16", (1000, 1600, 512), {"config": "128x192c2", "split": 2}, ""),
     ("fp8", (300, 1000, 512), {"config": "128x192c2", "streamk": 1}, ""),
+    # a last K-tile short of K issues only the K-steps that hold K: fp8 2 (1600), 1 (1056) and 3
+    # (1120) k32 steps; bf16 3 (1000), 1 (1040) and 2 (1056) k16 steps; whole tiles, ping-pong,
+    # split-K, stream-K
+    ("fp8", (1000, 1016, 1600), {"config": "128x256c2"}, ""),
+    ("fp8", (300, 1016, 1056), {"config": "128x128pp"}, ""),
+    ("fp8", (1000, 1016, 1120), {"config": "128x160c1", "streamk": 1}, ""),
+    ("bf16", (1000, 1016, 1000), {"config": "128x256c1", "split": 3}, ""),
+    ("bf16", (300, 1016, 1040), {"config": "128x192c1"}, ""),
+    ("bf16", (127, 1016, 1056), {"config": "64x64"}, ""),
 ]
 INITCHECK = [
     ("bf16", (1000, 3001, 77), None, ""), ("bf16", (127, 1000, 4096), {"config": "64x128", "split": 3}, ""),
@@ -88,6 +97,7 @@ INITCHECK = [
     ("fp8", (4097, 4095, 640), {"config": "128x256c2", "streamk": 0}, ""),
     ("bf16", (200, 1000, 1000), {"config": "64x32c2x4", "split": 3}, ""),
     ("fp8", (1000, 3000, 1024), {"config": "128x128pp"}, ""),
+    ("fp8", (1000, 1016, 1600), {"config": "128x256c1", "split": 3}, ""),
 ]
 RACECHECK = [
     ("bf16", (3, 72, 512), {"config": "gemv", "cols": 16}, ""), ("bf16", (16, 80, 256), {"config": "gemv", "cols": 64}, ""),
@@ -105,6 +115,8 @@ RACECHECK = [
     ("bf16", (70, 130, 256), {"config": "64x32c2x4", "split": 2}, ""),
     ("bf16", (300, 520, 256), {"config": "128x128pp"}, ""), ("fp8", (300, 520, 256), {"config": "128x128pp"}, ""),
     ("bf16", (300, 400, 256), {"config": "128x192c2"}, ""),
+    ("fp8", (300, 1016, 160), {"config": "128x128pp"}, ""),
+    ("bf16", (130, 1016, 96), {"config": "128x256c1", "streamk": 0}, ""),
 ]
 SETS = {"memcheck": MEMCHECK, "initcheck": INITCHECK, "racecheck": RACECHECK}
 

@@ -85,7 +85,8 @@ def test_every_config_and_split(cp, dev, dtype):
     from gemmlab.runtime.dispatch_tc import _TILES, configs
 
     bad = []
-    for shape in [(127, 1000, 4097), (1000, 264, 1000), (1, 4095, 2048)]:
+    # K: last K-tiles of 1 K-step (4097), 3 (bf16 1000), 2 (bf16 2080) and 1 (fp8 2080)
+    for shape in [(127, 1000, 4097), (1000, 264, 1000), (1, 4095, 2080)]:
         for config in configs(dtype):
             for split in (1,) if _TILES[config].pingpong else (1, 3, 8):
                 run = _prepared(dtype, shape, config=config, split=split)
@@ -100,12 +101,14 @@ def test_every_config_and_split(cp, dev, dtype):
 def test_every_config_with_stream_k(cp, dev, dtype):
     """Stream-K at every tile configuration: fewer tiles than SMs (every tile shared by up to ten
     runs), a partial last wave with and without full waves before it, K short and long, M and N
-    off the tiles; beta 0 (TMA stores where C allows) and beta != 0; each prepared plan called
+    off the tiles, last K-tiles short of K; beta 0 (TMA stores where C allows) and beta != 0;
+    each prepared plan called
     twice (the counters must be back at zero for the second call)."""
     from gemmlab.runtime.dispatch_tc import _TILES, configs
 
     bad, shared = [], 0
-    for shape in [(127, 1000, 4097), (1000, 3000, 1000), (4097, 4095, 640), (1, 4095, 2048)]:
+    # K = 608: a last K-tile of 2 K-steps (bf16) or 3 (fp8) in the runs stream-K shares
+    for shape in [(127, 1000, 4097), (1000, 3000, 1000), (4097, 4095, 608), (1, 4095, 2048)]:
         for config in [c for c in configs(dtype) if not _TILES[c].pingpong]:
             for waves in (0, 1, 2):
                 run = _prepared(dtype, shape, config=config, streamk=waves)

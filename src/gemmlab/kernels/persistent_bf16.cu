@@ -142,13 +142,17 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
         // C's map exists only for 16-byte row pitches and a 16-byte aligned C (otherwise the host
         // passes a zeroed one): the direct epilogue stores the rest
         const bool tma_c = N % 8 == 0 && reinterpret_cast<unsigned long long>(C) % 16 == 0;
-        const TileLoop loop{cg.rank, cluster_id, clusters, units_m, units_n, nk, splits, W};
+        // K-tiles run whole but a last one whose K ends before its last K-step (k16) does
+        const int tail = cdiv(K % BK, 16), whole = tail > 0 && tail < BK / 16 ? K / BK : nk;
+        const TileLoop loop{cg.rank, cluster_id, clusters, units_m, units_n, nk, splits, W, whole,
+                            tail};
         consume_tiles<BM, BN, STAGES, STAGE_BYTES, A_BYTES, CBUF_BYTES, CLUSTER, CLUSTER_N, GROUP,
-                      EPI_PIECE, OUT_F32, SPLITK, PINGPONG>(
+                      EPI_PIECE, OUT_F32, SPLITK, PINGPONG, BK / 16>(
             ring, cg, loop, turn, cw, t,
-            [&](float (&d)[BN / 2], unsigned sa, unsigned sb) {  // one stage: BK / 16 k16 steps
+            [&](float (&d)[BN / 2], unsigned sa, unsigned sb, auto steps) {
+                // one stage: Steps<BK / KSTEP>, or the K-steps of a last K-tile that hold K
 #pragma unroll
-                for (int kk = 0; kk < BK / 16; ++kk)
+                for (int kk = 0; kk < decltype(steps)::value; ++kk)
                     wgmma_bf16_nn<BN>(d, wgmma_desc(sa + 32 * kk, 16, 1024),
                                       wgmma_desc(sb + 16 * B_COLS * 2 * kk, B_CHUNK_BYTES,
                                                  8 * B_COLS * 2, B_MODE));

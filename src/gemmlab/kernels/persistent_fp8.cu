@@ -123,13 +123,17 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
         const int cw = wg - 1;
         const bool tma_store = TMA_EPI && beta == 0.0f && N % 8 == 0 &&
                                reinterpret_cast<unsigned long long>(C) % 16 == 0;
-        const TileLoop loop{cg.rank, cluster_id, clusters, units_m, units_n, nk, splits, W};
+        // K-tiles run whole but a last one whose K ends before its last K-step (k32) does
+        const int tail = cdiv(K % BK, 32), whole = tail > 0 && tail < BK / 32 ? K / BK : nk;
+        const TileLoop loop{cg.rank, cluster_id, clusters, units_m, units_n, nk, splits, W, whole,
+                            tail};
         consume_tiles<BM, BN, STAGES, STAGE_BYTES, A_BYTES, CBUF_BYTES, CLUSTER, CLUSTER_N, GROUP,
-                      EPI_PIECE, 0, SPLITK, PINGPONG>(
+                      EPI_PIECE, 0, SPLITK, PINGPONG, BK / 32>(
             ring, cg, loop, turn, cw, t,
-            [&](float (&d)[BN / 2], unsigned sa, unsigned sb) {  // one stage: BK / 32 k32 steps
+            [&](float (&d)[BN / 2], unsigned sa, unsigned sb, auto steps) {
+                // one stage: Steps<BK / KSTEP>, or the K-steps of a last K-tile that hold K
 #pragma unroll
-                for (int kk = 0; kk < BK / 32; ++kk)
+                for (int kk = 0; kk < decltype(steps)::value; ++kk)
                     wgmma_fp8_tn<BN>(d, wgmma_desc(sa + 32 * kk, 16, 1024),
                                      wgmma_desc(sb + 32 * kk, 16, 1024));
             },

@@ -19,6 +19,11 @@ typedef unsigned short bf16;  // the bit pattern of one bfloat16
 
 __host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
 
+template <int N>
+struct Steps {  // a compile-time count of MMA K-steps
+    static constexpr int value = N;
+};
+
 // bfloat16 -> float is exact: the bf16 bits are the float's top 16 bits (mov.b32 reinterprets
 // the shifted bits as a float; PTX rather than __uint_as_float keeps NVRTC header-free).
 __device__ __forceinline__ float bf16_to_f32(bf16 x) {

@@ -19,6 +19,9 @@ struct TileLoop {
     unsigned rank;
     int cluster_id, clusters, units_m, units_n, nk, splits;
     float* W;
+    // the K-tiles whose every K-step holds K (nk, or nk - 1), and the K-steps of the last one
+    // when it has fewer
+    int nk_whole, tail_steps;
 };
 
 template <int BM, int BN, int CTAS, int EPI_PIECE, int OUT_F32, int SPLITK>
@@ -125,7 +128,7 @@ __device__ __forceinline__ void store_pingpong_tile(float (&d)[HALVES][BN / 2],
 // the warpgroup's staging buffer (CBUF_BYTES each, from cbufs).
 template <int BM, int BN, int STAGES, unsigned STAGE_BYTES, unsigned A_BYTES, unsigned CBUF_BYTES,
           int CLUSTER, int CLUSTER_N, int GROUP, int EPI_PIECE, int OUT_F32, int SPLITK,
-          int PINGPONG, typename Ring, typename Grid, typename Mma, typename TmaStore>
+          int PINGPONG, int KSTEPS, typename Ring, typename Grid, typename Mma, typename TmaStore>
 __device__ __forceinline__ void consume_tiles(const Ring& ring, const Grid& cg,
                                               const TileLoop& loop, const PingPongTurn& turn,
                                               int cw, int t, Mma mma, TmaStore tma_store,
@@ -156,17 +159,29 @@ __device__ __forceinline__ void consume_tiles(const Ring& ring, const Grid& cg,
         for (int h = 0; h < HALVES; ++h)
 #pragma unroll
             for (int i = 0; i < BN / 2; ++i) d[h][i] = 0.0f;
-        for (int kt = kt0; kt < kt1; ++kt, ++it) {
+        // one stage: its MMAs (steps: Steps<n>, the K-steps that hold K), then the stage before
+        // it back to the producers once those MMAs are done
+        auto stage = [&](int kt, auto steps) {
             const int s = it % STAGES;
             mbar_wait(full(s), (it / STAGES) & 1);
             const unsigned sa = ring.base + s * STAGE_BYTES + (PINGPONG ? 0 : cw * 64 * 128);
             const unsigned sb = ring.base + s * STAGE_BYTES + A_BYTES;
             wgmma_fence();
 #pragma unroll
-            for (int h = 0; h < HALVES; ++h) mma(d[h], sa + h * 64 * 128, sb);
+            for (int h = 0; h < HALVES; ++h) mma(d[h], sa + h * 64 * 128, sb, steps);
             wgmma_commit();
             wgmma_wait<1>();
             if (kt > kt0) cg.release(t, [&] { return empty((it - 1) % STAGES); });
+        };
+        static_assert(KSTEPS == 4, "a partial last K-tile takes 1, 2 or 3 K-steps");
+        const int whole = kt1 < loop.nk_whole ? kt1 : loop.nk_whole;
+        int kt = kt0;
+        for (; kt < whole; ++kt, ++it) stage(kt, Steps<KSTEPS>{});
+        if (kt < kt1) {  // the last K-tile, part past K: only the K-steps that hold K
+            if (loop.tail_steps == 3) stage(kt, Steps<3>{});
+            else if (loop.tail_steps == 2) stage(kt, Steps<2>{});
+            else stage(kt, Steps<1>{});
+            ++it;
         }
         wgmma_wait<0>();
         // every thread of the warpgroup is past item j's waits (wgmma is warpgroup-wide)
