@@ -3,6 +3,11 @@ the geometric mean, the shapes with M >= 128 under 95% of cuBLAS at its best, th
 (M <= 64) under both 100% of cuBLAS and 85% of the copy ceiling, and 4096^3 / 8192^3.
 
     python benchmarks/shape_map_bars.py docs/results/tc-shapes-2026-11-26/*/shapes_*.json.xz
+    python benchmarks/shape_map_bars.py --remap OUT/shapes.sqlite    (each stored map, re-mapped)
+
+A map's JSON holds the percentages as computed when it was taken; ``--remap`` rebuilds every
+shapes run of a results database from its rows with this tree's ``gemmlab.shapes.shapemap`` (so a
+change in how % of cuBLAS is computed applies to old measurements too).
 """
 
 import json
@@ -22,8 +27,18 @@ def shape(p: dict) -> str:
     return f"{p['M']}x{p['N']}x{p['K']}"
 
 
-def summarise(path: str) -> list[str]:
-    m = load(path)["map"]
+def stored_maps(db: str) -> list[dict]:
+    """Every shapes run of the database ``db``, re-mapped from its rows."""
+    from gemmlab.shapes.shapemap import from_record
+    from gemmlab.store import Store
+
+    with Store(db, create=False) as store:
+        return [from_record(store.load_record(r.id)).to_dict()
+                for r in reversed(store.list_runs(kind="shapes"))]
+
+
+def summarise(path: str, m: dict | None = None) -> list[str]:
+    m = m or load(path)["map"]
     pts = m["points"]
     with_ref = [p for p in pts if p.get("pct_of_cublas") is not None]
     big = [p for p in with_ref if p["M"] >= 128]
@@ -50,5 +65,7 @@ def summarise(path: str) -> list[str]:
 
 
 if __name__ == "__main__":
-    for arg in sys.argv[1:]:
-        print("\n".join(summarise(arg)))
+    remap = "--remap" in sys.argv[1:]
+    for arg in (a for a in sys.argv[1:] if a != "--remap"):
+        for m in stored_maps(arg) if remap else [None]:
+            print("\n".join(summarise(arg, m)))

@@ -19,6 +19,11 @@ def load(path):
     with opener(path, "rt") as f:
         d = json.load(f)
     out = {}
+    if "rows" not in d:  # a map alone (shape_map_bars.py --remap's): its points
+        for q in d["map"]["points"]:
+            if q.get("pct_of_cublas") is not None:
+                out[(q["M"], q["N"], q["K"])] = (q["pct_of_cublas"], q.get("ran", "?"))
+        return d["map"].get("dtype", "?"), out
     for r in d["rows"]:
         if r.get("is_reference") or r.get("pct_of_cublas") is None:
             continue

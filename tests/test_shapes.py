@@ -98,6 +98,42 @@ def test_percent_of_cublas_is_a_ratio_of_medians():
     assert S.min_bytes(1, 4096, 4096) == 4 * (4096 + 4096 * 4096 + 4096)
 
 
+# 16384^3 BF16 on an H100 at its power cap, ms (docs/results/tc-ktail-2026-11-27, the H100 map):
+# the dispatch rung and cuBLAS, two interleaved rounds of ten (rung first, then cuBLAS first)
+RUNG_ROUNDS = ((13.659, 12.954, 12.836, 11.86, 11.785, 11.964, 11.963, 11.962, 11.966, 11.921),
+               (13.165, 13.173, 13.042, 12.786, 12.79, 12.783, 12.934, 12.811, 12.356, 12.612))
+CUBLAS_ROUNDS = ((11.956, 11.585, 11.586, 11.869, 12.076, 12.08, 12.085, 12.076, 12.172, 12.203),
+                 (11.893, 11.699, 11.698, 12.595, 12.743, 12.741, 12.744, 12.742, 12.499, 12.199))
+
+
+def test_percent_of_cublas_is_the_median_of_the_interleaved_rounds_ratios():
+    """Each round's ratio compares medians timed back to back; pooling both rounds' samples lets the
+    median of each side fall in a different clock state (here 94.5% against rounds of 100.9 and
+    98.0)."""
+    from dataclasses import replace
+
+    from report_samples import kernel_row
+
+    from gemmlab.bench import interleave
+    from gemmlab.bench.results import pct_of
+
+    def parts(rounds):
+        return [(kernel_row("x", 16384, 16384, 16384, samples_s=[t / 1e3 for t in r]).measurement, {})
+                for r in rounds]
+
+    rung = kernel_row("r", 16384, 16384, 16384, samples_s=[t / 1e3 for r in RUNG_ROUNDS for t in r])
+    cublas = kernel_row("cublas", 16384, 16384, 16384,
+                        samples_s=[t / 1e3 for r in CUBLAS_ROUNDS for t in r])
+    assert pct_of(cublas, rung) == pytest.approx(94.5, abs=0.1)  # pooled: no rounds recorded
+    rounds = interleave.compare(parts(RUNG_ROUNDS), parts(CUBLAS_ROUNDS), [True, False])
+    assert [round(r["ratio"], 3) for r in rounds["rounds"]] == [1.009, 0.98]
+    paired = replace(rung, extra={"vs_reference": rounds})
+    assert pct_of(cublas, paired) == pytest.approx(99.5, abs=0.1)
+    assert pct_of(None, paired) is None
+    wrong = kernel_row("cublas", 16384, 16384, 16384, median_s=12e-3, correct=False)
+    assert pct_of(wrong, paired) is None  # a reference that failed its check is no yardstick
+
+
 # --- the orchestration with a fake bench -----------------------------------------------------
 def test_every_shape_is_checked_then_timed_with_cublas_in_interleaved_rounds():
     shapes = grids.QUICK[:2]

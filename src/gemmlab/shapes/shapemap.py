@@ -5,8 +5,9 @@ bandwidth against the DRAM copy ceiling.
 Input: a ``gemmlab shapes`` run record — the ladder harness's rows (one for the rung, one for
 cuBLAS per shape), each with its ``grid_shape`` ({M, N, K, label, source}) in ``extra``. The same
 record comes back from the results database, so a stored run is re-mapped exactly as it was
-printed. Every percentage is a ratio of medians measured in the same process: cuBLAS median /
-rung median × 100 (``bench.results.pct_of``).
+printed. Every percentage compares medians measured in the same process (``bench.results.pct_of``):
+the median over the interleaved rounds of cuBLAS median / rung median × 100, or that ratio over all
+samples where the run kept no rounds.
 """
 
 from __future__ import annotations
