@@ -122,10 +122,11 @@ __device__ __forceinline__ void store_pingpong_tile(float (&d)[HALVES][BN / 2],
 
 // The consumer warpgroups' loop of persistent_bf16 and persistent_fp8: for each work item of the
 // cluster (cooperative: every item, 64 rows each; ping-pong: warpgroup cw's own items, all BM
-// rows), wait for each stage, issue its MMAs - mma(d[h], a, b): one stage's K-steps for the
-// 64-row block h, A's rows at a (128-byte rows), B's tile at b - release it to the producers of
-// the cluster, and finish the tile. tma_store() says whether C may leave by TMA stores, through
-// the warpgroup's staging buffer (CBUF_BYTES each, from cbufs).
+// rows), wait for each stage, issue its MMAs - mma(d[h], a, b, Steps<n>{}): n K-steps for the
+// 64-row block h (KSTEPS, or fewer in a last K-tile that reaches past K: loop.tail_steps), A's
+// rows at a (128-byte rows), B's tile at b - release it to the producers of the cluster, and
+// finish the tile. tma_store() says whether C may leave by TMA stores, through the warpgroup's
+// staging buffer (CBUF_BYTES each, from cbufs).
 template <int BM, int BN, int STAGES, unsigned STAGE_BYTES, unsigned A_BYTES, unsigned CBUF_BYTES,
           int CLUSTER, int CLUSTER_N, int GROUP, int EPI_PIECE, int OUT_F32, int SPLITK,
           int PINGPONG, int KSTEPS, typename Ring, typename Grid, typename Mma, typename TmaStore>
