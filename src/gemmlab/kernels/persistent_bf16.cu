@@ -142,8 +142,10 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
         // C's map exists only for 16-byte row pitches and a 16-byte aligned C (otherwise the host
         // passes a zeroed one): the direct epilogue stores the rest
         const bool tma_c = N % 8 == 0 && reinterpret_cast<unsigned long long>(C) % 16 == 0;
-        const TileLoop loop = tile_loop<BK, 16>(cg.rank, cluster_id, clusters, units_m, units_n, K,
-                                                 splits, W);
+        // K-tiles run whole but a last one whose K ends before its last K-step (k16) does
+        const int tail = cdiv(K % BK, 16), whole = tail > 0 && tail < BK / 16 ? K / BK : nk;
+        const TileLoop loop{cg.rank, cluster_id, clusters, units_m, units_n, nk, splits, W, whole,
+                            tail};
         consume_tiles<BM, BN, STAGES, STAGE_BYTES, A_BYTES, CBUF_BYTES, CLUSTER, CLUSTER_N, GROUP,
                       EPI_PIECE, OUT_F32, SPLITK, PINGPONG, BK / 16>(
             ring, cg, loop, turn, cw, t,

@@ -123,8 +123,10 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
         const int cw = wg - 1;
         const bool tma_store = TMA_EPI && beta == 0.0f && N % 8 == 0 &&
                                reinterpret_cast<unsigned long long>(C) % 16 == 0;
-        const TileLoop loop = tile_loop<BK, 32>(cg.rank, cluster_id, clusters, units_m, units_n, K,
-                                                 splits, W);
+        // K-tiles run whole but a last one whose K ends before its last K-step (k32) does
+        const int tail = cdiv(K % BK, 32), whole = tail > 0 && tail < BK / 32 ? K / BK : nk;
+        const TileLoop loop{cg.rank, cluster_id, clusters, units_m, units_n, nk, splits, W, whole,
+                            tail};
         consume_tiles<BM, BN, STAGES, STAGE_BYTES, A_BYTES, CBUF_BYTES, CLUSTER, CLUSTER_N, GROUP,
                       EPI_PIECE, 0, SPLITK, PINGPONG, BK / 32>(
             ring, cg, loop, turn, cw, t,

@@ -24,17 +24,6 @@ struct TileLoop {
     int nk_whole, tail_steps;
 };
 
-// The consumers' TileLoop over K-tiles of BK elements and MMA K-steps of KSTEP: the K-tiles run
-// whole but a last one whose K ends before its last K-step does.
-template <int BK, int KSTEP>
-__device__ __forceinline__ TileLoop tile_loop(unsigned rank, int cluster_id, int clusters,
-                                              int units_m, int units_n, int K, int splits,
-                                              float* W) {
-    const int nk = tc::cdiv(K, BK), tail = tc::cdiv(K % BK, KSTEP);
-    const int whole = tail > 0 && tail < BK / KSTEP ? K / BK : nk;
-    return TileLoop{rank, cluster_id, clusters, units_m, units_n, nk, splits, W, whole, tail};
-}
-
 template <int BM, int BN, int CTAS, int EPI_PIECE, int OUT_F32, int SPLITK>
 __device__ __forceinline__ void finish_tile(const TileLoop& L, const WorkItem& w, int cw,
                                             int* last, float (&d)[BN / 2],
