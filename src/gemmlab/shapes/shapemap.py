@@ -4,8 +4,9 @@ bandwidth against the DRAM copy ceiling.
 
 Input: a ``gemmlab shapes`` run record — the ladder harness's rows (one for the rung, one for
 cuBLAS per shape), each with its ``grid_shape`` ({M, N, K, label, source}) in ``extra``. The same
-record comes back from the results database, so a stored run is re-mapped exactly as it was
-printed. Every percentage compares medians measured in the same process (``bench.results.pct_of``):
+record comes back from the results database, so a stored run is re-mapped from its rows (as it
+was printed, unless the rules below changed since: runs stored before 2026-11-27 printed the
+pooled ratio). Every percentage compares medians measured in the same process (``bench.results.pct_of``):
 the median over the interleaved rounds of cuBLAS median / rung median × 100, or that ratio over all
 samples where the run kept no rounds.
 """
