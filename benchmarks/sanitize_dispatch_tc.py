@@ -12,7 +12,8 @@ bf16 / e4m3 inputs (relative Frobenius error <= 2e-2, no NaN); a wrong result ex
 a sanitizer finding exits 3.
 
 ``memcheck``: the decode kernels (every bf16 column strip, 1 to 16 tokens, N and K off their
-strips and chunks; the bf16 tensor-core decode kernel's strips and clusters of 1, 4 and 8), the 64 x 128, 64 x 256, 128 x 128 and clustered 128 x 256 tiles (and 128 x 160), split-K,
+strips and chunks, K shared by clusters of 4 and 8; the bf16 tensor-core decode kernel's strips
+and clusters of 1, 4 and 8), the 64 x 128, 64 x 256, 128 x 128 and clustered 128 x 256 tiles (and 128 x 160), split-K,
 stream-K, the 2-D clusters, the ping-pong 128 x 128 tile, 128 x 192,
 copies of A or B to 16-byte pitches, the wgmma fallback, misaligned A, B and C. ``initcheck``:
 the paths that read memory they allocated (the copies, the split-K and stream-K workspaces and
@@ -86,6 +87,13 @@ MEMCHECK = [
     ("bf16", (1000, 1016, 1000), {"config": "128x256c1", "split": 3}, ""),
     ("bf16", (300, 1016, 1040), {"config": "128x192c1"}, ""),
     ("bf16", (127, 1016, 1056), {"config": "64x64"}, ""),
+    # decode kernels with K shared by a cluster (the rules' 1x1600x6400 plans, ragged N and K,
+    # blocks with no K at all)
+    ("bf16", (1, 1600, 6400), None, ""), ("fp8", (16, 1600, 6400), None, ""),
+    ("bf16", (1, 1000, 14344), {"config": "gemv", "cols": 64, "split": 8}, ""),
+    ("bf16", (1, 200, 1040), {"config": "gemv", "cols": 16, "split": 8}, ""),
+    ("fp8", (16, 1000, 6400), {"config": "gemv", "split": 4}, ""),
+    ("fp8", (7, 200, 1040), {"config": "gemv", "split": 8}, ""),
 ]
 INITCHECK = [
     ("bf16", (1000, 3001, 77), None, ""), ("bf16", (127, 1000, 4096), {"config": "64x128", "split": 3}, ""),
@@ -98,6 +106,8 @@ INITCHECK = [
     ("bf16", (200, 1000, 1000), {"config": "64x32c2x4", "split": 3}, ""),
     ("fp8", (1000, 3000, 1024), {"config": "128x128pp"}, ""),
     ("fp8", (1000, 1016, 1600), {"config": "128x256c1", "split": 3}, ""),
+    # decode kernels with K shared by a cluster
+    ("bf16", (1, 1600, 6400), None, ""), ("fp8", (16, 1000, 6400), {"config": "gemv", "split": 4}, ""),
 ]
 RACECHECK = [
     ("bf16", (3, 72, 512), {"config": "gemv", "cols": 16}, ""), ("bf16", (16, 80, 256), {"config": "gemv", "cols": 64}, ""),
@@ -117,6 +127,9 @@ RACECHECK = [
     ("bf16", (300, 400, 256), {"config": "128x192c2"}, ""),
     ("fp8", (300, 1016, 160), {"config": "128x128pp"}, ""),
     ("bf16", (130, 1016, 96), {"config": "128x256c1", "streamk": 0}, ""),
+    ("bf16", (1, 72, 1032), {"config": "gemv", "cols": 64, "split": 4}, ""),
+    ("fp8", (9, 40, 2048), {"config": "gemv", "split": 2}, ""),
+    ("fp8", (1, 40, 512), {"config": "gemv", "split": 8}, ""),
 ]
 SETS = {"memcheck": MEMCHECK, "initcheck": INITCHECK, "racecheck": RACECHECK}
 

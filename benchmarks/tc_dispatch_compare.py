@@ -130,12 +130,14 @@ def alternatives(dtype, M, N, K, sms, quick=False, decode=False):
                     seen.add(p.name)
                     out.append((f"mma c={cols} ks={ks}", pol))
     if D.decode_fits(dtype, M, N, K, D.Operands(), D.max_decode_rows(dtype)):
+        one = dtype == "fp8" or D.decode_rows(dtype, M) == 1  # K shared by a cluster
         for cols in (D.paths.GEMV_BF16_COLS if dtype == "bf16" else (None,)):
-            pol = D.Policy(config="gemv", cols=cols)
-            p = D.plan(dtype, M, N, K, sms, D.Operands(), pol)
-            if p.name not in seen:
-                seen.add(p.name)
-                out.append((f"gemv c={cols}" if cols else "gemv", pol))
+            for ks in (D.paths.GEMV_SPLITS if one else (1,)):
+                pol = D.Policy(config="gemv", cols=cols, split=ks)
+                p = D.plan(dtype, M, N, K, sms, D.Operands(), pol)
+                if p.name not in seen:
+                    seen.add(p.name)
+                    out.append((f"gemv c={cols} ks={ks}" if cols else f"gemv ks={ks}", pol))
     return out
 
 

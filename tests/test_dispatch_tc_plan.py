@@ -384,13 +384,51 @@ def test_mma_decode_wrapper_carries_its_cluster_shape():
 
 
 def test_bf16_decode_strips_are_the_widest_that_fill_a_wave():
-    # N = 4096 on 132 SMs: 64 columns -> 64 blocks (no), 32 -> 128 (>= 0.9 x 132): 32
-    assert D.choose_cols(4096, H100) == 32
-    assert D.choose_cols(14336, H100) == 64  # 224 blocks
-    assert D.choose_cols(1024, H100) == 16  # nothing fills: the most blocks
+    # N = 4096 on 132 SMs: 64 columns -> 64 blocks (no), 32 -> 128 (>= 0.8 x 132): 32, unsplit
+    assert D.choose_cols(4096, 4096, H100) == 32
+    assert D.choose_cols(14336, 4096, H100) == 64  # 224 blocks
+    # nothing fills: the most blocks once K is shared, the widest of equals - 64 columns x 8
+    # blocks (200) against 32 x 4 and 16 x 2, all 200 - but a short K shares nothing (512 rows
+    # are one round of the 64-column kernel's loads): 16 columns, 100 blocks
+    assert D.choose_cols(1600, 6400, H100) == 64
+    assert D.choose_cols(1600, 512, H100) == 16
     p = _plan("bf16", 1, 4096, 4096)
-    assert (p.gemv_cols, p.ctas) == (32, 128)
-    assert _plan("bf16", 1, 4096, 4096, config="gemv", cols=64).ctas == 64
+    assert (p.gemv_cols, p.ctas, p.splits, p.grid) == (32, 128, 1, (128, 1, 1))
+    # forced 64 columns: 64 strips, K shared by 2 blocks unless the split is forced too
+    assert _plan("bf16", 1, 4096, 4096, config="gemv", cols=64).grid == (64, 2, 1)
+    assert _plan("bf16", 1, 4096, 4096, config="gemv", cols=64, split=1).ctas == 64
+    p = _plan("bf16", 1, 1600, 6400)
+    assert (p.name, p.grid, p.ctas) == ("gemv_m1_c64_k8", (25, 8, 1), 200)
+    assert p.gemv.cluster == (1, 8, 1) and "K split among 8 warps x 8 blocks" in p.why
+
+
+def test_decode_splits_k_only_where_the_strips_leave_sms_idle():
+    # strips that fill the SMs never split; fewer take the fewest of 2, 4, 8 that fill them,
+    # no block getting less K than one round of its loads (fp8: 1024, bf16 64 columns: 512)
+    assert D.choose_gemv_split("fp8", 8, 0, 300, 1600, H100) == 1
+    assert D.choose_gemv_split("fp8", 8, 0, 100, 6400, H100) == 2
+    assert D.choose_gemv_split("fp8", 16, 0, 40, 6400, H100) == 4
+    assert D.choose_gemv_split("fp8", 8, 0, 10, 6400, H100) == 4  # 6400 // 1024 = 6: not 8
+    assert D.choose_gemv_split("fp8", 8, 0, 10, 1000, H100) == 1
+    assert D.choose_gemv_split("bf16", 1, 64, 25, 6400, H100) == 8
+    assert D.choose_gemv_split("bf16", 16, 64, 25, 6400, H100) == 1  # bf16: one token only
+    assert D.gemv_round("bf16", 64) == 512 and D.gemv_round("bf16", 16) == 2048
+    p = _plan("fp8", 16, 1600, 6400)
+    assert (p.name, p.grid) == ("gemv_m16_k2", (100, 2, 1))
+    p = _plan("fp8", 1, 8, 16)
+    assert (p.name, p.grid) == ("gemv_m8", (1, 1, 1))
+
+
+def test_forced_decode_splits():
+    p = _plan("fp8", 1, 4096, 4096, config="gemv", split=8)
+    assert (p.name, p.grid, p.ctas) == ("gemv_m8_k8", (256, 8, 1), 2048)
+    assert "__cluster_dims__(1, 8, 1)" in paths.wrapper(p.gemv)
+    with pytest.raises(InputError, match="blocks per strip"):
+        D.Policy(config="gemv", split=3)
+    with pytest.raises(InputError, match="one token only"):
+        _plan("bf16", 2, 4096, 4096, config="gemv", cols=32, split=2)
+    with pytest.raises(ValueError, match="no bf16 decode instantiation"):
+        paths.gemv_kernel("bf16", 2, 32, 2)
 
 
 def test_fp8_decode_blocks_own_16_rows_of_b():

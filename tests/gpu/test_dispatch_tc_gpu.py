@@ -180,23 +180,28 @@ def test_misaligned_views_are_copied(cp, dev, dtype):
 @pytest.mark.parametrize("dtype", ["bf16", "fp8"])
 def test_every_decode_instantiation(cp, dev, dtype):
     """The decode kernels (decode_tc.cu) forced at every token count up to their largest
-    instantiation, every bf16 column strip, N not a multiple of the strip and K not a multiple
-    of the warps' k-chunks, beta = 0 and beta != 0."""
+    instantiation, every bf16 column strip, every cluster of blocks sharing a strip's K (bf16:
+    one token), N not a multiple of the strip and K not a multiple of the warps' k-chunks (and
+    shorter than one chunk per block of the cluster), beta = 0 and beta != 0."""
     from gemmlab.kernels import paths
-    from gemmlab.runtime.dispatch_tc import max_decode_rows
+    from gemmlab.runtime.dispatch_tc import decode_rows, max_decode_rows
 
     cols = paths.GEMV_BF16_COLS if dtype == "bf16" else (None,)
     bad = []
     for M in range(1, max_decode_rows(dtype) + 1):
-        for N, K in ((4104, 4112), (8, 16), (1000, 14336)):
+        splits = paths.GEMV_SPLITS if dtype == "fp8" or decode_rows(dtype, M) == 1 else (1,)
+        for N, K in ((4104, 4112), (8, 16), (1000, 14336), (200, 1040)):
             for c in cols:
-                run = _prepared(dtype, (M, N, K), config="gemv", cols=c)
-                assert run.plan.config == "gemv" and run.grid[0] == run.plan.ctas
-                for beta in (0.0, BETA):
-                    res = _check(cp, run, (M, N, K), dtype,
-                                 zlib.crc32(f"{dtype}{M}{N}{K}{c}{beta}".encode()), beta=beta)
-                    if not res.ok:
-                        bad.append((M, N, K, c, beta, run.plan.name, res.reason))
+                for ks in splits:
+                    run = _prepared(dtype, (M, N, K), config="gemv", cols=c, split=ks)
+                    strips = -(-N // (c or 16))
+                    assert run.plan.config == "gemv" and run.grid == (strips, ks, 1)
+                    for beta in (0.0, BETA):
+                        res = _check(cp, run, (M, N, K), dtype,
+                                     zlib.crc32(f"{dtype}{M}{N}{K}{c}{ks}{beta}".encode()),
+                                     beta=beta)
+                        if not res.ok:
+                            bad.append((M, N, K, c, ks, beta, run.plan.name, res.reason))
     assert not bad, bad[:10]
 
 

@@ -9,15 +9,18 @@
 // thread with several 16-byte loads in flight, and split K among the warps of a block, whose
 // partial sums meet in shared memory in a fixed order (deterministic, one launch, no workspace).
 //
-//   gemv_bf16<MR, COLS>: B is K x N row-major bf16 (the ladder's "NN" layout). Block = 256
+//   gemv_bf16<MR, COLS, KS>: B is K x N row-major bf16 (the ladder's "NN" layout). Block = 256
 //     threads owning COLS columns of C (8 per thread: one 16-byte load per row of B) and every
 //     k. Thread t takes column chunk t % (COLS / 8) and rows 8 * (g + RG * i) .. + 7, g = t /
 //     (COLS / 8), RG = 256 / (COLS / 8); two such 8-row steps are loaded before either is used
 //     (16 loads of 16 bytes in flight per thread; one step at MR = 16, for registers). A's row pieces (A[m][k .. k + 7]) are 16-byte
 //     loads that the threads of a row group share through L1. CUDA-core FMAs: at MR tokens a
-//     16-byte load of B feeds 8 * MR FMAs. Grid: ceil(N / COLS). M <= MR.
+//     16-byte load of B feeds 8 * MR FMAs. KS > 1: a cluster of KS blocks (grid.y) shares the
+//     strip, block y taking the y-th contiguous run of its 8-row steps, and the blocks add their
+//     partial sums through distributed shared memory (cluster_reduce). Grid: (ceil(N / COLS),
+//     KS). M <= MR.
 //     Needs K % 8 == 0, N % 8 == 0 and 16-byte aligned A and B (the launcher checks).
-//   gemv_fp8<MT>: B is N x K row-major e4m3 ("TN"), A is M x K e4m3. Each warp runs
+//   gemv_fp8<MT, KS>: B is N x K row-major e4m3 ("TN"), A is M x K e4m3. Each warp runs
 //     mma.sync.m16n8k32 (e4m3, sm_89+) with B's rows as the 16-row operand and the tokens as
 //     the 8 columns (MT groups of 8 tokens; M <= 8 * MT): C^T (16 x 8) += B (16 x 32) A^T. The
 //     sum over k is order-free, so each lane loads 16 contiguous bytes of a row (k = 64c + 16q,
@@ -25,7 +28,8 @@
 //     bytes permuted alike; a warp reads 8 rows x 64 bytes per load instruction. Block = 8
 //     warps owning 16 rows of B (16 columns of C); warp w takes the 64-byte k-chunks w, w + 8,
 //     ..., in two register stages of two chunks: one stage's loads fly while the other's MMAs
-//     run. Grid: ceil(N / 16).
+//     run. KS > 1: a cluster of KS blocks (grid.y) shares the 16 rows, block y taking chunks
+//     8 y + w, + 8 KS, ..., their sums added as gemv_bf16's. Grid: (ceil(N / 16), KS).
 //     Needs K % 16 == 0 and 16-byte aligned A and B (the launcher checks).
 //   gemv_bf16_tc<MT, NW, KS>: bf16 on the tensor cores, B K x N row-major as in gemv_bf16,
 //     up to 16 * MT tokens. mma.sync.m16n8k16 with the tokens as the 16-row operand (A's rows,
@@ -103,7 +107,37 @@ __device__ __forceinline__ float bf16_at(const uint4& v, int j) {
     return f;
 }
 
-template <int MR, int COLS>
+// A float at shared-memory address `addr` of CTA `rank` of this cluster (mapa + ld.shared::cluster).
+__device__ __forceinline__ float ld_dsmem_f32(unsigned addr, unsigned rank) {
+    float v;
+    asm volatile(
+        "{ .reg .b32 ra; mapa.shared::cluster.u32 ra, %1, %2;\n"
+        "ld.shared::cluster.f32 %0, [ra]; }" : "=f"(v) : "r"(addr), "r"(rank) : "memory");
+    return v;
+}
+
+// A cluster of KS blocks (grid.y) shares one strip's K: each block's sum over its warps lies in
+// red (rows x cols floats, row-major: token, then column of the strip). Every block adds the KS
+// partial sums of its share of the strip's outputs in rank order (deterministic) and stores them,
+// then waits until no one reads its shared memory any more.
+template <int KS>
+__device__ __forceinline__ void cluster_reduce(const float* red, int rows, int cols, int M, int N,
+                                               int n_base, float alpha, float beta,
+                                               tc::bf16* __restrict__ C) {
+    tc::cluster_sync();
+    const unsigned base = tc::smem_addr(red);
+    for (int i = blockIdx.y + KS * threadIdx.x; i < rows * cols; i += KS * blockDim.x) {
+        const int tok = i / cols, n = n_base + i % cols;
+        if (tok >= M || n >= N) continue;
+        float sum = 0.0f;
+#pragma unroll
+        for (int rk = 0; rk < KS; ++rk) sum += ld_dsmem_f32(base + 4u * i, rk);
+        tc::store_out<0>(C, tok * N + n, sum, alpha, beta);
+    }
+    tc::cluster_sync();
+}
+
+template <int MR, int COLS, int KS>
 __device__ __forceinline__ void gemv_bf16(int M, int N, int K, float alpha,
                                           const tc::bf16* __restrict__ A,
                                           const tc::bf16* __restrict__ B, float beta,
@@ -111,12 +145,14 @@ __device__ __forceinline__ void gemv_bf16(int M, int N, int K, float alpha,
     constexpr int THREADS = 256, CPR = COLS / 8, RG = THREADS / CPR, WARPS = THREADS / 32;
     constexpr int H = MR <= 8 ? 2 : 1;  // 8-row steps loaded together (registers: 12 MR + 32 H)
     static_assert(COLS % 8 == 0 && CPR >= 1 && CPR <= 32 && 32 % CPR == 0, "COLS: 8 .. 256");
+    static_assert(KS >= 1 && KS <= 8, "KS: a portable cluster (at most 8 blocks)");
     __shared__ float red[WARPS][MR][COLS];
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
     const int chunk = t % CPR, group = t / CPR;
     const int n0 = blockIdx.x * COLS + chunk * 8;
     const bool live = n0 < N;  // N % 8 == 0: a chunk is wholly inside or wholly out
-    const int steps = K / 8;
+    // block y of the strip's cluster takes a contiguous run of the 8-row steps: [lo, steps)
+    const int per = (K / 8 + KS - 1) / KS, lo = blockIdx.y * per, steps = min(K / 8, lo + per);
 
     float acc[MR][8];
 #pragma unroll
@@ -124,7 +160,7 @@ __device__ __forceinline__ void gemv_bf16(int M, int N, int K, float alpha,
 #pragma unroll
         for (int e = 0; e < 8; ++e) acc[m][e] = 0.0f;
 
-    for (int s0 = group; s0 < steps; s0 += H * RG) {
+    for (int s0 = lo + group; s0 < steps; s0 += H * RG) {
         uint4 b[H][8];
 #pragma unroll
         for (int h = 0; h < H; ++h) {
@@ -176,12 +212,15 @@ __device__ __forceinline__ void gemv_bf16(int M, int N, int K, float alpha,
     __syncthreads();
     for (int i = t; i < MR * COLS; i += THREADS) {
         const int m = i / COLS, col = i % COLS, n = blockIdx.x * COLS + col;
-        if (m >= M || n >= N) continue;
         float sum = 0.0f;
 #pragma unroll
         for (int w = 0; w < WARPS; ++w) sum += red[w][m][col];
-        tc::store_out<0>(C, m * N + n, sum, alpha, beta);
+        if (KS > 1)
+            red[0][m][col] = sum;
+        else if (m < M && n < N)
+            tc::store_out<0>(C, m * N + n, sum, alpha, beta);
     }
+    if (KS > 1) cluster_reduce<KS>(&red[0][0][0], MR, COLS, M, N, blockIdx.x * COLS, alpha, beta, C);
 }
 
 // mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32: d (16 x 8) += a (16 x 32) * b (32 x 8).
@@ -235,17 +274,20 @@ __device__ __forceinline__ void fp8_mma(const Fp8Stage<MT, U>& st, float (&acc)[
         }
 }
 
-template <int MT>
+template <int MT, int KS>
 __device__ __forceinline__ void gemv_fp8(int M, int N, int K, float alpha,
                                          const unsigned char* __restrict__ A,
                                          const unsigned char* __restrict__ B, float beta,
                                          tc::bf16* __restrict__ C) {
     constexpr int WARPS = 8, U = 2, TOK = 8 * MT;
+    static_assert(KS >= 1 && KS <= 8, "KS: a portable cluster (at most 8 blocks)");
     __shared__ float red[WARPS][16][TOK];
+    __shared__ float part[KS > 1 ? TOK * 16 : 1];  // KS > 1: the block's sums, token-major
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int gid = lane / 4, q = lane % 4;
     const int r0 = blockIdx.x * 16 + gid;
-    const int chunks = (K + 63) / 64, step = WARPS * U;
+    // block y of the cluster takes chunks y * WARPS + w, + KS * WARPS, ... (warp w)
+    const int chunks = (K + 63) / 64, stride = KS * WARPS, step = stride * U;
 
     float acc[MT][4];
 #pragma unroll
@@ -255,8 +297,8 @@ __device__ __forceinline__ void gemv_fp8(int M, int N, int K, float alpha,
 
     // Two register stages of U chunks (chunks past K load nothing and add zeros).
     two_stages<Fp8Stage<MT, U>>(
-        warp, step, chunks,
-        [&](Fp8Stage<MT, U>& st, int c) { fp8_load(st, c, WARPS, M, N, K, A, B, r0, gid, q); },
+        blockIdx.y * WARPS + warp, step, chunks,
+        [&](Fp8Stage<MT, U>& st, int c) { fp8_load(st, c, stride, M, N, K, A, B, r0, gid, q); },
         [&](const Fp8Stage<MT, U>& st, int) { fp8_mma(st, acc); });
 
     // Accumulator of lane (gid, q): rows (of B, columns of C) gid and gid + 8, tokens 2q, 2q + 1.
@@ -270,12 +312,15 @@ __device__ __forceinline__ void gemv_fp8(int M, int N, int K, float alpha,
     __syncthreads();
     for (int i = threadIdx.x; i < 16 * TOK; i += 32 * WARPS) {
         const int row = i / TOK, tok = i % TOK, n = blockIdx.x * 16 + row;
-        if (tok >= M || n >= N) continue;
         float sum = 0.0f;
 #pragma unroll
         for (int w = 0; w < WARPS; ++w) sum += red[w][row][tok];
-        tc::store_out<0>(C, tok * N + n, sum, alpha, beta);
+        if (KS > 1)
+            part[tok * 16 + row] = sum;
+        else if (tok < M && n < N)
+            tc::store_out<0>(C, tok * N + n, sum, alpha, beta);
     }
+    if (KS > 1) cluster_reduce<KS>(part, TOK, 16, M, N, blockIdx.x * 16, alpha, beta, C);
 }
 
 // movmatrix.sync.aligned.m8n8.trans.b16: the warp's 8 x 8 matrix of 16-bit values (lane l holds
@@ -300,16 +345,6 @@ __device__ __forceinline__ void mma_bf16_16816(float (&d)[4], unsigned a0, unsig
 __device__ __forceinline__ unsigned word(const uint4& v, int i) {
     return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
 }
-
-// A float at shared-memory address `addr` of CTA `rank` of this cluster (mapa + ld.shared::cluster).
-__device__ __forceinline__ float ld_dsmem_f32(unsigned addr, unsigned rank) {
-    float v;
-    asm volatile(
-        "{ .reg .b32 ra; mapa.shared::cluster.u32 ra, %1, %2;\n"
-        "ld.shared::cluster.f32 %0, [ra]; }" : "=f"(v) : "r"(addr), "r"(rank) : "memory");
-    return v;
-}
-
 
 // One stage of gemv_bf16_tc's pipeline: U chunks of 32 rows of B (NW groups of 32 columns)
 // and the matching 16-byte runs of A, as loaded by one lane.
@@ -443,21 +478,7 @@ __device__ __forceinline__ void gemv_bf16_tc(int M, int N, int K, float alpha,
             red[0][tok][col] = sum;
         }
     }
-    if (KS > 1) {
-        // Every block of the cluster adds the KS partial sums of its share of the strip's
-        // outputs (rank order), then waits until no one reads its shared memory any more.
-        tc::cluster_sync();
-        const unsigned base = tc::smem_addr(&red[0][0][0]);
-        for (int i = blockIdx.y + KS * threadIdx.x; i < TOK * COLS; i += KS * 32 * WARPS) {
-            const int tok = i / COLS, col = i % COLS, n = n_base + col;
-            if (tok >= M || n >= N) continue;
-            float sum = 0.0f;
-#pragma unroll
-            for (int rk = 0; rk < KS; ++rk) sum += ld_dsmem_f32(base + 4u * i, rk);
-            tc::store_out<0>(C, tok * N + n, sum, alpha, beta);
-        }
-        tc::cluster_sync();
-    }
+    if (KS > 1) cluster_reduce<KS>(&red[0][0][0], TOK, COLS, M, N, n_base, alpha, beta, C);
 }
 
 }  // namespace gemmlab

@@ -103,10 +103,12 @@ FAMILIES: dict[str, _PathFamily] = {
                              lambda p: 256),
     "repitch8": _PathFamily("tc_helpers.cu", "gemmlab::repitch<unsigned char>", _REPITCH8_SIG,
                             lambda p: 256),
-    "gemv_bf16": _PathFamily("decode_tc.cu", "gemmlab::gemv_bf16<{MR}, {COLS}>", _GEMV_BF16_SIG,
-                             lambda p: 256),
-    "gemv_fp8": _PathFamily("decode_tc.cu", "gemmlab::gemv_fp8<{MT}>", _GEMV_FP8_SIG,
-                            lambda p: 256),
+    "gemv_bf16": _PathFamily("decode_tc.cu", "gemmlab::gemv_bf16<{MR}, {COLS}, {KS}>",
+                             _GEMV_BF16_SIG, lambda p: 256,
+                             cluster=lambda p: (1, p["KS"], 1) if p["KS"] > 1 else None),
+    "gemv_fp8": _PathFamily("decode_tc.cu", "gemmlab::gemv_fp8<{MT}, {KS}>", _GEMV_FP8_SIG,
+                            lambda p: 256,
+                            cluster=lambda p: (1, p["KS"], 1) if p["KS"] > 1 else None),
     "gemv_bf16_tc": _PathFamily("decode_tc.cu", "gemmlab::gemv_bf16_tc<{MT}, {NW}, {KS}>",
                                 _GEMV_BF16_SIG, lambda p: 256,
                                 cluster=lambda p: (1, p["KS"], 1) if p["KS"] > 1 else None),
@@ -237,6 +239,9 @@ def tc_helper_kernels() -> tuple[PathKernel, ...]:
 GEMV_BF16_ROWS = (1, 2, 4, 8, 16)
 GEMV_BF16_COLS = (16, 32, 64)
 GEMV_FP8_TILES = (1, 2)
+# Blocks of a cluster sharing one strip's K (grid.y), adding their partial sums through
+# distributed shared memory: bf16 one token (the rules' only CUDA-core decode), fp8 every tile.
+GEMV_SPLITS = (1, 2, 4, 8)
 # The bf16 tensor-core decode kernel (gemv_bf16_tc): (MT, NW) = 16-token tiles and 32-column
 # groups per block (the warps' partial sums, 8 x 16 MT x 32 NW floats, within 32 KB), and KS
 # blocks per cluster sharing a strip's K (grid.y). 16 tokens x 32 columns: registers capped for
@@ -246,13 +251,18 @@ MMA_BF16_SHAPES = ((1, 1), (1, 2), (2, 1))
 MMA_BF16_SPLITS = (1, 2, 4, 8)
 
 
-def gemv_kernel(dtype: str, rows: int, cols: int = 0) -> PathKernel:
-    """The decode kernel for up to ``rows`` tokens (bf16: ``cols`` columns per block)."""
+def gemv_kernel(dtype: str, rows: int, cols: int = 0, ks: int = 1) -> PathKernel:
+    """The decode kernel for up to ``rows`` tokens (bf16: ``cols`` columns per block), ``ks``
+    blocks per strip sharing its K (a cluster; bf16 one token only)."""
+    if ks not in GEMV_SPLITS or (dtype == "bf16" and ks > 1 and rows != 1):
+        raise ValueError(f"no {dtype} decode instantiation for {rows} tokens with {ks} blocks "
+                         f"per strip")
+    tail = f"_k{ks}" if ks > 1 else ""
     if dtype == "bf16":
-        return PathKernel(f"dispatch_bf16_gemv_m{rows}_c{cols}", "gemv_bf16",
-                          {"MR": rows, "COLS": cols})
+        return PathKernel(f"dispatch_bf16_gemv_m{rows}_c{cols}{tail}", "gemv_bf16",
+                          {"MR": rows, "COLS": cols, "KS": ks})
     mt = -(-rows // 8)
-    return PathKernel(f"dispatch_fp8_gemv_m{8 * mt}", "gemv_fp8", {"MT": mt})
+    return PathKernel(f"dispatch_fp8_gemv_m{8 * mt}{tail}", "gemv_fp8", {"MT": mt, "KS": ks})
 
 
 def mma_decode_kernel(rows: int, cols: int, ks: int) -> PathKernel:
@@ -269,8 +279,9 @@ def mma_decode_kernel(rows: int, cols: int, ks: int) -> PathKernel:
 
 def gemv_kernels() -> tuple[PathKernel, ...]:
     """Every decode instantiation (one translation unit: decode_tc.cu)."""
-    return (tuple(gemv_kernel("bf16", r, c) for r in GEMV_BF16_ROWS for c in GEMV_BF16_COLS)
-            + tuple(gemv_kernel("fp8", 8 * t) for t in GEMV_FP8_TILES)
+    return (tuple(gemv_kernel("bf16", r, c, ks) for r in GEMV_BF16_ROWS for c in GEMV_BF16_COLS
+                  for ks in (GEMV_SPLITS if r == 1 else (1,)))
+            + tuple(gemv_kernel("fp8", 8 * t, 0, ks) for t in GEMV_FP8_TILES for ks in GEMV_SPLITS)
             + tuple(mma_decode_kernel(16 * mt, 32 * nw, ks) for mt, nw in MMA_BF16_SHAPES
                     for ks in MMA_BF16_SPLITS))
 

@@ -10,8 +10,9 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
 0. **Decode** (``decode_wins``): M <= ``DECODE_M`` tokens (bf16 1, fp8 8) with 16-byte rows and
    aligned A and B, while the 64 x 128 tile would leave SMs idle (N / 128 CTAs under
    ``DECODE_FILL`` of them), run a decode kernel (decode_tc.cu): B streamed once in narrow
-   strips by every SM, K split among the warps of a block, one launch. bf16: CUDA-core FMAs on
-   column strips of ``choose_cols`` columns; fp8: mma.sync m16n8k32 on strips of 16 rows of B
+   strips by every SM, K split among the warps of a block - and among a cluster of
+   ``choose_gemv_split`` blocks where the strips leave SMs idle - one launch. bf16: CUDA-core FMAs
+   on column strips of ``choose_cols`` columns; fp8: mma.sync m16n8k32 on strips of 16 rows of B
    (N x K). bf16 with 2 to ``MMA_DECODE_M`` tokens (``mma_wins``), while the 64 x 128 tiles
    number under ``MMA_FILL`` of the SMs: the tensor-core decode kernel (mma.sync m16n8k16, B's
    rows turned into fragments by movmatrix, 32-column strips, K shared by a cluster of
@@ -364,6 +365,9 @@ class Policy:
         if self.config == "mma" and self.split is not None and self.split not in paths.MMA_BF16_SPLITS:
             raise InputError(f"dispatch policy config='mma', split={self.split!r}: expected one of "
                              f"{', '.join(map(str, paths.MMA_BF16_SPLITS))} blocks per strip")
+        if self.config == "gemv" and self.split is not None and self.split not in paths.GEMV_SPLITS:
+            raise InputError(f"dispatch policy config='gemv', split={self.split!r}: expected one of "
+                             f"{', '.join(map(str, paths.GEMV_SPLITS))} blocks per strip")
         if self.split is not None and (isinstance(self.split, bool) or not isinstance(self.split, int)
                                        or not 1 <= self.split <= MAX_SPLIT):
             raise InputError(f"dispatch policy split={self.split!r}: expected an integer in "
@@ -459,12 +463,12 @@ class Plan:
             return paths.mma_decode_kernel(self.gemv_rows, self.gemv_cols, self.splits)
         if self.config != "gemv":
             raise ValueError(f"plan {self.name} runs no decode kernel")
-        return paths.gemv_kernel(self.dtype, self.gemv_rows, self.gemv_cols)
+        return paths.gemv_kernel(self.dtype, self.gemv_rows, self.gemv_cols, self.splits)
 
     @property
     def grid(self) -> tuple[int, int, int]:
         """The decode kernel's grid (strips, blocks per strip, 1); persistent plans: (ctas, 1, 1)."""
-        if self.config == "mma":
+        if self.decode:
             return (self.ctas // self.splits, self.splits, 1)
         return (self.ctas, 1, 1)
 
@@ -687,13 +691,51 @@ def decode_wins(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands) -> 
     return tiles(M, N, "64x128") < DECODE_FILL[dtype] * sms
 
 
-def choose_cols(N: int, sms: int) -> int:
-    """bf16 decode: the widest column strip whose blocks fill a wave of the SMs (wider strips
-    read longer runs of each row of B), else the narrowest (the most blocks)."""
-    for cols in sorted(paths.GEMV_BF16_COLS, reverse=True):
-        if _cdiv(N, cols) >= FILL * sms:
-            return cols
-    return min(paths.GEMV_BF16_COLS)
+def choose_cols(N: int, K: int, sms: int) -> int:
+    """bf16 decode (one token): the widest column strip whose blocks fill a wave of the SMs
+    (wider strips read longer runs of each row of B); where none does, the one with the most
+    blocks once K is shared by a cluster of blocks (``choose_gemv_split``), the widest of
+    equals."""
+    widths = sorted(paths.GEMV_BF16_COLS, reverse=True)
+    filling = [c for c in widths if _cdiv(N, c) >= FILL * sms]
+    if filling:
+        return filling[0]
+
+    def blocks(cols: int) -> int:
+        strips = _cdiv(N, cols)
+        return strips * choose_gemv_split("bf16", 1, cols, strips, K, sms)
+
+    return max(widths, key=blocks)  # max keeps the first (widest) of equals
+
+
+def choose_gemv_split(dtype: str, rows: int, cols: int, strips: int, K: int, sms: int) -> int:
+    """Blocks per strip sharing its K (a cluster adding partial sums through distributed shared
+    memory) for the CUDA-core bf16 (one token) and fp8 decode kernels: 1 while the strips fill a
+    wave of the SMs (bf16: ``FILL``, as ``choose_cols``; fp8: all of them), else the fewest of 2,
+    4, 8 whose blocks do. Each split block pays a cluster launch and two cluster barriers, and
+    the split lost wherever the strips alone filled the SMs. Measured (H100, % of cuBLAS at its
+    best, interleaved, docs/results/tc-gemv-split-2026-11-27/): bf16 1x1600x6400 64 columns x 8
+    blocks (200) 106.6 vs 96.0 for the unsplit 16-column strips (100 blocks), x 4 97.4; fp8
+    1x1600x6400 (100 strips) x 2 104.8, x 4 106.1 vs 100.0; 16x1600x6400 x 2 98.3 vs 92.5;
+    where the strips filled the SMs it lost (fp8 1x4800x1600, 300 strips: x 2 79.2 vs 105.6;
+    bf16 1x4800x1600 64 columns x 2 92.6 vs 32 columns 98.0). No block gets less K than one
+    round of its loads (``gemv_round``): a shorter share only adds a block with nothing in
+    flight."""
+    if dtype == "bf16" and rows > 1:
+        return 1
+    fill = FILL * sms if dtype == "bf16" else sms
+    if strips >= fill:
+        return 1
+    most = max(1, K // gemv_round(dtype, cols))
+    allowed = [k for k in paths.GEMV_SPLITS if k <= most]
+    return next((k for k in allowed if strips * k >= fill), allowed[-1])
+
+
+def gemv_round(dtype: str, cols: int) -> int:
+    """Elements of K one block of the CUDA-core bf16 / fp8 decode kernel loads per round of its
+    pipeline (decode_tc.cu): bf16 256 threads in row groups of cols / 8, two 8-row steps each;
+    fp8 8 warps x 2 chunks of 64 bytes."""
+    return 2 * 8 * (256 // (cols // 8)) if dtype == "bf16" else 8 * 2 * 64
 
 
 def choose_mma(N: int, sms: int) -> tuple[int, int]:
@@ -739,20 +781,26 @@ def _mma_plan(M: int, N: int, K: int, sms: int, cols: Optional[int], ks: Optiona
     return Plan("bf16", M, N, K, "mma", ks, False, False, K, N, strips * ks, why, rows, cols)
 
 
-def _decode_plan(dtype: str, M: int, N: int, K: int, sms: int, cols: Optional[int]) -> Plan:
+def _decode_plan(dtype: str, M: int, N: int, K: int, sms: int, cols: Optional[int],
+                 ks: Optional[int] = None) -> Plan:
     rows = decode_rows(dtype, M)
     if dtype == "bf16":
-        cols = cols or choose_cols(N, sms)
-        ctas = _cdiv(N, cols)
-        why = (f"{M} token(s): decode kernel, B streamed in {ctas} strips of {cols} columns "
-               f"(CUDA-core FMAs, K split among 8 warps)")
+        cols = cols or choose_cols(N, K, sms)
+        strips = _cdiv(N, cols)
+        what = f"{strips} strips of {cols} columns (CUDA-core FMAs"
     else:
         cols = 0
-        ctas = _cdiv(N, 16)
-        why = (f"{M} token(s): decode kernel, B streamed in {ctas} strips of 16 rows "
-               f"(mma.sync m16n8k32, K split among 8 warps)")
-    return Plan(dtype, M, N, K, "gemv", 1, False, False, K, N if dtype == "bf16" else K, ctas,
-                why, rows, cols)
+        strips = _cdiv(N, 16)
+        what = f"{strips} strips of 16 rows (mma.sync m16n8k32"
+    ks = ks or choose_gemv_split(dtype, rows, cols, strips, K, sms)
+    if dtype == "bf16" and ks > 1 and rows > 1:
+        raise InputError(f"dispatch policy config='gemv', split={ks}: the bf16 CUDA-core decode "
+                         f"kernel shares a strip's K among blocks for one token only (M = {M})")
+    shared = (f"K split among 8 warps x {ks} blocks of a cluster" if ks > 1
+              else "K split among 8 warps")
+    why = f"{M} token(s): decode kernel, B streamed in {what}, {shared})"
+    return Plan(dtype, M, N, K, "gemv", ks, False, False, K, N if dtype == "bf16" else K,
+                strips * ks, why, rows, cols)
 
 
 def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(),
@@ -774,7 +822,7 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
             raise InputError(f"dispatch policy config='gemv': M = {M}, N = {N}, K = {K} (or a "
                              f"pointer) is not a decode shape (M <= {max_decode_rows(dtype)}, "
                              f"16-byte rows, aligned A and B)")
-        return _decode_plan(dtype, M, N, K, sms, policy.cols)
+        return _decode_plan(dtype, M, N, K, sms, policy.cols, policy.split)
     if policy.config is None and policy.split is None and decode_wins(dtype, M, N, K, sms, ops):
         return _decode_plan(dtype, M, N, K, sms, policy.cols)
     if policy.config is None and policy.split is None and mma_wins(dtype, M, N, K, sms, ops):
