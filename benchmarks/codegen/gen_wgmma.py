@@ -8,8 +8,8 @@ generated rather than typed; rerun after changing SHAPES:
 
 from pathlib import Path
 
-BF16_NS = (32, 64, 128, 160, 192, 256)
-FP8_NS = (32, 64, 128, 160, 192, 256)
+BF16_NS = (16, 32, 64, 128, 160, 192, 256)
+FP8_NS = (16, 32, 64, 128, 160, 192, 256)
 OUT = Path(__file__).resolve().parents[2] / "src/gemmlab/kernels/tc_wgmma.cuh"
 
 
@@ -19,12 +19,13 @@ def wrapper(n: int, kind: str) -> str:
     outs = ", ".join(f'"+f"(d[{i}])' for i in range(regs))
     if kind == "bf16":
         ptx = f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.bf16.bf16"
-        tail = f"p, 1, 1, 0, %{regs + 3};"
-        ins = '"l"(a), "l"(b), "r"(scale_d), "n"(TRANS_B)'
-        tmpl, name = "template <int TRANS_B>\n", f"wgmma_m64n{n}k16_bf16"
-        doc = (f"// {ptx}: d (64 x {n}, f32, {regs} per thread) += A (64 x 16, K-major, from the\n"
-               f"// descriptor a) * B (16 x {n}, from the descriptor b; TRANS_B = 1: N-major, i.e.\n"
-               f"// a row-major K x N tile). scale_d = 0 ignores d's old value.\n")
+        tail = f"p, 1, 1, %{regs + 4}, %{regs + 3};"
+        ins = '"l"(a), "l"(b), "r"(scale_d), "n"(TRANS_B), "n"(TRANS_A)'
+        tmpl, name = "template <int TRANS_B, int TRANS_A = 0>\n", f"wgmma_m64n{n}k16_bf16"
+        doc = (f"// {ptx}: d (64 x {n}, f32, {regs} per thread) += A (64 x 16, from the descriptor\n"
+               f"// a; TRANS_A = 0: K-major, 1: M-major, i.e. a column-major M x K tile) * B (16 x {n},\n"
+               f"// from the descriptor b; TRANS_B = 1: N-major, i.e. a row-major K x N tile).\n"
+               f"// scale_d = 0 ignores d's old value.\n")
     else:
         ptx = f"wgmma.mma_async.sync.aligned.m64n{n}k32.f32.e4m3.e4m3"
         tail = "p, 1, 1;"

@@ -47,6 +47,7 @@
 //     launch, no workspace). Grid: (ceil(N / (32 NW)), KS).
 //     Needs K % 8 == 0, N % 8 == 0 and 16-byte aligned A and B (the launcher checks).
 #include "tc_common.cuh"
+#include "cluster_reduce.cuh"
 
 namespace gemmlab {
 
@@ -105,36 +106,6 @@ __device__ __forceinline__ float bf16_at(const uint4& v, int j) {
     float f;
     asm("mov.b32 %0, %1;" : "=f"(f) : "r"(j % 2 ? (w & 0xffff0000u) : (w << 16)));
     return f;
-}
-
-// A float at shared-memory address `addr` of CTA `rank` of this cluster (mapa + ld.shared::cluster).
-__device__ __forceinline__ float ld_dsmem_f32(unsigned addr, unsigned rank) {
-    float v;
-    asm volatile(
-        "{ .reg .b32 ra; mapa.shared::cluster.u32 ra, %1, %2;\n"
-        "ld.shared::cluster.f32 %0, [ra]; }" : "=f"(v) : "r"(addr), "r"(rank) : "memory");
-    return v;
-}
-
-// A cluster of KS blocks (grid.y) shares one strip's K: each block's sum over its warps lies in
-// red (rows x cols floats, row-major: token, then column of the strip). Every block adds the KS
-// partial sums of its share of the strip's outputs in rank order (deterministic) and stores them,
-// then waits until no one reads its shared memory any more.
-template <int KS>
-__device__ __forceinline__ void cluster_reduce(const float* red, int rows, int cols, int M, int N,
-                                               int n_base, float alpha, float beta,
-                                               tc::bf16* __restrict__ C) {
-    tc::cluster_sync();
-    const unsigned base = tc::smem_addr(red);
-    for (int i = blockIdx.y + KS * threadIdx.x; i < rows * cols; i += KS * blockDim.x) {
-        const int tok = i / cols, n = n_base + i % cols;
-        if (tok >= M || n >= N) continue;
-        float sum = 0.0f;
-#pragma unroll
-        for (int rk = 0; rk < KS; ++rk) sum += ld_dsmem_f32(base + 4u * i, rk);
-        tc::store_out<0>(C, tok * N + n, sum, alpha, beta);
-    }
-    tc::cluster_sync();
 }
 
 template <int MR, int COLS, int KS>
