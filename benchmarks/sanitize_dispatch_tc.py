@@ -13,7 +13,8 @@ a sanitizer finding exits 3.
 
 ``memcheck``: the decode kernels (every bf16 column strip, 1 to 16 tokens, N and K off their
 strips and chunks, K shared by clusters of 4 and 8; the bf16 tensor-core decode kernel's strips
-and clusters of 1, 4 and 8), the 64 x 128, 64 x 256, 128 x 128 and clustered 128 x 256 tiles (and 128 x 160), split-K,
+and clusters of 1, 4 and 8; the swapped-operand wgmma decode kernel's token tiles, clusters and
+rings), the 64 x 128, 64 x 256, 128 x 128 and clustered 128 x 256 tiles (and 128 x 160), split-K,
 stream-K, the 2-D clusters, the ping-pong 128 x 128 tile, 128 x 192,
 copies of A or B to 16-byte pitches, the wgmma fallback, misaligned A, B and C. ``initcheck``:
 the paths that read memory they allocated (the copies, the split-K and stream-K workspaces and
@@ -94,6 +95,14 @@ MEMCHECK = [
     ("bf16", (1, 200, 1040), {"config": "gemv", "cols": 16, "split": 8}, ""),
     ("fp8", (16, 1000, 6400), {"config": "gemv", "split": 4}, ""),
     ("fp8", (7, 200, 1040), {"config": "gemv", "split": 8}, ""),
+    # the swapped-operand wgmma decode kernel (decode_wgmma.cu): both token tiles, clusters of 1-8
+    # CTAs a strip, rings of 4-16 stages, ragged N (fp8: odd) and K, CTAs with no K, misaligned C
+    ("bf16", (16, 1000, 14336), {"config": "swap", "split": 4, "stages": 4}, ""),
+    ("fp8", (9, 203, 1040), {"config": "swap", "split": 8, "stages": 16}, ""),
+    ("bf16", (32, 4104, 4112), {"config": "swap", "split": 2, "stages": 6}, ""),
+    ("fp8", (1, 1600, 6400), {"config": "swap", "split": 4, "stages": 8}, ""),
+    ("bf16", (7, 8, 16), {"config": "swap", "split": 8, "stages": 12}, ""),
+    ("bf16", (16, 4096, 4096), {"config": "swap"}, "c"),
 ]
 INITCHECK = [
     ("bf16", (1000, 3001, 77), None, ""), ("bf16", (127, 1000, 4096), {"config": "64x128", "split": 3}, ""),
@@ -108,6 +117,8 @@ INITCHECK = [
     ("fp8", (1000, 1016, 1600), {"config": "128x256c1", "split": 3}, ""),
     # decode kernels with K shared by a cluster
     ("bf16", (1, 1600, 6400), None, ""), ("fp8", (16, 1000, 6400), {"config": "gemv", "split": 4}, ""),
+    ("bf16", (16, 1000, 4112), {"config": "swap", "split": 4, "stages": 4}, ""),
+    ("fp8", (17, 203, 1040), {"config": "swap", "split": 8, "stages": 6}, ""),
 ]
 RACECHECK = [
     ("bf16", (3, 72, 512), {"config": "gemv", "cols": 16}, ""), ("bf16", (16, 80, 256), {"config": "gemv", "cols": 64}, ""),
@@ -130,6 +141,9 @@ RACECHECK = [
     ("bf16", (1, 72, 1032), {"config": "gemv", "cols": 64, "split": 4}, ""),
     ("fp8", (9, 40, 2048), {"config": "gemv", "split": 2}, ""),
     ("fp8", (1, 40, 512), {"config": "gemv", "split": 8}, ""),
+    ("bf16", (16, 72, 1032), {"config": "swap", "split": 4, "stages": 4}, ""),
+    ("fp8", (30, 130, 512), {"config": "swap", "split": 2, "stages": 4}, ""),
+    ("bf16", (1, 200, 4096), {"config": "swap", "split": 1, "stages": 16}, ""),
 ]
 SETS = {"memcheck": MEMCHECK, "initcheck": INITCHECK, "racecheck": RACECHECK}
 

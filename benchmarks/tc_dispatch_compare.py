@@ -63,6 +63,9 @@ def _parse(argv):
     p.add_argument("--only", default=None,
                    help="comma-separated variant prefixes to keep besides the default plan "
                         "(e.g. '64x64,64x128 S=1,mma')")
+    p.add_argument("--keep-plans", default=None,
+                   help="JSON file mapping 'MxNxK' to plan names (e.g. an earlier tree's "
+                        "rules' plans): keep the variants that run them besides the default plan")
     p.add_argument("--decode", action="store_true",
                    help="only the default plan, the unsplit 64 x 128 tile and the decode kernels")
     return p.parse_args(argv)
@@ -129,6 +132,14 @@ def alternatives(dtype, M, N, K, sms, quick=False, decode=False):
                 if p.name not in seen:
                     seen.add(p.name)
                     out.append((f"mma c={cols} ks={ks}", pol))
+    if D.decode_fits(dtype, M, N, K, D.Operands(), D.SWAP_MAX_M):
+        for ks in D.paths.SWAP_SPLITS:
+            for st in D.paths.SWAP_STAGES:
+                pol = D.Policy(config="swap", split=ks, stages=st)
+                p = D.plan(dtype, M, N, K, sms, D.Operands(), pol)
+                if p.name not in seen:
+                    seen.add(p.name)
+                    out.append((f"swap ks={ks} s={st}", pol))
     if D.decode_fits(dtype, M, N, K, D.Operands(), D.max_decode_rows(dtype)):
         one = dtype == "fp8" or D.decode_rows(dtype, M) == 1  # K shared by a cluster
         for cols in (D.paths.GEMV_BF16_COLS if dtype == "bf16" else (None,)):
@@ -156,6 +167,10 @@ def main(argv=None) -> int:
     dtype = args.dtype
     shapes = ([s.dims for s in grids.parse_shapes(args.shapes)] if args.shapes
               else list(BF16_SHAPES if dtype == "bf16" else FP8_SHAPES))
+    keep_plans = None
+    if args.keep_plans:
+        with open(args.keep_plans) as f:
+            keep_plans = json.load(f).get(dtype, {})
     backend = CupyBackend(flush_l2=True)
     opts = TimingOptions(warmup_ms=args.warmup_ms, rep_ms=args.rep_ms)
     try:
@@ -198,8 +213,14 @@ def main(argv=None) -> int:
         sides = []  # (label, run, record)
         first = TcDispatchedGemm(rung, M, N, K)
         keep = tuple(x.strip() for x in args.only.split(",")) if args.only else None
+        want = keep_plans.get(f"{M}x{N}x{K}", []) if keep_plans is not None else None
         for label, pol in alternatives(dtype, M, N, K, info.sm_count, args.quick, args.decode):
-            if keep and label != "dispatch" and not label.startswith(keep):
+            if label != "dispatch" and want is not None:
+                from gemmlab.runtime import dispatch_tc as D
+
+                if D.plan(dtype, M, N, K, info.sm_count, D.Operands(), pol).name not in want:
+                    continue
+            elif keep and label != "dispatch" and not label.startswith(keep):
                 continue
             try:
                 run = first if label == "dispatch" else TcDispatchedGemm(rung, M, N, K, policy=pol)

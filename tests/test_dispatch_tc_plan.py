@@ -48,17 +48,17 @@ def test_64x64_streams_where_its_tiles_make_one_wave_and_64x128s_leave_sms_idle(
         assert _plan(dtype, 128, 4800, 1600).config == "64x128"
         assert _plan(dtype, 128, 11008, 4096).config == "128x128c1"
     # a near-tie keeps the earlier tile: 1 x 28672, 4 rounds of 65 rows vs 2 of 129
-    assert _plan("bf16", 1, 28672, 4096).config == "64x128"
-    # fp8 takes it from 65 rows on: at 16 tokens 64 x 128 measured faster
-    assert _plan("bf16", 16, 8192, 8192).config == "64x64"
-    assert _plan("fp8", 16, 8192, 8192).config == "64x128"
+    assert D.choose_config("bf16", 1, 28672, 4096, H100) == "64x128"
+    # fp8 takes it from 65 rows on: at 17-64 tokens 64 x 128 measured faster
+    assert _plan("bf16", 32, 8192, 8192).config == "64x64"
+    assert _plan("fp8", 32, 8192, 8192).config == "64x128"
     assert _plan("fp8", D.FP8_TILE64_MIN_M, 4096, 4096).config == "64x64"
     assert _plan("fp8", D.FP8_TILE64_MIN_M - 1, 4096, 4096).config == "64x128"
 
 
 @pytest.mark.parametrize("dtype", D.DTYPES)
 def test_small_m_always_streams_with_64_row_tiles(dtype):
-    for M in (D.DECODE_M[dtype] + 1, 64, 128):
+    for M in (D.SWAP_M + 1, 64, 128):
         p = _plan(dtype, M, 8192, 28672)
         assert p.config in ("64x64", "64x128"), (M, p.config)
     # forcing off the decode kernel (a tile config) gives the 64-row tile to a few tokens too
@@ -70,7 +70,7 @@ def test_small_m_always_streams_with_64_row_tiles(dtype):
     assert D.stream_bytes_per_sm(128, 10240, "64x128", H100) == 2 * (64 + 128)
     assert D.stream_bytes_per_sm(128, 10240, "128x128c1", H100) == 128 + 128
     # near-ties keep the tile with the most CTAs (1 x 28672: 258 vs 257 rows per k)
-    assert _plan(dtype, 2, 28672, 4096, config=None).config in ("64x128", "gemv")
+    assert _plan(dtype, 17, 28672, 4096, config=None).config == "64x128"
     assert _plan(dtype, 129, 8192, 8192).config.startswith("128x")
     # 128 x 28672: 112 tiles of 128 x 256 stream B in one round, 224 of 128 x 128 in two
     assert _plan(dtype, 128, 28672, 4096).config == "128x256c1"
@@ -108,12 +108,12 @@ def test_fp8_takes_160_column_tiles_where_160_divides_n_and_128_does_not():
 
 def test_split_k_is_off_by_default_and_can_be_forced():
     # automatic: few tiles (under a quarter of the SMs) and at least 48 k-tiles a slice
-    assert _plan("bf16", 17, 1600, 14336).splits == 2  # 25 tiles, 224 k-tiles (17: no mma decode)
-    assert _plan("bf16", 16, 4096, 14336).config == "mma"  # 16 tokens: the mma decode kernel
+    assert _plan("bf16", 17, 1600, 14336).splits == 2  # 25 tiles, 224 k-tiles (17: no swap decode)
+    assert _plan("bf16", 16, 4096, 14336).config == "swap"  # 16 tokens: the swapped decode kernel
     assert _plan("fp8", 17, 4096, 14336).splits == 2  # 32 tiles, 112 k-tiles of 128
-    assert _plan("bf16", 16, 4096, 4096).splits == 1  # 64 k-tiles: 32 a slice, too short
+    assert _plan("bf16", 17, 4096, 4096).splits == 1  # 64 k-tiles: 32 a slice, too short
     assert _plan("fp8", 128, 1600, 6400).splits == 1  # 50 k-tiles
-    assert _plan("bf16", 16, 8192, 8192).splits == 1  # 64 tiles: enough of the SMs
+    assert _plan("bf16", 17, 8192, 8192).splits == 1  # 128 tiles of 64 x 64: enough of the SMs
     assert all(_plan("bf16", M, 4096, 14336).splits == 1 for M in (1, 128, 1024))
     p = _plan("bf16", 1, 4096, 14336, config="64x128", split=4)
     assert (p.config, p.splits, p.name) == ("64x128", 4, "split-K 4 64x128")
@@ -294,13 +294,16 @@ def test_every_plan_kernel_compiles_without_spills():
     rungs += [D.config_rung(dt, c, streamk=True) for dt in D.DTYPES for c in D.configs(dt)
               if D._TILES[c].bm == 128 and D._TILES[c].bn >= 160 and single(c)]
     # three translation-unit kinds, compiled side by side (each is one or two nvcc runs)
-    with ThreadPoolExecutor(max_workers=3) as pool:
+    with ThreadPoolExecutor(max_workers=4) as pool:
         main = pool.submit(nvcc.resources, rungs, archs=("sm_90a",), jobs=NVCC_JOBS)
         helper_job = pool.submit(nvcc.resources, paths.tc_helper_kernels(), archs=("sm_80", "sm_90"),
                                  jobs=NVCC_JOBS, unit=paths.translation_unit)
         decode_job = pool.submit(nvcc.resources, paths.gemv_kernels(), archs=("sm_90a",),
                                  jobs=NVCC_JOBS, unit=paths.translation_unit)
+        swap_job = pool.submit(nvcc.resources, paths.swap_kernels(), archs=("sm_90a",),
+                               jobs=NVCC_JOBS, unit=paths.translation_unit)
         report, helpers, decode = main.result(), helper_job.result(), decode_job.result()
+        swap = swap_job.result()
     assert {r.kernel for r in report} == {r.kernel for r in rungs}
     for r in report:
         assert not r.spills and not r.stack_frame, r.kernel
@@ -309,56 +312,114 @@ def test_every_plan_kernel_compiles_without_spills():
     # the decode kernels: mma.sync e4m3 needs sm_89+; no spills even at 16 tokens x 8 columns
     assert {d.kernel for d in decode} == {k.kernel for k in paths.gemv_kernels()}
     assert not any(d.spills or d.stack_frame for d in decode), decode
+    # the swapped-operand wgmma decode kernels: m64n16 / m64n32 accumulators, a few dozen registers
+    assert {d.kernel for d in swap} == {k.kernel for k in paths.swap_kernels()}
+    assert not any(d.spills or d.stack_frame or d.registers > 64 for d in swap), swap
 
 
 @pytest.mark.parametrize("dtype", D.DTYPES)
-def test_a_few_aligned_tokens_run_the_decode_kernel_with_the_fewest_rows_that_hold_them(dtype):
-    rows = {1: 1, 3: 4, 8: 8, 16: 16} if dtype == "bf16" else {1: 8, 8: 8, 9: 16, 16: 16}
-    for M, want in rows.items():
-        if M > D.DECODE_M[dtype]:
+def test_a_few_aligned_tokens_run_the_swapped_decode_kernel(dtype):
+    for M in (1, 3, 8, 9, 16):
+        p = _plan(dtype, M, 4096, 14336) if dtype == "fp8" and M <= 8 else _plan(dtype, M, 4096, 4096)
+        if dtype == "fp8" and M <= D.DECODE_M[dtype]:  # fp8's mma.sync kernel keeps these
+            assert (p.config, p.gemv_rows) == ("gemv", 8), (M, p)
             continue
-        p = _plan(dtype, M, 4096, 4096)
-        assert (p.config, p.gemv_rows, p.splits) == ("gemv", want, 1), (M, p)
+        assert (p.config, p.gemv_rows, p.gemv_cols) == ("swap", 16, 64), (M, p)
         assert not (p.copy_a or p.copy_b) and p.workspace_bytes == 0
         # the profiler's dispatch filter (^gemmlab_dispatch_(bf16|fp8)_) finds the kernel
-        assert p.kernel.startswith(f"gemmlab_dispatch_{dtype}_gemv_")
-        assert p.params["SPLITS"] == 1 and p.name.startswith("gemv_m")
+        assert p.kernel.startswith(f"gemmlab_dispatch_{dtype}_swap_m16_")
+        assert p.name == p.gemv.name.removeprefix(f"dispatch_{dtype}_")
+        assert p.gemv.arch == "sm_90a" and p.gemv.threads == 160
         with pytest.raises(ValueError, match="decode kernel"):
             p.rung
+    # past SWAP_M, or without 16-byte rows / aligned operands, the TMA tiles
+    assert _plan(dtype, D.SWAP_M + 1, 4096, 4096).config not in D.DECODE_CONFIGS
+    assert _plan(dtype, 16, 4096, 4092 if dtype == "bf16" else 4088).config not in D.DECODE_CONFIGS
+    assert _plan(dtype, 16, 4096, 4096, ops=D.Operands(a16=False)).config not in D.DECODE_CONFIGS
+    assert _plan(dtype, 16, 4096, 4096, ops=D.Operands(b16=False)).config not in D.DECODE_CONFIGS
+    # C needs no alignment: it is stored element by element
+    assert _plan(dtype, 16, 4096, 4096, ops=D.Operands(c16=False)).config == "swap"
 
 
-def test_decode_runs_only_while_the_64_row_tile_leaves_sms_idle():
-    # bf16, one token: up to 0.9 x 132 tiles of 64 x 128 (N < 15206)
-    assert _plan("bf16", 1, 14336, 4096).config == "gemv"  # 112 tiles
-    assert _plan("bf16", 1, 28672, 4096).config == "64x128"  # 224 tiles fill
-    # bf16, 2 to 16 tokens: the tensor-core (mma) decode kernel below 0.25 x 132 tiles (N < 4224);
-    # the CUDA-core kernel is issue-bound past one token
-    assert _plan("bf16", 2, 4096, 4096).config == "mma"  # 32 tiles
-    assert _plan("bf16", 16, 4800, 1600).config == "64x64"  # 38 tiles (75 of 64 x 64)
-    assert _plan("bf16", 16, 8192, 8192).config == "64x64"  # 64 tiles: the TMA tiles fill
-    assert _plan("bf16", 17, 4096, 4096).config == "64x64"  # past MMA_DECODE_M
-    assert _plan("bf16", 16, 4090, 4096).config != "mma"  # odd N: no 16-byte rows
-    assert _plan("bf16", 16, 4096, 4096, ops=D.Operands(b16=False)).config != "mma"
-    # fp8, up to 8 tokens: under half the SMs (N < 8448)
-    assert _plan("fp8", 8, 6144, 4096).config == "gemv"  # 48 tiles
-    assert _plan("fp8", 1, 14336, 4096).config == "gemv"  # one token: any N (112 tiles)
-    assert _plan("fp8", 2, 14336, 4096).config == "64x128"  # 2-8 tokens: under half the SMs
-    # fp8, 9 to 16 tokens: the decode kernel's 16-token tiles below a quarter of the SMs
-    assert (_plan("fp8", 9, 4096, 4096).config, _plan("fp8", 9, 4096, 4096).gemv_rows) == ("gemv", 16)
-    assert _plan("fp8", 16, 4096, 14336).config == "gemv"
-    assert _plan("fp8", 16, 4800, 1600).config == "64x128"  # 38 tiles
-    assert _plan("fp8", 17, 4096, 4096).config == "64x128"
-    assert _plan("fp8", 16, 4096, 4096, ops=D.Operands(a16=False)).config != "gemv"
-    # the decode kernels still run where forced (the comparison measures them there)
-    assert _plan("fp8", 16, 14336, 4096, config="gemv").gemv_rows == 16
+def test_swap_plan_clusters_about_half_the_sms_and_keeps_11_mb_of_b_in_flight():
+    # (CTAs per strip, ring stages) where the H100 sweep measured them (132 SMs)
+    assert D.choose_swap("bf16", 1600, 6400, H100) == (4, 8)  # 25 strips x 4 = 100 CTAs
+    assert D.choose_swap("bf16", 4096, 4096, H100) == (1, 16)  # 64 CTAs: 0.48 of the SMs
+    assert D.choose_swap("bf16", 6144, 4096, H100) == (1, 8)  # 96 x 12 = 1152 > 1100
+    assert D.choose_swap("bf16", 4800, 1600, H100) == (1, 12)
+    assert D.choose_swap("fp8", 11008, 4096, H100) == (1, 6)  # 172 CTAs
+    # 448 CTAs: no ring keeps ~11 MB in flight; the shallowest keeps them all resident
+    assert D.choose_swap("bf16", 28672, 4096, H100) == (1, 4)
+    # no CTA with a run under SWAP_MIN_RUN k-tiles: K = 512 (8 k-tiles) shares by 2 at most
+    assert D.choose_swap("bf16", 1600, 512, H100)[0] == 2
+    assert D.choose_swap("bf16", 8, 16, H100)[0] == 1
+    # residency: 160 CTAs of a 12-stage ring (one an SM) would run in two waves
+    ks, st = D.choose_swap("fp8", 10240, 8192, H100)
+    k = D.paths.swap_kernel("fp8", 16, ks, st)
+    per_sm = D.SM90_SMEM_PER_SM // (k.dynamic_smem + k.static_smem + D.SMEM_RESERVED_PER_BLOCK)
+    assert (ks, st) == (1, 6) and 160 <= H100 * per_sm
+    p = _plan("bf16", 16, 1600, 6400)
+    assert (p.name, p.grid, p.ctas, p.splits, p.stages) == ("swap_m16_k4_s8", (25, 4, 1), 100, 4, 8)
+    assert p.gemv.cluster == (1, 4, 1) and "4 CTA(s) of a cluster" in p.why
 
 
-def test_mma_decode_plan_fills_a_wave_with_32_column_strips_and_clusters():
-    p = _plan("bf16", 16, 1600, 6400)  # 50 strips: 4 blocks a strip fill 0.8 x 132
+def test_swap_keeps_the_earlier_decode_kernels_where_they_measured_faster():
+    # bf16, one token: the CUDA-core kernel once its 64-column strips fill a wave (>= 0.8 x 132)
+    assert _plan("bf16", 1, 10240, 8192).name == "gemv_m1_c64"
+    assert _plan("bf16", 1, 11008, 4096).name == "gemv_m1_c64"
+    assert _plan("bf16", 1, 6144, 4096).config == "swap"  # 96 strips of 64: not a wave
+    assert _plan("bf16", 2, 10240, 8192).config == "swap"  # the CUDA-core kernel: one token only
+    assert _plan("bf16", 1, 28672, 4096).config == "swap"  # 224 64 x 128 tiles: no rule-0 decode
+    # fp8, up to 8 tokens: mma.sync while the swapped kernel's strips, unsplit, leave SMs idle
+    assert _plan("fp8", 1, 4096, 4096).name == "gemv_m8"
+    assert _plan("fp8", 8, 6144, 4096).name == "gemv_m8"  # 96 strips
+    assert _plan("fp8", 1, 8192, 8192).config == "swap"  # 128 strips fill a wave
+    assert _plan("fp8", 1, 1600, 6400).config == "swap"  # split 4 ways: 100 CTAs
+    assert _plan("fp8", 9, 4096, 4096).config == "swap"  # past DECODE_M
+    assert _plan("fp8", 2, 14336, 4096).config == "swap"  # rule 0 needs half the SMs idle
+    assert not D.swap_keeps_gemv("bf16", 1, 10240, 8192, H100, D.Operands(b16=False))
+
+
+def test_swap_policy_forces_any_cluster_and_ring_and_checks_them():
+    p = _plan("fp8", 32, 4096, 4096, config="swap", split=2, stages=4)
+    assert (p.name, p.grid, p.gemv_rows) == ("swap_m32_k2_s4", (64, 2, 1), 32)
+    assert p.gemv.static_smem == 32 * 64 * 4
+    assert _plan("bf16", 1, 4096, 4096, config="swap", split=1).stages == D.SWAP_STAGES
+    assert _plan("bf16", 1, 4096, 4096, config="swap", split=None).name == "swap_m16_k1_s16"
+    with pytest.raises(InputError, match="not a decode shape"):
+        _plan("bf16", 33, 4096, 4096, config="swap")
+    with pytest.raises(InputError, match="not a decode shape"):
+        _plan("bf16", 16, 4096, 4090, config="swap")
+    with pytest.raises(InputError, match="CTAs per strip"):
+        D.Policy(config="swap", split=3)
+    with pytest.raises(InputError, match="stages=5"):
+        D.Policy(config="swap", stages=5)
+    with pytest.raises(InputError, match="config='swap' only"):
+        D.Policy(config="gemv", stages=8)
+    with pytest.raises(InputError, match="64 columns"):
+        D.Policy(config="swap", cols=64)
+    with pytest.raises(ValueError, match="no bf16 swapped-operand"):
+        D.paths.swap_kernel("bf16", 33, 1, 8)
+    # every instantiation: both dtypes, both token tiles, every cluster and ring, one kernel each
+    ks = D.paths.swap_kernels()
+    assert len({k.kernel for k in ks}) == len(ks) == 2 * 2 * 4 * len(D.paths.SWAP_STAGES)
+    assert max(k.dynamic_smem + k.static_smem for k in ks) <= 227 * 1024
+    assert "__cluster_dims__(1, 8, 1)" in D.paths.wrapper(D.paths.swap_kernel("fp8", 16, 8, 4))
+
+
+def test_forced_decode_kernels_keep_their_own_plans():
+    # the mma.sync bf16 kernel and fp8's 16-token kernel run where forced (the comparisons)
+    p = _plan("bf16", 16, 1600, 6400, config="mma")  # 50 strips: 4 blocks a strip fill 0.8 x 132
     assert (p.config, p.gemv_cols, p.splits, p.grid, p.ctas) == ("mma", 32, 4, (50, 4, 1), 200)
     assert p.kernel == "gemmlab_dispatch_bf16_mma_m16_c32_k4" and p.name == "mma_m16_c32_k4"
     assert p.workspace_bytes == 0 and p.counters == 0 and p.params["KS"] == 4
-    assert _plan("bf16", 9, 4096, 4096).grid == (128, 1, 1)  # 128 strips fill alone
+    assert _plan("bf16", 9, 4096, 4096, config="mma").grid == (128, 1, 1)  # 128 strips fill alone
+    assert _plan("fp8", 16, 14336, 4096, config="gemv").gemv_rows == 16
+    p = _plan("fp8", 16, 1600, 6400, config="gemv")
+    assert (p.name, p.grid) == ("gemv_m16_k2", (100, 2, 1))
+
+
+def test_mma_decode_policy_checks():
     # forced: 64-column strips hold 16 tokens only; 32 tokens take two 16-token tiles
     with pytest.raises(InputError, match="strips of 32 columns"):
         _plan("bf16", 32, 4096, 4096, config="mma", cols=64)
@@ -392,12 +453,12 @@ def test_bf16_decode_strips_are_the_widest_that_fill_a_wave():
     # are one round of the 64-column kernel's loads): 16 columns, 100 blocks
     assert D.choose_cols(1600, 6400, H100) == 64
     assert D.choose_cols(1600, 512, H100) == 16
-    p = _plan("bf16", 1, 4096, 4096)
+    p = _plan("bf16", 1, 4096, 4096, config="gemv")
     assert (p.gemv_cols, p.ctas, p.splits, p.grid) == (32, 128, 1, (128, 1, 1))
     # forced 64 columns: 64 strips, K shared by 2 blocks unless the split is forced too
     assert _plan("bf16", 1, 4096, 4096, config="gemv", cols=64).grid == (64, 2, 1)
     assert _plan("bf16", 1, 4096, 4096, config="gemv", cols=64, split=1).ctas == 64
-    p = _plan("bf16", 1, 1600, 6400)
+    p = _plan("bf16", 1, 1600, 6400, config="gemv")
     assert (p.name, p.grid, p.ctas) == ("gemv_m1_c64_k8", (25, 8, 1), 200)
     assert p.gemv.cluster == (1, 8, 1) and "K split among 8 warps x 8 blocks" in p.why
 
@@ -413,7 +474,7 @@ def test_decode_splits_k_only_where_the_strips_leave_sms_idle():
     assert D.choose_gemv_split("bf16", 1, 64, 25, 6400, H100) == 8
     assert D.choose_gemv_split("bf16", 16, 64, 25, 6400, H100) == 1  # bf16: one token only
     assert D.gemv_round("bf16", 64) == 512 and D.gemv_round("bf16", 16) == 2048
-    p = _plan("fp8", 16, 1600, 6400)
+    p = _plan("fp8", 16, 1600, 6400, config="gemv")
     assert (p.name, p.grid) == ("gemv_m16_k2", (100, 2, 1))
     p = _plan("fp8", 1, 8, 16)
     assert (p.name, p.grid) == ("gemv_m8", (1, 1, 1))
@@ -438,14 +499,13 @@ def test_fp8_decode_blocks_own_16_rows_of_b():
 
 def test_decode_needs_16_byte_rows_and_aligned_operands():
     # bf16: K and N rows of whole 16-byte units; fp8: K (B is N x K, so N is free)
-    assert _plan("bf16", 1, 4096, 4095).config != "gemv"
-    assert _plan("bf16", 1, 4095, 4096).config != "gemv"
+    assert _plan("bf16", 1, 4096, 4095).config not in D.DECODE_CONFIGS
+    assert _plan("bf16", 1, 4095, 4096).config not in D.DECODE_CONFIGS
     assert _plan("fp8", 1, 4095, 4096).config == "gemv"
-    assert _plan("fp8", 1, 4096, 4088).config != "gemv"
-    assert _plan("bf16", 1, 4096, 4096, ops=D.Operands(a16=False)).config != "gemv"
-    assert _plan("fp8", 1, 4096, 4096, ops=D.Operands(b16=False)).config != "gemv"
-    # C needs no alignment: it is stored element by element
-    assert _plan("bf16", 1, 4096, 4096, ops=D.Operands(c16=False)).config == "gemv"
+    assert _plan("fp8", 16, 4095, 4096).config == "swap"
+    assert _plan("fp8", 1, 4096, 4088).config not in D.DECODE_CONFIGS
+    assert _plan("bf16", 1, 4096, 4096, ops=D.Operands(a16=False)).config not in D.DECODE_CONFIGS
+    assert _plan("fp8", 1, 4096, 4096, ops=D.Operands(b16=False)).config not in D.DECODE_CONFIGS
 
 
 @pytest.mark.parametrize("dtype", D.DTYPES)

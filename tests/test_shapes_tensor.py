@@ -135,18 +135,18 @@ def test_list_shows_the_plan_each_shape_takes_and_why_without_a_gpu(capsys):
     d = json.loads(out)
     assert d["plan_sms"] == 132 and "--sms" in d["plan_for"]
     plans = {(s["M"], s["N"], s["K"]): s["plan"] for s in d["shapes"]}
-    assert plans[(16, 4096, 4096)]["name"] == "mma_m16_c32_k1"
-    assert plans[(1, 4096, 4096)]["name"] == "gemv_m1_c32"
+    assert plans[(16, 4096, 4096)]["name"] == "swap_m16_k1_s16"
+    assert plans[(1, 4096, 4096)]["name"] == "swap_m16_k1_s16"
     assert plans[(2048, 4096, 4096)]["name"] == "128x256c1"
     assert plans[(4095, 4095, 4095)]["name"].startswith("repitch A+B")
-    assert "tensor-core decode kernel" in plans[(16, 4096, 4096)]["why"]
-    # another GPU of the spec table: fewer SMs, other plans where the rules count SMs (32 tiles of
-    # 64 x 128 are under a quarter of 132 SMs, not of 114: the tiles run, 64 of 64 x 64 in one wave)
-    code, out, err = run_cli(capsys, "shapes", "--dtype", "bf16", "--shapes", "16,4096,4096", "--list",
+    assert "swapped-operand wgmma decode kernel" in plans[(16, 4096, 4096)]["why"]
+    # another GPU of the spec table: fewer SMs, other plans where the rules count SMs (25 strips
+    # shared by 2 CTAs are 50, not 0.43 x 132 but 0.43 x 114: 2 CTAs a strip, a deeper ring)
+    code, out, err = run_cli(capsys, "shapes", "--dtype", "bf16", "--shapes", "16,1600,6400", "--list",
                              "--gpu", "h100-pcie", "--json")
     assert code == 0, err
     d = json.loads(out)
-    assert d["plan_sms"] == 114 and d["shapes"][0]["plan"]["name"] == "64x64"
+    assert d["plan_sms"] == 114 and d["shapes"][0]["plan"]["name"] == "swap_m16_k2_s16"
     # the table carries the plan column
     code, out, err = run_cli(capsys, "shapes", "--dtype", "fp8", "--shapes", "1,4096,4096", "--list")
     assert code == 0 and "dispatch_fp8 plan" in out and "gemv_m8" in out, err

@@ -234,10 +234,40 @@ def test_every_mma_decode_instantiation(cp, dev):
 
 
 @pytest.mark.parametrize("dtype", ["bf16", "fp8"])
-def test_decode_rule_picks_the_decode_kernel_for_aligned_tokens(cp, dev, dtype):
-    from gemmlab.runtime.dispatch_tc import DECODE_M
+def test_every_swap_decode_instantiation(cp, dev, dtype):
+    """The swapped-operand wgmma decode kernel (decode_wgmma.cu) at both token tiles (partly
+    empty: 1, 9 and 17 tokens), every cluster size and ring depth (K long enough to wrap every
+    ring several times), N not a multiple of the 64-column strip (fp8: not of 8 either), K not a
+    multiple of the 128-byte stage and shorter than one stage per CTA of the cluster (empty
+    runs), beta = 0 and beta != 0."""
+    from gemmlab.kernels import paths
 
-    run = _prepared(dtype, (1, 4096, 4096))
-    assert run.plan.config == ("gemv" if DECODE_M[dtype] >= 1 else "64x128")
-    res = _check(cp, run, (1, 4096, 4096), dtype, 11)
-    assert res.ok, res.reason
+    odd_n = 203 if dtype == "fp8" else 200
+    bad = []
+    for M in (1, 9, 16, 17, 32):
+        for N, K in ((4104, 4112), (8, 16), (1000, 14336), (odd_n, 1040)):
+            for ks, st in itertools.product(paths.SWAP_SPLITS, paths.SWAP_STAGES):
+                run = _prepared(dtype, (M, N, K), config="swap", split=ks, stages=st)
+                p = run.plan
+                assert p.config == "swap" and run.grid == (-(-N // 64), ks, 1)
+                assert p.name == p.gemv.name.removeprefix(f"dispatch_{dtype}_")
+                assert p.gemv.params["STAGES"] == st
+                for beta in (0.0, BETA):
+                    res = _check(cp, run, (M, N, K), dtype,
+                                 zlib.crc32(f"swap{dtype}{M}{N}{K}{ks}{st}{beta}".encode()),
+                                 beta=beta)
+                    if not res.ok:
+                        bad.append((M, N, K, ks, st, beta, p.name, res.reason))
+    assert not bad, bad[:10]
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "fp8"])
+def test_decode_rule_picks_the_decode_kernel_for_aligned_tokens(cp, dev, dtype):
+    # the rules' plans (CPU-tested rule by rule), run: bf16's token and fp8's 16 take the swapped
+    # kernel, fp8's single token keeps the mma.sync kernel at N = 4096 (swap_keeps_gemv)
+    for shape, want in (((1, 4096, 4096), "swap" if dtype == "bf16" else "gemv"),
+                        ((16, 4096, 4096), "swap"), ((16, 1600, 6400), "swap")):
+        run = _prepared(dtype, shape)
+        assert run.plan.config == want, (shape, run.plan.name)
+        res = _check(cp, run, shape, dtype, zlib.crc32(f"rule{dtype}{shape}".encode()))
+        assert res.ok, (shape, res.reason)

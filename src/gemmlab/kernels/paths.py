@@ -67,6 +67,18 @@ _GEMV_FP8_SIG: tuple[Param, ...] = (
     ("int", "M"), ("int", "N"), ("int", "K"), ("float", "alpha"),
     ("const unsigned char* __restrict__", "A"), ("const unsigned char* __restrict__", "B"),
     ("float", "beta"), ("unsigned short* __restrict__", "C"))
+# The swapped-operand wgmma decode kernel (decode_wgmma.cu): the tensor maps of B (the weights)
+# and A (the tokens) instead of their pointers.
+_MAP = "const __grid_constant__ gemmlab::tc::TensorMap"
+_SWAP_SIG: tuple[Param, ...] = (
+    (_MAP, "tmW"), (_MAP, "tmX"), ("int", "M"), ("int", "N"), ("int", "K"), ("float", "alpha"),
+    ("float", "beta"), ("unsigned short* __restrict__", "C"))
+
+
+def _swap_smem(p: Mapping[str, int]) -> int:
+    """decode_wgmma.cu's ring: STAGES x (64 rows of B + TN tokens) x 128 bytes, two barriers per
+    stage, and 1 KB to align the ring to the 128-byte swizzle's 1024-byte atoms."""
+    return p["STAGES"] * (64 + p["TN"]) * 128 + 16 * p["STAGES"] + 1024
 
 
 @dataclass(frozen=True)
@@ -112,6 +124,9 @@ FAMILIES: dict[str, _PathFamily] = {
     "gemv_bf16_tc": _PathFamily("decode_tc.cu", "gemmlab::gemv_bf16_tc<{MT}, {NW}, {KS}>",
                                 _GEMV_BF16_SIG, lambda p: 256,
                                 cluster=lambda p: (1, p["KS"], 1) if p["KS"] > 1 else None),
+    "swap": _PathFamily("decode_wgmma.cu", "gemmlab::swap_decode<{DT}, {TN}, {STAGES}, {KS}>",
+                        _SWAP_SIG, lambda p: 160, _swap_smem,
+                        cluster=lambda p: (1, p["KS"], 1) if p["KS"] > 1 else None),
 }
 
 
@@ -154,15 +169,22 @@ class PathKernel:
         return FAMILIES[self.family].smem(self.params)
 
     @property
+    def static_smem(self) -> int:
+        """Static shared memory, bytes (the swapped decode kernel's TN x 64 float partial sums;
+        0 for the others, which the rules do not pack by shared memory)."""
+        return self.params["TN"] * 64 * 4 if self.family == "swap" else 0
+
+    @property
     def cluster(self) -> tuple[int, int, int] | None:
         """The compile-time cluster shape (a grid's extent along it must be a multiple)."""
         return FAMILIES[self.family].cluster(self.params)
 
     @property
     def arch(self) -> str | None:
-        """The architecture it needs beyond gemmlab's floor, as ``Rung.arch`` says it: none (the
-        cp.async kernels need sm_80, as double_buffered does)."""
-        return None
+        """The architecture it needs beyond gemmlab's floor, as ``Rung.arch`` says it: sm_90a for
+        the wgmma decode kernel, none for the others (the cp.async kernels need sm_80, as
+        double_buffered does)."""
+        return "sm_90a" if self.family == "swap" else None
 
     @property
     def tile(self) -> tuple[int, int] | None:
@@ -275,6 +297,32 @@ def mma_decode_kernel(rows: int, cols: int, ks: int) -> PathKernel:
                          f"{ks} blocks per strip")
     return PathKernel(f"dispatch_bf16_mma_m{16 * mt}_c{cols}_k{ks}", "gemv_bf16_tc",
                       {"MT": mt, "NW": nw, "KS": ks, "MINB": 2 if (mt, nw) == (1, 1) else 0})
+
+
+# The swapped-operand wgmma decode kernel (swap_decode): TN tokens as wgmma's N side (m64n16 /
+# m64n32), 64 columns of C per CTA, KS CTAs of a cluster sharing a strip's K, STAGES stages of
+# 128 bytes of K (10 KB at 16 tokens, 12 KB at 32).
+SWAP_TOKENS = (16, 32)
+SWAP_SPLITS = (1, 2, 4, 8)
+SWAP_STAGES = (4, 6, 8, 12, 16)
+SWAP_DTYPES = {"bf16": 0, "fp8": 1}
+
+
+def swap_kernel(dtype: str, rows: int, ks: int, stages: int) -> PathKernel:
+    """The swapped-operand wgmma decode kernel for up to ``rows`` tokens (16 or 32) with ``ks``
+    CTAs of a cluster sharing each 64-column strip's K and a ring of ``stages`` stages."""
+    tn = next((t for t in SWAP_TOKENS if t >= rows), None)
+    if dtype not in SWAP_DTYPES or tn is None or ks not in SWAP_SPLITS or stages not in SWAP_STAGES:
+        raise ValueError(f"no {dtype} swapped-operand decode instantiation for {rows} tokens "
+                         f"with {ks} blocks per strip and {stages} stages")
+    return PathKernel(f"dispatch_{dtype}_swap_m{tn}_k{ks}_s{stages}", "swap",
+                      {"DT": SWAP_DTYPES[dtype], "TN": tn, "STAGES": stages, "KS": ks})
+
+
+def swap_kernels() -> tuple[PathKernel, ...]:
+    """Every swapped-operand decode instantiation (one translation unit: decode_wgmma.cu)."""
+    return tuple(swap_kernel(d, tn, ks, st) for d in SWAP_DTYPES for tn in SWAP_TOKENS
+                 for ks in SWAP_SPLITS for st in SWAP_STAGES)
 
 
 def gemv_kernels() -> tuple[PathKernel, ...]:

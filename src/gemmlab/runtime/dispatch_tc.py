@@ -7,18 +7,17 @@ CPU tests check every rule, and ``gemmlab.runtime.dispatch_tc_gemm`` only execut
 Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N) row-major; fp8
 (e4m3) A (M x K) and B given N x K ("TN"); C (M x N) bf16; FP32 accumulation. The rules:
 
-0. **Decode** (``decode_wins``): M <= ``DECODE_M`` tokens (bf16 1, fp8 8) with 16-byte rows and
-   aligned A and B, while the 64 x 128 tile would leave SMs idle (N / 128 CTAs under
-   ``DECODE_FILL`` of them), run a decode kernel (decode_tc.cu): B streamed once in narrow
-   strips by every SM, K split among the warps of a block - and among a cluster of
-   ``choose_gemv_split`` blocks where the strips leave SMs idle - one launch. bf16: CUDA-core FMAs
-   on column strips of ``choose_cols`` columns; fp8: mma.sync m16n8k32 on strips of 16 rows of B
-   (N x K). bf16 with 2 to ``MMA_DECODE_M`` tokens (``mma_wins``), while the 64 x 128 tiles
-   number under ``MMA_FILL`` of the SMs: the tensor-core decode kernel (mma.sync m16n8k16, B's
-   rows turned into fragments by movmatrix, 32-column strips, K shared by a cluster of
-   ``choose_mma`` blocks that add their partial sums through distributed shared memory). fp8
-   with 9 to ``FP8_DECODE16_M`` tokens under the same few tiles (``fp8_decode16_wins``): the fp8
-   decode kernel's 16-token instantiation.
+0. **Decode**: up to ``SWAP_M`` (16) tokens with 16-byte rows and aligned A and B run the
+   swapped-operand wgmma decode kernel (decode_wgmma.cu, ``swap_wins``): 64 columns of B as
+   wgmma's M side and the tokens as its N side (m64n16), B streamed by TMA in 64-column strips,
+   each strip's K shared by a cluster of ``choose_swap`` CTAs (about half the SMs busy) that add
+   their partial sums through distributed shared memory, a ring deep enough for ~11 MB of B in
+   flight over the GPU - one launch. Where the earlier decode kernels (decode_tc.cu) measured
+   faster (``swap_keeps_gemv``) they keep running (``decode_wins``): bf16's single token on the
+   CUDA-core kernel's 64-column strips once those fill a wave; fp8 up to ``DECODE_M`` (8)
+   tokens on the mma.sync kernel (strips of 16 rows of B) while the swapped kernel's strips
+   would not. The bf16 mma.sync decode kernel (``choose_mma``) and fp8's 16-token instantiation
+   run where forced (``Policy(config="mma" / "gemv")``).
 1. **Tile** (``choose_config``): one of the persistent warp-specialised kernels (persistent_bf16 /
    persistent_fp8, TMA loads and wgmma) at a block tile of BM x BN:
    * the largest tile whose tiles fill a wave (``FILL`` of the SMs, one CTA each): 128 x 256,
@@ -281,7 +280,8 @@ MAX_SPLIT = 32
 MAX_STREAMK_WAVES = 4
 # A forced split only needs slices deep enough for the ring to reach steady state.
 MIN_FORCED_SLICE_KTILES = 4
-# Rule 0: the decode kernels run for at most DECODE_M tokens, and only while the 64 x 128 tile's
+# Rule 0 before the swapped-operand kernel (now: where swap_keeps_gemv): the decode kernels ran for
+# at most DECODE_M tokens, and only while the 64 x 128 tile's
 # tiles number fewer than DECODE_FILL of the SMs (past that the TMA kernel has enough CTAs on the
 # stream). Measured on the H100 (docs/results/tc-dispatch-h100-2026-11-25/decode, % of cuBLAS at
 # its best, decode kernel vs unsplit 64 x 128):
@@ -290,7 +290,7 @@ MIN_FORCED_SLICE_KTILES = 4
 #   fills) 94.9 vs 95.9. At 8 and 16 tokens the CUDA-core kernel lost everywhere (8x4096x4096
 #   67 vs 76, 16x8192x28672 52 vs 96): 8 x MR FMAs per 16-byte load and ~210 registers (one
 #   block per SM) make it issue-bound, so this CUDA-core kernel decodes one token only (2-16
-#   tokens: the tensor-core kernel of rule 0b below).
+#   tokens: the swapped-operand kernel, SWAP_M).
 # * fp8 (mma.sync), up to 8 tokens: 1x4096x4096 94.1 vs 81.1, 8x4096x4096 91.1 vs 81.4,
 #   1x4096x14336 92.2 vs 76.4, 1x6144x4096 (48 tiles) 100.9 vs 89.0; but 1x14336x4096 (112 tiles)
 #   85.5 vs 99.0 and 1x28672x4096 95.4 vs 99.2; 16 tokens lost everywhere (16x4096x4096 77.5 vs
@@ -300,29 +300,50 @@ DECODE_FILL = {"bf16": 0.9, "fp8": 0.5}
 # The decode configurations: "gemv" (the CUDA-core bf16 / mma.sync fp8 kernels above) and "mma"
 # (bf16 on the tensor cores, gemv_bf16_tc: B's rows turned into mma operands by movmatrix, up to
 # 32 tokens, strips of 32 or 64 columns, K shared by a cluster of 1-8 blocks per strip).
-DECODE_CONFIGS = ("gemv", "mma")
+# "swap" (decode_wgmma.cu, both dtypes): wgmma with the operands swapped - 64 columns of B as the
+# M side, up to 32 tokens as the N side - on 64-column strips whose K a cluster of 1-8 CTAs shares.
+DECODE_CONFIGS = ("gemv", "mma", "swap")
 MMA_COLS = (32, 64)
 MMA_MAX_M = 32
-# Rule 0b: bf16, 2 to MMA_DECODE_M tokens, the tensor-core decode kernel runs while the 64 x 128
-# tile's tiles number fewer than MMA_FILL of the SMs; the 64 x 128 TMA tile past that. Measured
-# (docs/results/tc-decode-mma-2026-11-26, % of cuBLAS at its best, the rule's plan vs the
-# unsplit 64 x 128 tile, the same machine, interleaved; H100 / H200): 16x1600x6400 (13 tiles)
-# 93.2 vs 59.9 / 90.2 vs 53.7; 16x4096x4096 (32) 91.7 vs 77.2 / 93.1 vs 87.5; 16x4096x14336 (32)
-# 91.7 vs 73.1 / 79.2 vs 71.4; 8 and 2 tokens at 4096 x 4096 alike. Past a quarter of the SMs
-# it tied or lost: 16x4800x1600 (38 tiles, K = 1600) 87.3 vs 88.7 / 78.1 vs 90.3; 16x6144x4096
-# (48) 91.1 vs 88.0 / 86.6 vs 88.5; 16x8192x8192 (64) 92.6 vs 97.1 (H100); 16x28672x4096 86.1 vs
-# 92.5. One token keeps the CUDA-core kernel (1x4096x4096 95.6 vs 96.6). Tokens past 16 were not
-# measured.
-MMA_DECODE_M = 16
-MMA_FILL = 0.25
-# Rule 0c, fp8 alike: 9 to FP8_DECODE16_M tokens run the fp8 decode kernel (two 8-token tiles)
-# while the 64 x 128 tiles number under MMA_FILL of the SMs. Measured once its loads were
-# pipelined (two register stages; H100, docs/results/tc-decode-mma-2026-11-26/fp8, same machine,
-# us): 16x4096x14336 (32 tiles) 27.6 vs 32.3 unsplit 64 x 128 (and 100.1 vs 85.4% of cuBLASLt
-# for the split-K 2 plan the rules ran there); 16x1600x6400 (13) 12.5 vs 13.5; 16x4096x4096 (32)
-# 12.3 vs 12.2, a tie; from 38 tiles on it tied or lost (16x4800x1600 9.1 vs 9.1, 16x6144x4096
-# 14.8 vs 14.5, 16x8192x8192 82.6 vs 97.4% of cuBLASLt).
-FP8_DECODE16_M = 16
+SWAP_MAX_M = max(paths.SWAP_TOKENS)
+SWAP_COLS = 64  # columns of C per CTA: wgmma's M side
+# Rule 0 (``swap_wins``): up to SWAP_M tokens, aligned, with 16-byte rows, run the swapped-operand
+# wgmma decode kernel (``choose_swap``: CTAs per strip and ring depth) - except one token (bf16)
+# or up to DECODE_M (fp8) where the earlier decode kernels measured faster. H100, % of cuBLAS at
+# its best, interleaved, docs/results/tc-swap-decode-2026-11-27/ (10 KB a stage):
+#  * CTAs per strip (sweep_h100): about half the SMs busy, not more - 16x1600x6400 (25 strips)
+#    x 4 CTAs 109.1 (bf16) / 109.9 (fp8), x 2 (50 CTAs) 102.0 / 106.1, x 8 (200) 91.2 / 91.5;
+#    16x4096x4096 (64 strips) x 1 98.1 / 95.4, x 2 94.6 / 91.0; 16x4800x1600 (75) x 1 98.3 /
+#    94.7, x 2 88.0 / 84.0; 16x6144x4096 (96) x 1 102.6 / 98.9, x 2 92.3 / 88.7. SWAP_FILL lies
+#    between 50 CTAs (lost) and 64 (won) on 132 SMs.
+#  * ring depth (sweep_h100, wide_h100): about SWAP_INFLIGHT_STAGES stages (~11 MB of B) in flight
+#    over the whole GPU - 16 at 64 CTAs (16x4096x14336 bf16 105.4, 8 stages 97.1, 4 63.4), 8 at
+#    96-128, 6 at 160-172 (16x11008x4096 bf16 104.3, 4 98.5, 8 101.2; fp8 16x10240x8192 99.7,
+#    4 96.1, 8 97.0). Deeper rings lost - more loads queued than DRAM's bandwidth x latency
+#    (3.35 TB/s x ~3 us under load) only lengthen the queue: 16x6144x4096 x 1, 16 stages, 94.9 -
+#    and so did rings too deep for every CTA to be resident at once (448 CTAs, 16x28672x4096:
+#    4 stages 95.2 / 100.8, 6 stages - 3 CTAs an SM, 396 resident - 90.1 / 93.6).
+#  * against the earlier plans at the grid's 22 decode shapes (rule_h100): 16 tokens won or tied
+#    everywhere but fp8 16x11008x4096 (99.5 vs 100.6 for 64 x 128) - e.g. bf16 16x6144x4096
+#    102.0 vs 88.9 (64 x 64), 16x4096x14336 104.7 vs 91.0 (mma.sync), 16x1600x6400 109.9 vs 96.8;
+#    fp8 16x4096x14336 105.7 vs 99.0, 16x1600x6400 109.8 vs 98.9. One token it won where the
+#    earlier kernels leave SMs idle (bf16 1x6144x4096 103.8 vs 95.8, fp8 1x10240x8192 101.0 vs
+#    90.5) and lost to them where their strips already fill a wave (SWAP_KEEPS_GEMV): bf16's
+#    CUDA-core kernel on 64-column strips (1x10240x8192 105.7 vs 97.2, 1x11008x4096 106.9 vs
+#    101.5; 1x8192x8192 98.6 vs 101.3 the one loss kept), fp8's mma.sync kernel while the swapped
+#    kernel's own strips, unsplit, leave a wave unfilled (1x4096x4096 102.0 vs 94.9, 1x4800x1600
+#    104.4 vs 97.4, 1x6144x4096 104.0 vs 102.8; from 128 strips on it lost: 1x8192x8192 98.3 vs
+#    100.0). Tokens past 16 (m64n32) were not measured: forced only.
+SWAP_M = 16
+SWAP_FILL = 0.43
+SWAP_INFLIGHT_STAGES = 1100
+SWAP_MIN_RUN = 4  # k-tiles a CTA gets at least (the shallowest ring's depth)
+SWAP_KEEPS_GEMV = True
+# sm_90's shared memory per SM (228 KB; a block may opt in to 227 KB) and what the system reserves
+# per resident block (1 KB): how many swapped-kernel CTAs an SM holds at once
+SM90_SMEM_PER_SM = 228 * 1024
+SMEM_RESERVED_PER_BLOCK = 1024
+SWAP_STAGES = 8  # a forced plan's ring (Policy(config="swap") without stages)
 # fp8, one token: the pipelined decode kernel at every N, past DECODE_FILL too. Measured (same
 # machine, % of cuBLASLt at its best, decode kernel vs 64 x 128; .../tc-decode-mma-2026-11-26/fp8):
 # H200 1x28672x4096 97.2 vs 92.8, 1x10240x8192 79.7 vs 72.9, 1x28672x8192 86.4 vs 81.4,
@@ -353,6 +374,7 @@ class Policy:
     # stream-K (persistent tiles): the full waves of tiles it takes besides the last, partial one
     # (``streamk_tiles``); None: the rules decide
     streamk: Optional[int] = None
+    stages: Optional[int] = None  # with config="swap": the ring's stages (paths.SWAP_STAGES)
 
     def __post_init__(self) -> None:
         if self.config is not None and self.config not in _TILES and self.config not in DECODE_CONFIGS:
@@ -365,6 +387,15 @@ class Policy:
         if self.config == "mma" and self.split is not None and self.split not in paths.MMA_BF16_SPLITS:
             raise InputError(f"dispatch policy config='mma', split={self.split!r}: expected one of "
                              f"{', '.join(map(str, paths.MMA_BF16_SPLITS))} blocks per strip")
+        if self.config == "swap" and self.split is not None and self.split not in paths.SWAP_SPLITS:
+            raise InputError(f"dispatch policy config='swap', split={self.split!r}: expected one of "
+                             f"{', '.join(map(str, paths.SWAP_SPLITS))} CTAs per strip")
+        if self.stages is not None and (self.config != "swap" or self.stages not in paths.SWAP_STAGES):
+            raise InputError(f"dispatch policy stages={self.stages!r}: config='swap' only, one of "
+                             f"{', '.join(map(str, paths.SWAP_STAGES))}")
+        if self.config == "swap" and self.cols is not None:
+            raise InputError(f"dispatch policy config='swap', cols={self.cols!r}: its strips are "
+                             f"{SWAP_COLS} columns (wgmma's M side)")
         if self.config == "gemv" and self.split is not None and self.split not in paths.GEMV_SPLITS:
             raise InputError(f"dispatch policy config='gemv', split={self.split!r}: expected one of "
                              f"{', '.join(map(str, paths.GEMV_SPLITS))} blocks per strip")
@@ -449,6 +480,7 @@ class Plan:
     gemv_rows: int = 0  # decode configs: the kernel's instantiation (tokens, bf16 columns)
     gemv_cols: int = 0
     streamk: int = 0  # persistent tiles shared out by stream-K (the last of the order); 0: none
+    stages: int = 0  # config "swap": the ring's stages
 
     @property
     def decode(self) -> bool:
@@ -461,6 +493,8 @@ class Plan:
         number of blocks of a cluster that share a strip's K)."""
         if self.config == "mma":
             return paths.mma_decode_kernel(self.gemv_rows, self.gemv_cols, self.splits)
+        if self.config == "swap":
+            return paths.swap_kernel(self.dtype, self.gemv_rows, self.splits, self.stages)
         if self.config != "gemv":
             raise ValueError(f"plan {self.name} runs no decode kernel")
         return paths.gemv_kernel(self.dtype, self.gemv_rows, self.gemv_cols, self.splits)
@@ -752,21 +786,6 @@ def choose_mma(N: int, sms: int) -> tuple[int, int]:
     return cols, ks
 
 
-def fp8_decode16_wins(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands) -> bool:
-    """Rule 0c: fp8, more tokens than ``DECODE_M`` but at most ``FP8_DECODE16_M``, while the
-    64 x 128 tile leaves most SMs idle (fewer tiles than ``MMA_FILL`` of them)."""
-    return (dtype == "fp8" and DECODE_M[dtype] < M
-            and decode_fits(dtype, M, N, K, ops, FP8_DECODE16_M)
-            and tiles(M, N, "64x128") < MMA_FILL * sms)
-
-
-def mma_wins(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands) -> bool:
-    """Rule 0b: bf16, 2 to ``MMA_DECODE_M`` tokens that the kernel can take, while the 64 x 128
-    tile leaves SMs idle (fewer tiles than ``MMA_FILL`` of them)."""
-    return (dtype == "bf16" and M >= 2 and decode_fits(dtype, M, N, K, ops, MMA_DECODE_M)
-            and tiles(M, N, "64x128") < MMA_FILL * sms)
-
-
 def _mma_plan(M: int, N: int, K: int, sms: int, cols: Optional[int], ks: Optional[int]) -> Plan:
     auto_cols, auto_ks = choose_mma(N, sms)
     cols = cols or auto_cols
@@ -779,6 +798,64 @@ def _mma_plan(M: int, N: int, K: int, sms: int, cols: Optional[int], ks: Optiona
     why = (f"{M} token(s): tensor-core decode kernel, B streamed in {strips} strips of {cols} "
            f"columns, {ks} block(s) per strip sharing K (mma.sync m16n8k16, movmatrix)")
     return Plan("bf16", M, N, K, "mma", ks, False, False, K, N, strips * ks, why, rows, cols)
+
+
+def choose_swap(dtype: str, N: int, K: int, sms: int) -> tuple[int, int]:
+    """The swapped-operand decode kernel's (CTAs per 64-column strip sharing its K, ring stages):
+    the fewest of 1, 2, 4, 8 CTAs per strip whose CTAs number at least ``SWAP_FILL`` of the SMs
+    (none with a run under ``SWAP_MIN_RUN`` k-tiles), then the deepest ring that keeps the whole
+    grid's stages within ``SWAP_INFLIGHT_STAGES`` with every CTA resident at once (the shallowest
+    where none does). See SWAP_M."""
+    strips = _cdiv(N, SWAP_COLS)
+    most = max(1, _cdiv(K, BK[dtype]) // SWAP_MIN_RUN)
+    allowed = [k for k in paths.SWAP_SPLITS if k <= most]
+    ks = next((k for k in allowed if strips * k >= SWAP_FILL * sms), allowed[-1])
+    ctas = strips * ks
+
+    def resident(st: int) -> int:
+        k = paths.swap_kernel(dtype, SWAP_M, ks, st)
+        per_cta = k.dynamic_smem + k.static_smem + SMEM_RESERVED_PER_BLOCK
+        return sms * (SM90_SMEM_PER_SM // per_cta)
+
+    fits = [st for st in paths.SWAP_STAGES
+            if ctas * st <= SWAP_INFLIGHT_STAGES and ctas <= resident(st)]
+    return ks, max(fits) if fits else min(paths.SWAP_STAGES)
+
+
+def swap_keeps_gemv(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands) -> bool:
+    """Where the earlier decode kernels stay ahead of the swapped one (see SWAP_M): bf16's single
+    token while the CUDA-core kernel's 64-column strips fill a wave (``FILL``) and rule 0's
+    condition holds; fp8 up to ``DECODE_M`` tokens while the swapped kernel's strips, unsplit,
+    do not fill one."""
+    if not SWAP_KEEPS_GEMV or not decode_wins(dtype, M, N, K, sms, ops):
+        return False
+    if dtype == "bf16":
+        return _cdiv(N, max(paths.GEMV_BF16_COLS)) >= FILL * sms
+    ks, _ = choose_swap(dtype, N, K, sms)
+    return ks == 1 and _cdiv(N, SWAP_COLS) < FILL * sms
+
+
+def swap_wins(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands) -> bool:
+    """Rule 0: at most ``SWAP_M`` tokens the swapped-operand kernel can take (16-byte rows,
+    aligned A and B), but where ``swap_keeps_gemv``."""
+    return (decode_fits(dtype, M, N, K, ops, SWAP_M)
+            and not swap_keeps_gemv(dtype, M, N, K, sms, ops))
+
+
+def _swap_plan(dtype: str, M: int, N: int, K: int, sms: int, ks: Optional[int],
+               stages: Optional[int]) -> Plan:
+    rows = next(t for t in paths.SWAP_TOKENS if t >= M)
+    auto_ks, auto_stages = choose_swap(dtype, N, K, sms)
+    if ks is None and stages is None:
+        ks, stages = auto_ks, auto_stages
+    ks = ks or auto_ks
+    stages = stages or SWAP_STAGES
+    strips = _cdiv(N, SWAP_COLS)
+    why = (f"{M} token(s): swapped-operand wgmma decode kernel (m64n{rows}: {SWAP_COLS} columns "
+           f"of B as the M side), B streamed by TMA in {strips} strips, {ks} CTA(s) of a cluster "
+           f"per strip sharing K")
+    return Plan(dtype, M, N, K, "swap", ks, False, False, K, N if dtype == "bf16" else K,
+                strips * ks, why, rows, SWAP_COLS, stages=stages)
 
 
 def _decode_plan(dtype: str, M: int, N: int, K: int, sms: int, cols: Optional[int],
@@ -817,19 +894,22 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
                              f"(or a pointer) is not a bf16 decode shape (M <= {MMA_MAX_M}, "
                              f"16-byte rows, aligned A and B)")
         return _mma_plan(M, N, K, sms, policy.cols, policy.split)
+    if policy.config == "swap":
+        if not decode_fits(dtype, M, N, K, ops, SWAP_MAX_M):
+            raise InputError(f"dispatch policy config='swap': M = {M}, N = {N}, K = {K} (or a "
+                             f"pointer) is not a decode shape (M <= {SWAP_MAX_M}, 16-byte rows, "
+                             f"aligned A and B)")
+        return _swap_plan(dtype, M, N, K, sms, policy.split, policy.stages)
     if policy.config == "gemv":
         if not decode_fits(dtype, M, N, K, ops, max_decode_rows(dtype)):
             raise InputError(f"dispatch policy config='gemv': M = {M}, N = {N}, K = {K} (or a "
                              f"pointer) is not a decode shape (M <= {max_decode_rows(dtype)}, "
                              f"16-byte rows, aligned A and B)")
         return _decode_plan(dtype, M, N, K, sms, policy.cols, policy.split)
+    if policy.config is None and policy.split is None and swap_wins(dtype, M, N, K, sms, ops):
+        return _swap_plan(dtype, M, N, K, sms, None, None)
     if policy.config is None and policy.split is None and decode_wins(dtype, M, N, K, sms, ops):
         return _decode_plan(dtype, M, N, K, sms, policy.cols)
-    if policy.config is None and policy.split is None and mma_wins(dtype, M, N, K, sms, ops):
-        return _mma_plan(M, N, K, sms, None, None)
-    if (policy.config is None and policy.split is None
-            and fp8_decode16_wins(dtype, M, N, K, sms, ops)):
-        return _decode_plan(dtype, M, N, K, sms, None)
     # which operands TMA cannot read as they are
     copy_a = not (pitch_ok(dtype, K) and ops.a16)
     lda = padded(dtype, K) if copy_a else K

@@ -90,7 +90,7 @@ class TcDispatchedGemm:
 
     def _geometry(self, p: Plan) -> tuple[tuple[int, int, int], tuple[int, int, int], int]:
         if p.decode:
-            return p.grid, (p.gemv.threads, 1, 1), 0
+            return p.grid, (p.gemv.threads, 1, 1), p.gemv.dynamic_smem
         r = p.rung
         if p.config == "wgmma":
             return r.launch_config(self.M, self.N, self.K)
@@ -118,6 +118,47 @@ class TcDispatchedGemm:
                                           "decode_tc", backend=self.backend)
         return self._decode.get_function(k.kernel)
 
+    def _swap_kernel(self, k: paths.PathKernel) -> Any:
+        """A swapped-operand wgmma decode kernel (one translation unit, compiled once for
+        sm_90a), with its shared-memory opt-in set."""
+        fn = self._functions.get(k.kernel)
+        if fn is None:
+            from gemmlab.runtime.compile import compile_module
+
+            if (self._dev.cc_major, self._dev.cc_minor) != (9, 0):
+                raise InputError(f"dispatch kernel {k.name} runs wgmma: it needs an sm_90 GPU "
+                                 f"(Hopper), not {self._dev.name}")
+            smem = k.dynamic_smem
+            if smem > self._dev.smem_per_block_optin:
+                raise InputError(f"dispatch kernel {k.name} needs {smem} bytes of shared memory "
+                                 f"per block; {self._dev.name} allows at most "
+                                 f"{self._dev.smem_per_block_optin}")
+            module = compile_module(paths.translation_unit(paths.swap_kernels()), "decode_wgmma",
+                                    arch="sm_90a", backend=self.backend)
+            fn = module.get_function(k.kernel)
+            fn.max_dynamic_shared_size_bytes = smem
+            self._functions[k.kernel] = fn
+        return fn
+
+    def _swap_maps(self, p: Plan, a: Any, b: Any) -> tuple[Any, Any]:
+        """The swapped-operand kernel's maps: B (the weights) in 64-column (bf16: N-major) or
+        64-row (fp8: K-major) boxes, A (the tokens) in boxes of the kernel's token count."""
+        from gemmlab.runtime import tma
+
+        key = (a.data.ptr, b.data.ptr, -1)
+        maps = self._maps.get(key)
+        if maps is None:
+            M, N, K = self.M, self.N, self.K
+            if self.dtype == "fp8":
+                spec_x, spec_w = tma.fp8_specs(M, N, K, p.gemv_rows, dispatch_tc.BK["fp8"],
+                                               dispatch_tc.SWAP_COLS)
+            else:
+                spec_x, spec_w = tma.specs(M, N, K, p.gemv_rows, dispatch_tc.BK["bf16"])
+            if len(self._maps) >= 8:
+                self._maps.clear()
+            maps = self._maps[key] = (tma.encode(spec_w, b.data.ptr), tma.encode(spec_x, a.data.ptr))
+        return maps
+
     def _prepared(self, ops: Operands) -> tuple[Plan, Any, dict[str, Any]]:
         hit = self._plans.get(ops)
         if hit is not None:
@@ -127,6 +168,9 @@ class TcDispatchedGemm:
         cp = self._cupy
         p = dispatch_tc.plan(self.dtype, self.M, self.N, self.K, self._dev.sm_count, ops,
                              self.policy)
+        if p.config == "swap":
+            self._plans[ops] = (p, self._swap_kernel(p.gemv), {})
+            return self._plans[ops]
         if p.decode:
             self._plans[ops] = (p, self._decode_kernel(p.gemv), {})
             return self._plans[ops]
@@ -203,6 +247,11 @@ class TcDispatchedGemm:
         p, kernel, bufs = self._prepared(_operands(a, b, c))
         grid, block, smem = self._geometry(p)
         M, N, K = self.M, self.N, self.K
+        if p.config == "swap":
+            tm_w, tm_x = self._swap_maps(p, a, b)
+            kernel(grid, block, (tm_w, tm_x, np.int32(M), np.int32(N), np.int32(K),
+                                 np.float32(alpha), np.float32(beta), c), shared_mem=smem)
+            return
         if p.config == "wgmma" or p.decode:
             kernel(grid, block, (np.int32(M), np.int32(N), np.int32(K), np.float32(alpha), a, b,
                                  np.float32(beta), c), shared_mem=smem)
