@@ -341,10 +341,10 @@ def test_a_few_aligned_tokens_run_the_swapped_decode_kernel(dtype):
     assert _plan(dtype, 16, 4096, 4096, ops=D.Operands(c16=False)).config == "swap"
 
 
-def test_swap_plan_clusters_about_half_the_sms_and_keeps_11_mb_of_b_in_flight():
+def test_swap_plan_has_ctas_for_the_dram_bandwidth_and_keeps_11_mb_of_b_in_flight():
     # (CTAs per strip, ring stages) where the H100 sweep measured them (132 SMs)
     assert D.choose_swap("bf16", 1600, 6400, H100) == (4, 8)  # 25 strips x 4 = 100 CTAs
-    assert D.choose_swap("bf16", 4096, 4096, H100) == (1, 16)  # 64 CTAs: 0.48 of the SMs
+    assert D.choose_swap("bf16", 4096, 4096, H100) == (1, 16)  # 64 CTAs pull 2.75 TB/s
     assert D.choose_swap("bf16", 6144, 4096, H100) == (1, 8)  # 96 x 12 = 1152 > 1100
     assert D.choose_swap("bf16", 4800, 1600, H100) == (1, 12)
     assert D.choose_swap("fp8", 11008, 4096, H100) == (1, 6)  # 172 CTAs
@@ -358,6 +358,16 @@ def test_swap_plan_clusters_about_half_the_sms_and_keeps_11_mb_of_b_in_flight():
     k = D.paths.swap_kernel("fp8", 16, ks, st)
     per_sm = D.SM90_SMEM_PER_SM // (k.dynamic_smem + k.static_smem + D.SMEM_RESERVED_PER_BLOCK)
     assert (ks, st) == (1, 6) and 160 <= H100 * per_sm
+    # the H200 (4.8 TB/s): a CTA streams no faster, so 64 strips want 2 CTAs each - but a split
+    # never puts more CTAs than SMs on the stream (75 strips x 2 = 150 lost on both GPUs)
+    assert round(D.swap_fill_ctas(H100), 1) == round(D.swap_fill_ctas(H100, 3350.0), 1) == 62.3
+    assert round(D.swap_fill_ctas(H100, 4800.0), 1) == 89.3
+    assert D.choose_swap("bf16", 4096, 14336, H100, 4800.0) == (2, 8)
+    assert D.choose_swap("fp8", 4800, 1600, H100, 4800.0) == (1, 12)
+    assert D.choose_swap("bf16", 6144, 4096, H100, 4800.0) == (1, 8)  # 96 strips make 89
+    assert D.choose_swap("bf16", 1600, 6400, H100, 4800.0) == (4, 8)
+    assert _plan("bf16", 16, 4096, 4096).name == "swap_m16_k1_s16"
+    assert D.plan("bf16", 16, 4096, 4096, H100, dram_gbps=4800.0).name == "swap_m16_k2_s8"
     p = _plan("bf16", 16, 1600, 6400)
     assert (p.name, p.grid, p.ctas, p.splits, p.stages) == ("swap_m16_k4_s8", (25, 4, 1), 100, 4, 8)
     assert p.gemv.cluster == (1, 4, 1) and "4 CTA(s) of a cluster" in p.why

@@ -140,8 +140,8 @@ def test_list_shows_the_plan_each_shape_takes_and_why_without_a_gpu(capsys):
     assert plans[(2048, 4096, 4096)]["name"] == "128x256c1"
     assert plans[(4095, 4095, 4095)]["name"].startswith("repitch A+B")
     assert "swapped-operand wgmma decode kernel" in plans[(16, 4096, 4096)]["why"]
-    # another GPU of the spec table: fewer SMs, other plans where the rules count SMs (25 strips
-    # shared by 2 CTAs are 50, not 0.43 x 132 but 0.43 x 114: 2 CTAs a strip, a deeper ring)
+    # another GPU of the spec table: fewer SMs and less bandwidth, other plans (25 strips shared
+    # by 2 CTAs pull 50 x 43 GB/s, 0.8 of the H100 PCIe's 2 TB/s: 2 CTAs a strip, a deeper ring)
     code, out, err = run_cli(capsys, "shapes", "--dtype", "bf16", "--shapes", "16,1600,6400", "--list",
                              "--gpu", "h100-pcie", "--json")
     assert code == 0, err

@@ -103,8 +103,8 @@ def _plans_shown(options) -> bool:
     return options.dtype in ("bf16", "fp8") and options.rung in ("", f"dispatch_{options.dtype}")
 
 
-def _planned_sms(sms: Optional[int], gpu: Optional[str]) -> tuple[int, str]:
-    """(SM count, where it came from) for --list's plans."""
+def _planned_sms(sms: Optional[int], gpu: Optional[str]) -> tuple[int, str, Optional[float]]:
+    """(SM count, where it came from, datasheet DRAM GB/s or None) for --list's plans."""
     from gemmlab.errors import InputError, ToolMissing
     from gemmlab.hardware import find_gpu
 
@@ -113,23 +113,27 @@ def _planned_sms(sms: Optional[int], gpu: Optional[str]) -> tuple[int, str]:
     if sms is not None:
         if sms < 1:
             raise InputError(f"--sms {sms}: expected the number of SMs, 1 or more")
-        return sms, f"{sms} SMs (--sms)"
+        return sms, f"{sms} SMs (--sms)", None
     if gpu is not None:
         spec = find_gpu(gpu)
         if spec is None:
             raise InputError(f"--gpu {gpu!r}: not in the spec table; pass --sms")
-        return spec.sm_count, f"{spec.sm_count} SMs ({spec.name})"
+        return spec.sm_count, f"{spec.sm_count} SMs ({spec.name})", spec.dram_bytes_per_s / 1e9
     try:
         from gemmlab.runtime import device
 
         info = device.info()
-        return info.sm_count, f"{info.sm_count} SMs ({info.name}, this machine)"
+        here = find_gpu(info.name)
+        return (info.sm_count, f"{info.sm_count} SMs ({info.name}, this machine)",
+                here.dram_bytes_per_s / 1e9 if here is not None else None)
     except ToolMissing:
         spec = find_gpu("h100")
-        return spec.sm_count, f"{spec.sm_count} SMs ({spec.name}: no GPU here; --sms or --gpu for another)"
+        return (spec.sm_count, f"{spec.sm_count} SMs ({spec.name}: no GPU here; --sms or --gpu for "
+                f"another)", spec.dram_bytes_per_s / 1e9)
 
 
-def _list(options, json_out: bool, planned: Optional[tuple[int, str]] = None) -> None:
+def _list(options, json_out: bool,
+          planned: Optional[tuple[int, str, Optional[float]]] = None) -> None:
     from gemmlab.shapes import grids, shapemap
 
     items = [{**s.to_dict(), "class": shapemap.shape_class(*s.dims, options.dtype)} for s in options.shapes]
@@ -137,7 +141,8 @@ def _list(options, json_out: bool, planned: Optional[tuple[int, str]] = None) ->
         from gemmlab.runtime import dispatch_tc
 
         for i in items:
-            p = dispatch_tc.plan(options.dtype, i["M"], i["N"], i["K"], planned[0])
+            p = dispatch_tc.plan(options.dtype, i["M"], i["N"], i["K"], planned[0],
+                                 dram_gbps=planned[2])
             i["plan"] = {"name": p.name, "why": p.why, "kernel": p.kernel, "ctas": p.ctas,
                          "workspace_bytes": p.workspace_bytes}
     about = grids.GRID_HELP.get(options.grid_name, "shapes given with --shapes")
@@ -145,7 +150,7 @@ def _list(options, json_out: bool, planned: Optional[tuple[int, str]] = None) ->
         doc = {"grid": options.grid_name, "dtype": options.dtype, "about": about, "grids": grids.GRID_HELP,
                "shapes": items}
         if planned is not None:
-            doc["plan_sms"], doc["plan_for"] = planned
+            doc["plan_sms"], doc["plan_for"] = planned[:2]
         print_json(doc)
         return
     columns = ("Shape (M×N×K)", "Class", "Label", "Where from")

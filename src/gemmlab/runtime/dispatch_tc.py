@@ -311,11 +311,15 @@ SWAP_COLS = 64  # columns of C per CTA: wgmma's M side
 # wgmma decode kernel (``choose_swap``: CTAs per strip and ring depth) - except one token (bf16)
 # or up to DECODE_M (fp8) where the earlier decode kernels measured faster. H100, % of cuBLAS at
 # its best, interleaved, docs/results/tc-swap-decode-2026-11-27/ (10 KB a stage):
-#  * CTAs per strip (sweep_h100): about half the SMs busy, not more - 16x1600x6400 (25 strips)
-#    x 4 CTAs 109.1 (bf16) / 109.9 (fp8), x 2 (50 CTAs) 102.0 / 106.1, x 8 (200) 91.2 / 91.5;
-#    16x4096x4096 (64 strips) x 1 98.1 / 95.4, x 2 94.6 / 91.0; 16x4800x1600 (75) x 1 98.3 /
-#    94.7, x 2 88.0 / 84.0; 16x6144x4096 (96) x 1 102.6 / 98.9, x 2 92.3 / 88.7. SWAP_FILL lies
-#    between 50 CTAs (lost) and 64 (won) on 132 SMs.
+#  * CTAs per strip (sweep_h100, sweep_h200): enough CTAs to pull SWAP_BW_SHARE of the GPU's
+#    datasheet DRAM bandwidth at SWAP_CTA_GBPS each (``swap_fill_ctas``: 62 on the H100, 89 on
+#    the H200), not more. A CTA streamed B at 43 GB/s at most (H100, 16x4096x14336, 64 CTAs:
+#    2764 GB/s, 92% of copy; the H200 at 64 CTAs: 67% of its copy), so the H200 wants twice the
+#    CTAs at 64 strips - 16x4096x14336 x 2 CTAs (8 stages) 98.1 (bf16) / 101.8 (fp8) vs x 1
+#    80.2 / 86.9; 16x4096x4096 105.3 / 91.5 vs 96.5 / 91.3 - where the H100 wants one - x 1
+#    98.1 / 95.4, x 2 94.6 / 91.0 (16x4096x4096). H100 elsewhere: 16x1600x6400 (25 strips) x 4
+#    CTAs 109.1 / 109.9, x 2 (50 CTAs) 102.0 / 106.1, x 8 (200) 91.2 / 91.5; 16x4800x1600 (75)
+#    x 1 98.3 / 94.7, x 2 88.0 / 84.0; 16x6144x4096 (96) x 1 102.6 / 98.9, x 2 92.3 / 88.7.
 #  * ring depth (sweep_h100, wide_h100): about SWAP_INFLIGHT_STAGES stages (~11 MB of B) in flight
 #    over the whole GPU - 16 at 64 CTAs (16x4096x14336 bf16 105.4, 8 stages 97.1, 4 63.4), 8 at
 #    96-128, 6 at 160-172 (16x11008x4096 bf16 104.3, 4 98.5, 8 101.2; fp8 16x10240x8192 99.7,
@@ -335,7 +339,10 @@ SWAP_COLS = 64  # columns of C per CTA: wgmma's M side
 #    104.4 vs 97.4, 1x6144x4096 104.0 vs 102.8; from 128 strips on it lost: 1x8192x8192 98.3 vs
 #    100.0). Tokens past 16 (m64n32) were not measured: forced only.
 SWAP_M = 16
-SWAP_FILL = 0.43
+SWAP_CTA_GBPS = 43.0
+SWAP_BW_SHARE = 0.8
+# a GPU the spec table lacks: the H100 SXM's datasheet bandwidth per SM (3350 GB/s / 132)
+SWAP_DEFAULT_GBPS_PER_SM = 3350.0 / 132
 SWAP_INFLIGHT_STAGES = 1100
 SWAP_MIN_RUN = 4  # k-tiles a CTA gets at least (the shallowest ring's depth)
 SWAP_KEEPS_GEMV = True
@@ -800,16 +807,30 @@ def _mma_plan(M: int, N: int, K: int, sms: int, cols: Optional[int], ks: Optiona
     return Plan("bf16", M, N, K, "mma", ks, False, False, K, N, strips * ks, why, rows, cols)
 
 
-def choose_swap(dtype: str, N: int, K: int, sms: int) -> tuple[int, int]:
+def swap_fill_ctas(sms: int, dram_gbps: Optional[float] = None) -> float:
+    """CTAs the swapped-operand decode kernel wants at least: enough to pull ``SWAP_BW_SHARE`` of
+    the DRAM bandwidth (``dram_gbps``, datasheet GB/s; None: the H100 SXM's per SM) at
+    ``SWAP_CTA_GBPS`` each."""
+    gbps = dram_gbps if dram_gbps else SWAP_DEFAULT_GBPS_PER_SM * sms
+    return SWAP_BW_SHARE * gbps / SWAP_CTA_GBPS
+
+
+def choose_swap(dtype: str, N: int, K: int, sms: int,
+                dram_gbps: Optional[float] = None) -> tuple[int, int]:
     """The swapped-operand decode kernel's (CTAs per 64-column strip sharing its K, ring stages):
-    the fewest of 1, 2, 4, 8 CTAs per strip whose CTAs number at least ``SWAP_FILL`` of the SMs
-    (none with a run under ``SWAP_MIN_RUN`` k-tiles), then the deepest ring that keeps the whole
-    grid's stages within ``SWAP_INFLIGHT_STAGES`` with every CTA resident at once (the shallowest
-    where none does). See SWAP_M."""
+    the fewest of 1, 2, 4, 8 CTAs per strip that make ``swap_fill_ctas`` (none with a run under
+    ``SWAP_MIN_RUN`` k-tiles, no split with more CTAs than SMs; the most such CTAs where none
+    does), then the deepest ring that keeps the whole grid's stages within
+    ``SWAP_INFLIGHT_STAGES`` with every CTA resident at once (the shallowest where none does).
+    See SWAP_M."""
     strips = _cdiv(N, SWAP_COLS)
     most = max(1, _cdiv(K, BK[dtype]) // SWAP_MIN_RUN)
-    allowed = [k for k in paths.SWAP_SPLITS if k <= most]
-    ks = next((k for k in allowed if strips * k >= SWAP_FILL * sms), allowed[-1])
+    # a split never puts more CTAs than SMs on the stream: an SM holding two streams each at
+    # most SWAP_CTA_GBPS, the split lost wherever it did (75 strips x 2, H100 88.0 vs 98.3, H200
+    # 89.1 vs 98.7; 96 x 2 92.3 vs 102.6; 25 x 8 91.2 vs 109.1)
+    allowed = [k for k in paths.SWAP_SPLITS if k <= most and (k == 1 or strips * k <= sms)]
+    fill = swap_fill_ctas(sms, dram_gbps)
+    ks = next((k for k in allowed if strips * k >= fill), allowed[-1])
     ctas = strips * ks
 
     def resident(st: int) -> int:
@@ -822,7 +843,8 @@ def choose_swap(dtype: str, N: int, K: int, sms: int) -> tuple[int, int]:
     return ks, max(fits) if fits else min(paths.SWAP_STAGES)
 
 
-def swap_keeps_gemv(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands) -> bool:
+def swap_keeps_gemv(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands,
+                    dram_gbps: Optional[float] = None) -> bool:
     """Where the earlier decode kernels stay ahead of the swapped one (see SWAP_M): bf16's single
     token while the CUDA-core kernel's 64-column strips fill a wave (``FILL``) and rule 0's
     condition holds; fp8 up to ``DECODE_M`` tokens while the swapped kernel's strips, unsplit,
@@ -831,21 +853,22 @@ def swap_keeps_gemv(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands)
         return False
     if dtype == "bf16":
         return _cdiv(N, max(paths.GEMV_BF16_COLS)) >= FILL * sms
-    ks, _ = choose_swap(dtype, N, K, sms)
+    ks, _ = choose_swap(dtype, N, K, sms, dram_gbps)
     return ks == 1 and _cdiv(N, SWAP_COLS) < FILL * sms
 
 
-def swap_wins(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands) -> bool:
+def swap_wins(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands,
+              dram_gbps: Optional[float] = None) -> bool:
     """Rule 0: at most ``SWAP_M`` tokens the swapped-operand kernel can take (16-byte rows,
     aligned A and B), but where ``swap_keeps_gemv``."""
     return (decode_fits(dtype, M, N, K, ops, SWAP_M)
-            and not swap_keeps_gemv(dtype, M, N, K, sms, ops))
+            and not swap_keeps_gemv(dtype, M, N, K, sms, ops, dram_gbps))
 
 
 def _swap_plan(dtype: str, M: int, N: int, K: int, sms: int, ks: Optional[int],
-               stages: Optional[int]) -> Plan:
+               stages: Optional[int], dram_gbps: Optional[float] = None) -> Plan:
     rows = next(t for t in paths.SWAP_TOKENS if t >= M)
-    auto_ks, auto_stages = choose_swap(dtype, N, K, sms)
+    auto_ks, auto_stages = choose_swap(dtype, N, K, sms, dram_gbps)
     if ks is None and stages is None:
         ks, stages = auto_ks, auto_stages
     ks = ks or auto_ks
@@ -881,8 +904,10 @@ def _decode_plan(dtype: str, M: int, N: int, K: int, sms: int, cols: Optional[in
 
 
 def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(),
-         policy: Policy = Policy()) -> Plan:
-    """The launches for C = alpha * A @ B + beta * C at this shape (see the module docstring)."""
+         policy: Policy = Policy(), dram_gbps: Optional[float] = None) -> Plan:
+    """The launches for C = alpha * A @ B + beta * C at this shape (see the module docstring) on a
+    GPU of ``sms`` SMs and ``dram_gbps`` GB/s of datasheet DRAM bandwidth (None: the H100 SXM's
+    per SM; only the swapped decode kernel's CTA count reads it)."""
     if dtype not in DTYPES:
         raise InputError(f"dispatch dtype={dtype!r}: expected one of {', '.join(DTYPES)}")
     check_shape(M, N, K)
@@ -899,15 +924,16 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
             raise InputError(f"dispatch policy config='swap': M = {M}, N = {N}, K = {K} (or a "
                              f"pointer) is not a decode shape (M <= {SWAP_MAX_M}, 16-byte rows, "
                              f"aligned A and B)")
-        return _swap_plan(dtype, M, N, K, sms, policy.split, policy.stages)
+        return _swap_plan(dtype, M, N, K, sms, policy.split, policy.stages, dram_gbps)
     if policy.config == "gemv":
         if not decode_fits(dtype, M, N, K, ops, max_decode_rows(dtype)):
             raise InputError(f"dispatch policy config='gemv': M = {M}, N = {N}, K = {K} (or a "
                              f"pointer) is not a decode shape (M <= {max_decode_rows(dtype)}, "
                              f"16-byte rows, aligned A and B)")
         return _decode_plan(dtype, M, N, K, sms, policy.cols, policy.split)
-    if policy.config is None and policy.split is None and swap_wins(dtype, M, N, K, sms, ops):
-        return _swap_plan(dtype, M, N, K, sms, None, None)
+    if (policy.config is None and policy.split is None
+            and swap_wins(dtype, M, N, K, sms, ops, dram_gbps)):
+        return _swap_plan(dtype, M, N, K, sms, None, None, dram_gbps)
     if policy.config is None and policy.split is None and decode_wins(dtype, M, N, K, sms, ops):
         return _decode_plan(dtype, M, N, K, sms, policy.cols)
     # which operands TMA cannot read as they are

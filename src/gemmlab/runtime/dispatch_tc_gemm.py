@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from gemmlab.errors import InputError
+from gemmlab.hardware import find_gpu
 from gemmlab.kernels import paths
 from gemmlab.kernels.families import Rung, b_shape
 from gemmlab.problem import check_shape
@@ -51,6 +52,8 @@ class TcDispatchedGemm:
         check_shape(M, N, K)
         self._cupy = device.require_gpu()
         self._dev = device.info()
+        spec = find_gpu(self._dev.name)  # the datasheet bandwidth the decode rule weighs
+        self._dram_gbps = spec.dram_bytes_per_s / 1e9 if spec is not None else None
         self.requested = rung
         self.dtype = rung.dtype
         self.M, self.N, self.K = M, N, K
@@ -167,7 +170,7 @@ class TcDispatchedGemm:
 
         cp = self._cupy
         p = dispatch_tc.plan(self.dtype, self.M, self.N, self.K, self._dev.sm_count, ops,
-                             self.policy)
+                             self.policy, self._dram_gbps)
         if p.config == "swap":
             self._plans[ops] = (p, self._swap_kernel(p.gemv), {})
             return self._plans[ops]
