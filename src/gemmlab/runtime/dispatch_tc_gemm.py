@@ -121,6 +121,24 @@ class TcDispatchedGemm:
                                           "decode_tc", backend=self.backend)
         return self._decode.get_function(k.kernel)
 
+    def _smem_fits(self, name: str, smem: int) -> int:
+        """``smem`` (dynamic shared memory, bytes) unless this GPU cannot give a block that much."""
+        if smem > self._dev.smem_per_block_optin:
+            raise InputError(f"dispatch kernel {name} needs {smem} bytes of shared memory per "
+                             f"block; {self._dev.name} allows at most "
+                             f"{self._dev.smem_per_block_optin}")
+        return smem
+
+    def _cached_maps(self, key: tuple[int, int, int], make: Any) -> tuple[Any, ...]:
+        """The tensor maps for one set of operand pointers (``make()`` encodes them), the last
+        eight sets kept."""
+        maps = self._maps.get(key)
+        if maps is None:
+            if len(self._maps) >= 8:
+                self._maps.clear()
+            maps = self._maps[key] = make()
+        return maps
+
     def _swap_kernel(self, k: paths.PathKernel) -> Any:
         """A swapped-operand wgmma decode kernel (one translation unit, compiled once for
         sm_90a), with its shared-memory opt-in set."""
@@ -131,11 +149,7 @@ class TcDispatchedGemm:
             if (self._dev.cc_major, self._dev.cc_minor) != (9, 0):
                 raise InputError(f"dispatch kernel {k.name} runs wgmma: it needs an sm_90 GPU "
                                  f"(Hopper), not {self._dev.name}")
-            smem = k.dynamic_smem
-            if smem > self._dev.smem_per_block_optin:
-                raise InputError(f"dispatch kernel {k.name} needs {smem} bytes of shared memory "
-                                 f"per block; {self._dev.name} allows at most "
-                                 f"{self._dev.smem_per_block_optin}")
+            smem = self._smem_fits(k.name, k.dynamic_smem)
             module = compile_module(paths.translation_unit(paths.swap_kernels()), "decode_wgmma",
                                     arch="sm_90a", backend=self.backend)
             fn = module.get_function(k.kernel)
@@ -148,19 +162,17 @@ class TcDispatchedGemm:
         64-row (fp8: K-major) boxes, A (the tokens) in boxes of the kernel's token count."""
         from gemmlab.runtime import tma
 
-        key = (a.data.ptr, b.data.ptr, -1)
-        maps = self._maps.get(key)
-        if maps is None:
+        def make() -> tuple[Any, ...]:
             M, N, K = self.M, self.N, self.K
             if self.dtype == "fp8":
                 spec_x, spec_w = tma.fp8_specs(M, N, K, p.gemv_rows, dispatch_tc.BK["fp8"],
                                                dispatch_tc.SWAP_COLS)
             else:
                 spec_x, spec_w = tma.specs(M, N, K, p.gemv_rows, dispatch_tc.BK["bf16"])
-            if len(self._maps) >= 8:
-                self._maps.clear()
-            maps = self._maps[key] = (tma.encode(spec_w, b.data.ptr), tma.encode(spec_x, a.data.ptr))
-        return maps
+            return tma.encode(spec_w, b.data.ptr), tma.encode(spec_x, a.data.ptr)
+
+        # -1: the persistent kernels' maps of the same pointers differ (their boxes, C's map)
+        return self._cached_maps((a.data.ptr, b.data.ptr, -1), make)
 
     def _prepared(self, ops: Operands) -> tuple[Plan, Any, dict[str, Any]]:
         hit = self._plans.get(ops)
@@ -181,11 +193,7 @@ class TcDispatchedGemm:
         if refusal:
             raise InputError(refusal)
         kernel = compile_rung(p.rung, backend=self.backend)
-        smem = self._geometry(p)[2]
-        if smem > self._dev.smem_per_block_optin:
-            raise InputError(f"dispatch kernel {p.rung.name} needs {smem} bytes of shared memory "
-                             f"per block; {self._dev.name} allows at most "
-                             f"{self._dev.smem_per_block_optin}")
+        self._smem_fits(p.rung.name, self._geometry(p)[2])
         bufs: dict[str, Any] = {}
         store = cp.uint8 if self.dtype == "fp8" else cp.uint16
         if p.workspace_floats:  # partial sums, then the arrival counters (zero; the kernel resets them)
@@ -226,24 +234,21 @@ class TcDispatchedGemm:
 
         from gemmlab.runtime import tma
 
-        key = (a.data.ptr, b.data.ptr, c.data.ptr)
-        maps = self._maps.get(key)
-        if maps is None:
+        def make() -> tuple[Any, ...]:
             r = p.rung
             eb = dispatch_tc.ELEM_BYTES[self.dtype]
             spec_a, spec_b = tma.rung_specs(r, self.M, self.N, self.K)
             spec_a = replace(spec_a, pitch=p.lda * eb)
             spec_b = replace(spec_b, pitch=p.ldb * eb)
-            if len(self._maps) >= 8:
-                self._maps.clear()
             maps = (tma.encode(spec_a, a.data.ptr), tma.encode(spec_b, b.data.ptr))
             if r.takes_c_map:
                 if r.tma_store and self.N % 8 == 0 and c.data.ptr % 16 == 0:
                     maps += (tma.encode(tma.c_spec(self.M, self.N, r.c_box_cols), c.data.ptr),)
                 elif r.tma_store:  # the kernel stores C directly (persistent_*.cu)
                     maps += (tma.zero_param(),)
-            self._maps[key] = maps
-        return maps
+            return maps
+
+        return self._cached_maps((a.data.ptr, b.data.ptr, c.data.ptr), make)
 
     def __call__(self, a: Any, b: Any, c: Any, alpha: float = 1.0, beta: float = 0.0) -> None:
         self._check(a, b, c)
