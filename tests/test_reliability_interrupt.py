@@ -66,8 +66,12 @@ def test_help_still_exits_0(capsys):
 
 def test_sigint_to_a_real_process_exits_130():
     # The loader sends SIGINT to its own process, as a Ctrl-C in the middle of the work would.
+    # The child restores Python's own SIGINT handler first: started from a background job of a
+    # non-interactive shell it inherits SIGINT ignored (and Python then installs none), which a
+    # user's foreground Ctrl-C never meets.
     prog = (
         "import os, signal\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "import gemmlab.commands.analyze as a\n"
         "def load(*args, **kw):\n"
         "    os.kill(os.getpid(), signal.SIGINT)\n"
