@@ -103,6 +103,9 @@ MEMCHECK = [
     ("fp8", (1, 1600, 6400), {"config": "swap", "split": 4, "stages": 8}, ""),
     ("bf16", (7, 8, 16), {"config": "swap", "split": 8, "stages": 12}, ""),
     ("bf16", (16, 4096, 4096), {"config": "swap"}, "c"),
+    ("bf16", (100, 1000, 6400), {"config": "swap", "split": 4, "stages": 6}, ""),
+    ("fp8", (64, 203, 1040), {"config": "swap", "split": 2, "stages": 12}, ""),
+    ("fp8", (65, 1000, 4096), {"config": "swap", "split": 8, "stages": 8}, ""),
 ]
 INITCHECK = [
     ("bf16", (1000, 3001, 77), None, ""), ("bf16", (127, 1000, 4096), {"config": "64x128", "split": 3}, ""),
@@ -144,6 +147,7 @@ RACECHECK = [
     ("bf16", (16, 72, 1032), {"config": "swap", "split": 4, "stages": 4}, ""),
     ("fp8", (30, 130, 512), {"config": "swap", "split": 2, "stages": 4}, ""),
     ("bf16", (1, 200, 4096), {"config": "swap", "split": 1, "stages": 16}, ""),
+    ("bf16", (128, 136, 1032), {"config": "swap", "split": 2, "stages": 4}, ""),
 ]
 SETS = {"memcheck": MEMCHECK, "initcheck": INITCHECK, "racecheck": RACECHECK}
 

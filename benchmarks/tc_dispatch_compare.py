@@ -134,7 +134,7 @@ def alternatives(dtype, M, N, K, sms, quick=False, decode=False):
                     out.append((f"mma c={cols} ks={ks}", pol))
     if D.decode_fits(dtype, M, N, K, D.Operands(), D.SWAP_MAX_M):
         for ks in D.paths.SWAP_SPLITS:
-            for st in D.paths.SWAP_STAGES:
+            for st in D.paths.swap_stages(next(t for t in D.paths.SWAP_TOKENS if t >= M)):
                 pol = D.Policy(config="swap", split=ks, stages=st)
                 p = D.plan(dtype, M, N, K, sms, D.Operands(), pol)
                 if p.name not in seen:

@@ -108,7 +108,9 @@ def test_fp8_takes_160_column_tiles_where_160_divides_n_and_128_does_not():
 
 def test_split_k_is_off_by_default_and_can_be_forced():
     # automatic: few tiles (under a quarter of the SMs) and at least 48 k-tiles a slice
-    assert _plan("bf16", 17, 1600, 14336).splits == 2  # 25 tiles, 224 k-tiles (17: no swap decode)
+    # 25 tiles of 64 x 64, 224 k-tiles (bf16 17 tokens would take the swapped kernel: forced off)
+    assert _plan("bf16", 17, 1600, 14336, config="64x64").splits == 2
+    assert _plan("bf16", 17, 1600, 14336).config == "swap"
     assert _plan("bf16", 16, 4096, 14336).config == "swap"  # 16 tokens: the swapped decode kernel
     assert _plan("fp8", 17, 4096, 14336).splits == 2  # 32 tiles, 112 k-tiles of 128
     assert _plan("bf16", 17, 4096, 4096).splits == 1  # 64 k-tiles: 32 a slice, too short
@@ -312,9 +314,9 @@ def test_every_plan_kernel_compiles_without_spills():
     # the decode kernels: mma.sync e4m3 needs sm_89+; no spills even at 16 tokens x 8 columns
     assert {d.kernel for d in decode} == {k.kernel for k in paths.gemv_kernels()}
     assert not any(d.spills or d.stack_frame for d in decode), decode
-    # the swapped-operand wgmma decode kernels: m64n16 / m64n32 accumulators, a few dozen registers
+    # the swapped-operand wgmma decode kernels: m64n16 to m64n128 accumulators (8-64 a thread)
     assert {d.kernel for d in swap} == {k.kernel for k in paths.swap_kernels()}
-    assert not any(d.spills or d.stack_frame or d.registers > 64 for d in swap), swap
+    assert not any(d.spills or d.stack_frame or d.registers > 128 for d in swap), swap
 
 
 @pytest.mark.parametrize("dtype", D.DTYPES)
@@ -373,6 +375,18 @@ def test_swap_plan_has_ctas_for_the_dram_bandwidth_and_keeps_11_mb_of_b_in_fligh
     assert p.gemv.cluster == (1, 4, 1) and "4 CTA(s) of a cluster" in p.why
 
 
+def test_bf16_swap_runs_to_128_tokens_where_even_64x64_tiles_leave_sms_idle():
+    p = _plan("bf16", 128, 1600, 6400)  # 50 tiles of 64 x 64 under 62 CTAs
+    assert (p.name, p.grid, p.gemv_rows) == ("swap_m128_k4_s8", (25, 4, 1), 128)
+    assert _plan("bf16", 100, 1600, 6400).name == "swap_m128_k4_s8"
+    assert _plan("bf16", 128, 4096, 4096).config == "64x64"  # 128 tiles fill
+    assert _plan("fp8", 128, 1600, 6400).config == "64x64"  # fp8 did not gain
+    assert _plan("bf16", 129, 1600, 6400).config not in D.DECODE_CONFIGS
+    assert _plan("bf16", 128, 1600, 6400, ops=D.Operands(a16=False)).config not in D.DECODE_CONFIGS
+    # the ring: 100 CTAs x 8 stages of B in flight; 128-token rings stop at 8 (shared memory)
+    assert D.choose_swap("bf16", 1600, 6400, H100, rows=128) == (4, 8)
+
+
 def test_swap_keeps_the_earlier_decode_kernels_where_they_measured_faster():
     # bf16, one token: the CUDA-core kernel once its 64-column strips fill a wave (>= 0.8 x 132)
     assert _plan("bf16", 1, 10240, 8192).name == "gemv_m1_c64"
@@ -397,7 +411,13 @@ def test_swap_policy_forces_any_cluster_and_ring_and_checks_them():
     assert _plan("bf16", 1, 4096, 4096, config="swap", split=1).stages == D.SWAP_STAGES
     assert _plan("bf16", 1, 4096, 4096, config="swap", split=None).name == "swap_m16_k1_s16"
     with pytest.raises(InputError, match="not a decode shape"):
-        _plan("bf16", 33, 4096, 4096, config="swap")
+        _plan("bf16", 129, 4096, 4096, config="swap")
+    # 64 and 128 tokens (m64n64 / m64n128: forced only), rings that fit a block's shared memory
+    assert _plan("fp8", 128, 1600, 6400, config="swap", split=4).name == "swap_m128_k4_s8"
+    assert _plan("bf16", 33, 4096, 4096, config="swap", split=1).gemv.params["TN"] == 64
+    assert D.paths.swap_stages(128) == (4, 6, 8) and D.paths.swap_stages(64) == (4, 6, 8, 12)
+    with pytest.raises(InputError, match="rings of 4, 6, 8 stages"):
+        _plan("bf16", 100, 4096, 4096, config="swap", stages=12)
     with pytest.raises(InputError, match="not a decode shape"):
         _plan("bf16", 16, 4096, 4090, config="swap")
     with pytest.raises(InputError, match="CTAs per strip"):
@@ -409,10 +429,11 @@ def test_swap_policy_forces_any_cluster_and_ring_and_checks_them():
     with pytest.raises(InputError, match="64 columns"):
         D.Policy(config="swap", cols=64)
     with pytest.raises(ValueError, match="no bf16 swapped-operand"):
-        D.paths.swap_kernel("bf16", 33, 1, 8)
+        D.paths.swap_kernel("bf16", 129, 1, 8)
     # every instantiation: both dtypes, both token tiles, every cluster and ring, one kernel each
     ks = D.paths.swap_kernels()
-    assert len({k.kernel for k in ks}) == len(ks) == 2 * 2 * 4 * len(D.paths.SWAP_STAGES)
+    assert len({k.kernel for k in ks}) == len(ks) == 2 * 4 * sum(
+        len(D.paths.swap_stages(t)) for t in D.paths.SWAP_TOKENS)
     assert max(k.dynamic_smem + k.static_smem for k in ks) <= 227 * 1024
     assert "__cluster_dims__(1, 8, 1)" in D.paths.wrapper(D.paths.swap_kernel("fp8", 16, 8, 4))
 

@@ -235,8 +235,8 @@ def test_every_mma_decode_instantiation(cp, dev):
 
 @pytest.mark.parametrize("dtype", ["bf16", "fp8"])
 def test_every_swap_decode_instantiation(cp, dev, dtype):
-    """The swapped-operand wgmma decode kernel (decode_wgmma.cu) at both token tiles (partly
-    empty: 1, 9 and 17 tokens), every cluster size and ring depth (K long enough to wrap every
+    """The swapped-operand wgmma decode kernel (decode_wgmma.cu) at every token tile (16 to 128,
+    partly empty: 1, 9, 17, 33, 100 tokens), every cluster size and ring depth (K long enough to wrap every
     ring several times), N not a multiple of the 64-column strip (fp8: not of 8 either), K not a
     multiple of the 128-byte stage and shorter than one stage per CTA of the cluster (empty
     runs), beta = 0 and beta != 0."""
@@ -244,9 +244,10 @@ def test_every_swap_decode_instantiation(cp, dev, dtype):
 
     odd_n = 203 if dtype == "fp8" else 200
     bad = []
-    for M in (1, 9, 16, 17, 32):
+    for M in (1, 9, 16, 17, 32, 33, 64, 100, 128):
+        tn = next(t for t in paths.SWAP_TOKENS if t >= M)
         for N, K in ((4104, 4112), (8, 16), (1000, 14336), (odd_n, 1040)):
-            for ks, st in itertools.product(paths.SWAP_SPLITS, paths.SWAP_STAGES):
+            for ks, st in itertools.product(paths.SWAP_SPLITS, paths.swap_stages(tn)):
                 run = _prepared(dtype, (M, N, K), config="swap", split=ks, stages=st)
                 p = run.plan
                 assert p.config == "swap" and run.grid == (-(-N // 64), ks, 1)
@@ -264,9 +265,11 @@ def test_every_swap_decode_instantiation(cp, dev, dtype):
 @pytest.mark.parametrize("dtype", ["bf16", "fp8"])
 def test_decode_rule_picks_the_decode_kernel_for_aligned_tokens(cp, dev, dtype):
     # the rules' plans (CPU-tested rule by rule), run: bf16's token and fp8's 16 take the swapped
-    # kernel, fp8's single token keeps the mma.sync kernel at N = 4096 (swap_keeps_gemv)
+    # kernel, fp8's single token keeps the mma.sync kernel at N = 4096 (swap_keeps_gemv); bf16's
+    # 128 tokens over 1600 columns take it too (SWAP_TILE_M)
     for shape, want in (((1, 4096, 4096), "swap" if dtype == "bf16" else "gemv"),
-                        ((16, 4096, 4096), "swap"), ((16, 1600, 6400), "swap")):
+                        ((16, 4096, 4096), "swap"), ((16, 1600, 6400), "swap"),
+                        ((128, 1600, 6400), "swap" if dtype == "bf16" else "64x64")):
         run = _prepared(dtype, shape)
         assert run.plan.config == want, (shape, run.plan.name)
         res = _check(cp, run, shape, dtype, zlib.crc32(f"rule{dtype}{shape}".encode()))

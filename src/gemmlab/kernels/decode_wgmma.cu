@@ -1,5 +1,6 @@
 // Decode on Hopper's wgmma with the operands swapped (dispatch_bf16 / dispatch_fp8, issue #20):
-// C = alpha * A @ B + beta * C for a few tokens (M <= TN), bf16 C, FP32 accumulation.
+// C = alpha * A @ B + beta * C for a few tokens (M <= TN: 16, 32, 64 or 128), bf16 C, FP32
+// accumulation.
 //
 // wgmma's M side is 64 rows, at least; a 64-row tile over 16 tokens computes 48 rows of zeros
 // and - worse for a product that only streams B - gives each CTA 64 or 128 columns of B, so at
@@ -33,18 +34,22 @@ namespace gemmlab {
 template <int DT, int TN>
 __device__ __forceinline__ void swap_mma(float (&d)[TN / 2], unsigned sw, unsigned sx) {
     using namespace tc;
-    static_assert(TN == 16 || TN == 32, "m64n16 / m64n32");
+    static_assert(TN == 16 || TN == 32 || TN == 64 || TN == 128, "m64n16 / 32 / 64 / 128");
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) {
         const unsigned long long b = wgmma_desc(sx + 32 * kk, 16, 1024);
         if constexpr (DT == 0) {
             const unsigned long long a = wgmma_desc(sw + 2048 * kk, 8192, 1024);
             if constexpr (TN == 16) wgmma_m64n16k16_bf16<0, 1>(d, a, b, 1);
-            else wgmma_m64n32k16_bf16<0, 1>(d, a, b, 1);
+            else if constexpr (TN == 32) wgmma_m64n32k16_bf16<0, 1>(d, a, b, 1);
+            else if constexpr (TN == 64) wgmma_m64n64k16_bf16<0, 1>(d, a, b, 1);
+            else wgmma_m64n128k16_bf16<0, 1>(d, a, b, 1);
         } else {
             const unsigned long long a = wgmma_desc(sw + 32 * kk, 16, 1024);
             if constexpr (TN == 16) wgmma_m64n16k32_e4m3(d, a, b, 1);
-            else wgmma_m64n32k32_e4m3(d, a, b, 1);
+            else if constexpr (TN == 32) wgmma_m64n32k32_e4m3(d, a, b, 1);
+            else if constexpr (TN == 64) wgmma_m64n64k32_e4m3(d, a, b, 1);
+            else wgmma_m64n128k32_e4m3(d, a, b, 1);
         }
     }
 }

@@ -299,20 +299,29 @@ def mma_decode_kernel(rows: int, cols: int, ks: int) -> PathKernel:
                       {"MT": mt, "NW": nw, "KS": ks, "MINB": 2 if (mt, nw) == (1, 1) else 0})
 
 
-# The swapped-operand wgmma decode kernel (swap_decode): TN tokens as wgmma's N side (m64n16 /
-# m64n32), 64 columns of C per CTA, KS CTAs of a cluster sharing a strip's K, STAGES stages of
+# The swapped-operand wgmma decode kernel (swap_decode): TN tokens as wgmma's N side (m64n16 to
+# m64n128), 64 columns of C per CTA, KS CTAs of a cluster sharing a strip's K, STAGES stages of
 # 128 bytes of K (10 KB at 16 tokens, 12 KB at 32).
-SWAP_TOKENS = (16, 32)
+SWAP_TOKENS = (16, 32, 64, 128)
 SWAP_SPLITS = (1, 2, 4, 8)
 SWAP_STAGES = (4, 6, 8, 12, 16)
 SWAP_DTYPES = {"bf16": 0, "fp8": 1}
+SM90_SMEM_PER_BLOCK = 227 * 1024  # the most shared memory (static + dynamic) a block may opt in to
+
+
+def swap_stages(tn: int) -> tuple[int, ...]:
+    """The ring depths instantiated for ``tn`` tokens: those whose ring and partial sums fit a
+    block's shared memory (all five at 16 and 32 tokens, to 12 at 64, to 8 at 128)."""
+    return tuple(st for st in SWAP_STAGES
+                 if _swap_smem({"STAGES": st, "TN": tn}) + tn * 64 * 4 <= SM90_SMEM_PER_BLOCK)
 
 
 def swap_kernel(dtype: str, rows: int, ks: int, stages: int) -> PathKernel:
     """The swapped-operand wgmma decode kernel for up to ``rows`` tokens (16 or 32) with ``ks``
     CTAs of a cluster sharing each 64-column strip's K and a ring of ``stages`` stages."""
     tn = next((t for t in SWAP_TOKENS if t >= rows), None)
-    if dtype not in SWAP_DTYPES or tn is None or ks not in SWAP_SPLITS or stages not in SWAP_STAGES:
+    if (dtype not in SWAP_DTYPES or tn is None or ks not in SWAP_SPLITS
+            or stages not in swap_stages(tn)):
         raise ValueError(f"no {dtype} swapped-operand decode instantiation for {rows} tokens "
                          f"with {ks} blocks per strip and {stages} stages")
     return PathKernel(f"dispatch_{dtype}_swap_m{tn}_k{ks}_s{stages}", "swap",
@@ -322,7 +331,7 @@ def swap_kernel(dtype: str, rows: int, ks: int, stages: int) -> PathKernel:
 def swap_kernels() -> tuple[PathKernel, ...]:
     """Every swapped-operand decode instantiation (one translation unit: decode_wgmma.cu)."""
     return tuple(swap_kernel(d, tn, ks, st) for d in SWAP_DTYPES for tn in SWAP_TOKENS
-                 for ks in SWAP_SPLITS for st in SWAP_STAGES)
+                 for ks in SWAP_SPLITS for st in swap_stages(tn))
 
 
 def gemv_kernels() -> tuple[PathKernel, ...]:

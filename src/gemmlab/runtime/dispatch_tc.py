@@ -339,6 +339,14 @@ SWAP_COLS = 64  # columns of C per CTA: wgmma's M side
 #    104.4 vs 97.4, 1x6144x4096 104.0 vs 102.8; from 128 strips on it lost: 1x8192x8192 98.3 vs
 #    100.0). Tokens past 16 (m64n32) were not measured: forced only.
 SWAP_M = 16
+# Rule 0 past 16 tokens, bf16: up to SWAP_TILE_M tokens (m64n32 to m64n128) where even the 64 x 64
+# streaming tiles leave SMs idle (fewer than swap_fill_ctas: N = 1600, 25 x M / 64 tiles). H100
+# (docs/results/tc-swap-decode-2026-11-27/m128_h100, same run, the rule's plan vs 64 x 64):
+# 128x1600x6400 82.5 vs 69.7, 64x1600x6400 99.2 vs 68.0, 32x1600x6400 104.2 vs 67.0. Where the
+# tiles fill it lost (128x4096x4096, 128 tiles: 78.1 vs 102.0), and fp8 did not gain
+# (128x1600x6400 75.8 vs 77.1): each CTA re-reads its K-range of all 128 tokens from L2 (41 MB
+# for 20 MB of bf16 B).
+SWAP_TILE_M = 128
 SWAP_CTA_GBPS = 43.0
 SWAP_BW_SHARE = 0.8
 # a GPU the spec table lacks: the H100 SXM's datasheet bandwidth per SM (3350 GB/s / 132)
@@ -815,14 +823,14 @@ def swap_fill_ctas(sms: int, dram_gbps: Optional[float] = None) -> float:
     return SWAP_BW_SHARE * gbps / SWAP_CTA_GBPS
 
 
-def choose_swap(dtype: str, N: int, K: int, sms: int,
-                dram_gbps: Optional[float] = None) -> tuple[int, int]:
+def choose_swap(dtype: str, N: int, K: int, sms: int, dram_gbps: Optional[float] = None,
+                rows: int = SWAP_M) -> tuple[int, int]:
     """The swapped-operand decode kernel's (CTAs per 64-column strip sharing its K, ring stages):
     the fewest of 1, 2, 4, 8 CTAs per strip that make ``swap_fill_ctas`` (none with a run under
     ``SWAP_MIN_RUN`` k-tiles, no split with more CTAs than SMs; the most such CTAs where none
-    does), then the deepest ring that keeps the whole grid's stages within
-    ``SWAP_INFLIGHT_STAGES`` with every CTA resident at once (the shallowest where none does).
-    See SWAP_M."""
+    does), then the deepest ring of the ``rows``-token instantiation that keeps the whole grid's
+    stages (8 KB of B each, whatever the token tile) within ``SWAP_INFLIGHT_STAGES`` with every
+    CTA resident at once (the shallowest where none does). See SWAP_M."""
     strips = _cdiv(N, SWAP_COLS)
     most = max(1, _cdiv(K, BK[dtype]) // SWAP_MIN_RUN)
     # a split never puts more CTAs than SMs on the stream: an SM holding two streams each at
@@ -834,13 +842,13 @@ def choose_swap(dtype: str, N: int, K: int, sms: int,
     ctas = strips * ks
 
     def resident(st: int) -> int:
-        k = paths.swap_kernel(dtype, SWAP_M, ks, st)
+        k = paths.swap_kernel(dtype, rows, ks, st)
         per_cta = k.dynamic_smem + k.static_smem + SMEM_RESERVED_PER_BLOCK
         return sms * (SM90_SMEM_PER_SM // per_cta)
 
-    fits = [st for st in paths.SWAP_STAGES
-            if ctas * st <= SWAP_INFLIGHT_STAGES and ctas <= resident(st)]
-    return ks, max(fits) if fits else min(paths.SWAP_STAGES)
+    depths = paths.swap_stages(next(t for t in paths.SWAP_TOKENS if t >= rows))
+    fits = [st for st in depths if ctas * st <= SWAP_INFLIGHT_STAGES and ctas <= resident(st)]
+    return ks, max(fits) if fits else min(depths)
 
 
 def swap_keeps_gemv(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands,
@@ -860,19 +868,26 @@ def swap_keeps_gemv(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands,
 def swap_wins(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands,
               dram_gbps: Optional[float] = None) -> bool:
     """Rule 0: at most ``SWAP_M`` tokens the swapped-operand kernel can take (16-byte rows,
-    aligned A and B), but where ``swap_keeps_gemv``."""
-    return (decode_fits(dtype, M, N, K, ops, SWAP_M)
-            and not swap_keeps_gemv(dtype, M, N, K, sms, ops, dram_gbps))
+    aligned A and B), but where ``swap_keeps_gemv``; bf16 up to ``SWAP_TILE_M`` tokens where
+    even the 64 x 64 streaming tiles number under ``swap_fill_ctas`` (see SWAP_TILE_M)."""
+    if decode_fits(dtype, M, N, K, ops, SWAP_M):
+        return not swap_keeps_gemv(dtype, M, N, K, sms, ops, dram_gbps)
+    return (dtype == "bf16" and decode_fits(dtype, M, N, K, ops, SWAP_TILE_M)
+            and tiles(M, N, "64x64") < swap_fill_ctas(sms, dram_gbps))
 
 
 def _swap_plan(dtype: str, M: int, N: int, K: int, sms: int, ks: Optional[int],
                stages: Optional[int], dram_gbps: Optional[float] = None) -> Plan:
     rows = next(t for t in paths.SWAP_TOKENS if t >= M)
-    auto_ks, auto_stages = choose_swap(dtype, N, K, sms, dram_gbps)
+    auto_ks, auto_stages = choose_swap(dtype, N, K, sms, dram_gbps, rows)
     if ks is None and stages is None:
         ks, stages = auto_ks, auto_stages
     ks = ks or auto_ks
     stages = stages or SWAP_STAGES
+    if stages not in paths.swap_stages(rows):
+        raise InputError(f"dispatch policy config='swap', stages={stages}: {rows}-token tiles take "
+                         f"rings of {', '.join(map(str, paths.swap_stages(rows)))} stages (shared "
+                         f"memory)")
     strips = _cdiv(N, SWAP_COLS)
     why = (f"{M} token(s): swapped-operand wgmma decode kernel (m64n{rows}: {SWAP_COLS} columns "
            f"of B as the M side), B streamed by TMA in {strips} strips, {ks} CTA(s) of a cluster "
