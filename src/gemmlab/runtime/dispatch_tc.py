@@ -17,7 +17,9 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
    CUDA-core kernel's 64-column strips once those fill a wave; fp8 up to ``DECODE_M`` (8)
    tokens on the mma.sync kernel (strips of 16 rows of B) while the swapped kernel's strips
    would not. The bf16 mma.sync decode kernel (``choose_mma``) and fp8's 16-token instantiation
-   run where forced (``Policy(config="mma" / "gemv")``).
+   run where forced (``Policy(config="mma" / "gemv")``). bf16 up to ``SWAP_TILE_M`` (128) tokens
+   takes the swapped kernel too (m64n32 to m64n128) where even the 64 x 64 streaming tiles
+   would leave SMs idle (N = 1600).
 1. **Tile** (``choose_config``): one of the persistent warp-specialised kernels (persistent_bf16 /
    persistent_fp8, TMA loads and wgmma) at a block tile of BM x BN:
    * the largest tile whose tiles fill a wave (``FILL`` of the SMs, one CTA each): 128 x 256,
@@ -301,7 +303,7 @@ DECODE_FILL = {"bf16": 0.9, "fp8": 0.5}
 # (bf16 on the tensor cores, gemv_bf16_tc: B's rows turned into mma operands by movmatrix, up to
 # 32 tokens, strips of 32 or 64 columns, K shared by a cluster of 1-8 blocks per strip).
 # "swap" (decode_wgmma.cu, both dtypes): wgmma with the operands swapped - 64 columns of B as the
-# M side, up to 32 tokens as the N side - on 64-column strips whose K a cluster of 1-8 CTAs shares.
+# M side, up to 128 tokens as the N side - on 64-column strips whose K a cluster of 1-8 CTAs shares.
 DECODE_CONFIGS = ("gemv", "mma", "swap")
 MMA_COLS = (32, 64)
 MMA_MAX_M = 32
@@ -337,7 +339,7 @@ SWAP_COLS = 64  # columns of C per CTA: wgmma's M side
 #    101.5; 1x8192x8192 98.6 vs 101.3 the one loss kept), fp8's mma.sync kernel while the swapped
 #    kernel's own strips, unsplit, leave a wave unfilled (1x4096x4096 102.0 vs 94.9, 1x4800x1600
 #    104.4 vs 97.4, 1x6144x4096 104.0 vs 102.8; from 128 strips on it lost: 1x8192x8192 98.3 vs
-#    100.0). Tokens past 16 (m64n32) were not measured: forced only.
+#    100.0). Past 16 tokens: SWAP_TILE_M.
 SWAP_M = 16
 # Rule 0 past 16 tokens, bf16: up to SWAP_TILE_M tokens (m64n32 to m64n128) where even the 64 x 64
 # streaming tiles leave SMs idle (fewer than swap_fill_ctas: N = 1600, 25 x M / 64 tiles). H100
