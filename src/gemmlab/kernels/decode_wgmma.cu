@@ -6,10 +6,11 @@
 // and - worse for a product that only streams B - gives each CTA 64 or 128 columns of B, so at
 // N = 4096-6144 the tiles cover a third to three quarters of the SMs. Swapping the operands
 // (C^T = B^T A^T, what cuBLAS's small-M kernels do) puts 64 of B's columns on the M side and the
-// tokens on the N side (n16): no MMA is wasted on missing tokens, and a cluster of KS CTAs
-// (grid.y, cluster dims (1, KS, 1)) shares one 64-column strip's K, so N / 64 x KS CTAs stream
-// B - as many as it takes to fill the SMs. The KS partial sums meet through distributed shared
-// memory in rank order (cluster_reduce: deterministic, one launch, no workspace).
+// tokens on the N side (n16; n32-n128 for more): no MMA is wasted on missing tokens, and a
+// cluster of KS CTAs (grid.y, cluster dims (1, KS, 1)) shares one 64-column strip's K, so
+// N / 64 x KS CTAs stream B - as many as it takes to fill the SMs. The KS partial sums meet
+// through distributed shared memory in rank order (cluster_reduce: deterministic, one launch, no
+// workspace).
 //
 // CTA = one consumer warpgroup (threads 0-127: wgmma) + one producer warp (thread 128: TMA), a
 // ring of STAGES stages, each 128 bytes of K: B's 64 x 128-byte tile (8 KB) and the tokens' TN x
