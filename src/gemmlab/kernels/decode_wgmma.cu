@@ -23,8 +23,11 @@
 //  * fp8 (DT = 1): B is given N x K ("TN"): K-major as wgmma's A operand wants, a (K, N) map in
 //    128 x 64 boxes; the tokens K-major as well (128 x TN boxes); m64nTNk32, + 32 bytes per step.
 // The accumulator d[4j + e] of thread t (w = t / 32, g = (t % 32) / 4, q = 2 (t % 4)) holds
-// column n_base + 16 w + g (+ 8 for e >= 2) of C and token 8 j + q + (e & 1): it goes to shared
-// memory token-major (red[TN][64]) and cluster_reduce stores C.
+// column n_base + 16 w + g (+ 8 for e >= 2) of C and token 8 j + q + (e & 1): once the last
+// stage is read, it goes to the ring's first bytes token-major (TN rows of 64 floats, pitch RED_LD
+// = 68: the four q of a store land in four bank groups) and cluster_reduce_x4 stores C four
+// columns at a time. The ring holding the partials leaves no static shared memory: at 128 tokens
+// a ring of 4 stages is 97 KB, two CTAs an SM.
 // Needs the TMA pitches (bf16: K % 8 == 0 and N % 8 == 0; fp8: K % 16 == 0) and 16-byte aligned A
 // and B (the launcher checks; the dispatch rules route other shapes elsewhere).
 #include "tc_common.cuh"
@@ -65,8 +68,9 @@ __device__ __forceinline__ void swap_decode(const tc::TensorMap& tmW, const tc::
     constexpr unsigned W_BYTES = ROWS * 128, X_BYTES = TN * 128, STAGE = W_BYTES + X_BYTES;
     static_assert(STAGE % 1024 == 0, "every tile on a 1024-byte swizzle-atom boundary");
     static_assert(KS >= 1 && KS <= 8, "KS: a portable cluster (at most 8 blocks)");
+    constexpr int RED_LD = ROWS + 4;
+    static_assert(TN * RED_LD * 4 <= STAGES * STAGE, "the partial sums fit in the ring");
     extern __shared__ unsigned char smem_raw[];
-    __shared__ float red[TN][ROWS];
     const unsigned base = (smem_addr(smem_raw) + 1023u) & ~1023u;
     const unsigned bars = base + STAGES * STAGE;
     auto full = [&](int s) { return bars + 8u * s; };
@@ -115,18 +119,23 @@ __device__ __forceinline__ void swap_decode(const tc::TensorMap& tmW, const tc::
         }
         wgmma_wait<0>();
         fence_regs(d);
+        // every warp's MMAs done reading the ring (and every TMA write landed: each full
+        // barrier was waited on) before any partial sum overwrites it
+        named_barrier(1, 128);
+        float* red = reinterpret_cast<float*>(smem_raw + (base - smem_addr(smem_raw)));
         const int w = t / 32, g = (t % 32) / 4, q = 2 * (t % 4);
 #pragma unroll
         for (int j = 0; j < TN / 8; ++j) {
-            red[8 * j + q][16 * w + g] = d[4 * j];
-            red[8 * j + q + 1][16 * w + g] = d[4 * j + 1];
-            red[8 * j + q][16 * w + g + 8] = d[4 * j + 2];
-            red[8 * j + q + 1][16 * w + g + 8] = d[4 * j + 3];
+            red[(8 * j + q) * RED_LD + 16 * w + g] = d[4 * j];
+            red[(8 * j + q + 1) * RED_LD + 16 * w + g] = d[4 * j + 1];
+            red[(8 * j + q) * RED_LD + 16 * w + g + 8] = d[4 * j + 2];
+            red[(8 * j + q + 1) * RED_LD + 16 * w + g + 8] = d[4 * j + 3];
         }
     }
     __syncwarp();  // the producer warp whole again: the cluster barrier is .aligned
     // every thread of every block of the cluster: the sums, in rank order, to C
-    cluster_reduce<KS>(&red[0][0], TN, ROWS, M, N, n_base, alpha, beta, C);
+    const float* red = reinterpret_cast<const float*>(smem_raw + (base - smem_addr(smem_raw)));
+    cluster_reduce_x4<KS>(red, TN, ROWS, RED_LD, M, N, n_base, alpha, beta, C);
 }
 
 }  // namespace gemmlab

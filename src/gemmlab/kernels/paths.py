@@ -169,12 +169,6 @@ class PathKernel:
         return FAMILIES[self.family].smem(self.params)
 
     @property
-    def static_smem(self) -> int:
-        """Static shared memory, bytes (the swapped decode kernel's TN x 64 float partial sums;
-        0 for the others, which the rules do not pack by shared memory)."""
-        return self.params["TN"] * 64 * 4 if self.family == "swap" else 0
-
-    @property
     def cluster(self) -> tuple[int, int, int] | None:
         """The compile-time cluster shape (a grid's extent along it must be a multiple)."""
         return FAMILIES[self.family].cluster(self.params)
@@ -310,10 +304,10 @@ SM90_SMEM_PER_BLOCK = 227 * 1024  # the most shared memory (static + dynamic) a 
 
 
 def swap_stages(tn: int) -> tuple[int, ...]:
-    """The ring depths instantiated for ``tn`` tokens: those whose ring and partial sums fit a
-    block's shared memory (all five at 16 and 32 tokens, to 12 at 64, to 8 at 128)."""
-    return tuple(st for st in SWAP_STAGES
-                 if _swap_smem({"STAGES": st, "TN": tn}) + tn * 64 * 4 <= SM90_SMEM_PER_BLOCK)
+    """The ring depths instantiated for ``tn`` tokens: those whose ring fits a block's shared
+    memory (all five at 16 and 32 tokens, to 12 at 64, to 8 at 128). The partial sums reuse the
+    ring once it is read: the kernel has no static shared memory."""
+    return tuple(st for st in SWAP_STAGES if _swap_smem({"STAGES": st, "TN": tn}) <= SM90_SMEM_PER_BLOCK)
 
 
 def swap_kernel(dtype: str, rows: int, ks: int, stages: int) -> PathKernel:
