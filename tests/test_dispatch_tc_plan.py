@@ -114,7 +114,7 @@ def test_split_k_is_off_by_default_and_can_be_forced():
     assert _plan("bf16", 16, 4096, 14336).config == "swap"  # 16 tokens: the swapped decode kernel
     assert _plan("fp8", 17, 4096, 14336).splits == 2  # 32 tiles, 112 k-tiles of 128
     assert _plan("bf16", 17, 4096, 4096).splits == 1  # 64 k-tiles: 32 a slice, too short
-    assert _plan("fp8", 128, 1600, 6400).splits == 1  # 50 k-tiles
+    assert _plan("fp8", 128, 1600, 6400, config="64x64").splits == 1  # 50 k-tiles
     assert _plan("bf16", 17, 8192, 8192).splits == 1  # 128 tiles of 64 x 64: enough of the SMs
     assert all(_plan("bf16", M, 4096, 14336).splits == 1 for M in (1, 128, 1024))
     p = _plan("bf16", 1, 4096, 14336, config="64x128", split=4)
@@ -365,7 +365,7 @@ def test_swap_plan_has_ctas_for_the_dram_bandwidth_and_keeps_11_mb_of_b_in_fligh
     # residency: 160 CTAs of a 12-stage ring (one an SM) would run in two waves
     ks, st = D.choose_swap("fp8", 10240, 8192, H100)
     k = D.paths.swap_kernel("fp8", 16, ks, st)
-    per_sm = D.SM90_SMEM_PER_SM // (k.dynamic_smem + k.static_smem + D.SMEM_RESERVED_PER_BLOCK)
+    per_sm = D.SM90_SMEM_PER_SM // (k.dynamic_smem + D.SMEM_RESERVED_PER_BLOCK)
     assert (ks, st) == (1, 6) and 160 <= H100 * per_sm
     # the H200 (4.8 TB/s): a CTA streams no faster, so 64 strips want 2 CTAs each - but a split
     # never puts more CTAs than SMs on the stream (75 strips x 2 = 150 lost on both GPUs)
@@ -382,16 +382,22 @@ def test_swap_plan_has_ctas_for_the_dram_bandwidth_and_keeps_11_mb_of_b_in_fligh
     assert p.gemv.cluster == (1, 4, 1) and "4 CTA(s) of a cluster" in p.why
 
 
-def test_bf16_swap_runs_to_128_tokens_where_even_64x64_tiles_leave_sms_idle():
-    p = _plan("bf16", 128, 1600, 6400)  # 50 tiles of 64 x 64 under 62 CTAs
+@pytest.mark.parametrize("dtype", ["bf16", "fp8"])
+def test_swap_runs_to_128_tokens_where_even_64x64_tiles_leave_sms_idle(dtype):
+    p = _plan(dtype, 128, 1600, 6400)  # 50 tiles of 64 x 64 under 62 CTAs
     assert (p.name, p.grid, p.gemv_rows) == ("swap_m128_k4_s8", (25, 4, 1), 128)
-    assert _plan("bf16", 100, 1600, 6400).name == "swap_m128_k4_s8"
-    assert _plan("bf16", 128, 4096, 4096).config == "64x64"  # 128 tiles fill
-    assert _plan("fp8", 128, 1600, 6400).config == "64x64"  # fp8 did not gain
-    assert _plan("bf16", 129, 1600, 6400).config not in D.DECODE_CONFIGS
-    assert _plan("bf16", 128, 1600, 6400, ops=D.Operands(a16=False)).config not in D.DECODE_CONFIGS
+    assert _plan(dtype, 100, 1600, 6400).name == "swap_m128_k4_s8"
+    assert _plan(dtype, 128, 4096, 4096).config == "64x64"  # 128 tiles fill
+    assert _plan(dtype, 129, 1600, 6400).config not in D.DECODE_CONFIGS
+    assert _plan(dtype, 128, 1600, 6400, ops=D.Operands(a16=False)).config not in D.DECODE_CONFIGS
+
+
+def test_swap_at_128_tokens_keeps_a_ring_of_b_and_two_ctas_an_sm_at_4_stages():
     # the ring: 100 CTAs x 8 stages of B in flight; 128-token rings stop at 8 (shared memory)
     assert D.choose_swap("bf16", 1600, 6400, H100, rows=128) == (4, 8)
+    # the partial sums reuse the ring: a 4-stage 128-token CTA (97 KB) leaves room for a second
+    k = D.paths.swap_kernel("fp8", 128, 8, 4)
+    assert D.SM90_SMEM_PER_SM // (k.dynamic_smem + D.SMEM_RESERVED_PER_BLOCK) == 2
 
 
 def test_swap_keeps_the_earlier_decode_kernels_where_they_measured_faster():
@@ -414,7 +420,7 @@ def test_swap_keeps_the_earlier_decode_kernels_where_they_measured_faster():
 def test_swap_policy_forces_any_cluster_and_ring_and_checks_them():
     p = _plan("fp8", 32, 4096, 4096, config="swap", split=2, stages=4)
     assert (p.name, p.grid, p.gemv_rows) == ("swap_m32_k2_s4", (64, 2, 1), 32)
-    assert p.gemv.static_smem == 32 * 64 * 4
+    assert p.gemv.dynamic_smem == 4 * (64 + 32) * 128 + 16 * 4 + 1024  # the partial sums reuse it
     assert _plan("bf16", 1, 4096, 4096, config="swap", split=1).stages == D.SWAP_STAGES
     assert _plan("bf16", 1, 4096, 4096, config="swap", split=None).name == "swap_m16_k1_s16"
     with pytest.raises(InputError, match="not a decode shape"):
@@ -441,7 +447,7 @@ def test_swap_policy_forces_any_cluster_and_ring_and_checks_them():
     ks = D.paths.swap_kernels()
     assert len({k.kernel for k in ks}) == len(ks) == 2 * 4 * sum(
         len(D.paths.swap_stages(t)) for t in D.paths.SWAP_TOKENS)
-    assert max(k.dynamic_smem + k.static_smem for k in ks) <= 227 * 1024
+    assert max(k.dynamic_smem for k in ks) <= 227 * 1024
     assert "__cluster_dims__(1, 8, 1)" in D.paths.wrapper(D.paths.swap_kernel("fp8", 16, 8, 4))
 
 

@@ -17,8 +17,8 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
    CUDA-core kernel's 64-column strips once those fill a wave; fp8 up to ``DECODE_M`` (8)
    tokens on the mma.sync kernel (strips of 16 rows of B) while the swapped kernel's strips
    would not. The bf16 mma.sync decode kernel (``choose_mma``) and fp8's 16-token instantiation
-   run where forced (``Policy(config="mma" / "gemv")``). bf16 up to ``SWAP_TILE_M`` (128) tokens
-   takes the swapped kernel too (m64n32 to m64n128) where even the 64 x 64 streaming tiles
+   run where forced (``Policy(config="mma" / "gemv")``). Up to ``SWAP_TILE_M`` (128) tokens
+   take the swapped kernel too (m64n32 to m64n128) where even the 64 x 64 streaming tiles
    would leave SMs idle (N = 1600).
 1. **Tile** (``choose_config``): one of the persistent warp-specialised kernels (persistent_bf16 /
    persistent_fp8, TMA loads and wgmma) at a block tile of BM x BN:
@@ -341,13 +341,15 @@ SWAP_COLS = 64  # columns of C per CTA: wgmma's M side
 #    104.4 vs 97.4, 1x6144x4096 104.0 vs 102.8; from 128 strips on it lost: 1x8192x8192 98.3 vs
 #    100.0). Past 16 tokens: SWAP_TILE_M.
 SWAP_M = 16
-# Rule 0 past 16 tokens, bf16: up to SWAP_TILE_M tokens (m64n32 to m64n128) where even the 64 x 64
+# Rule 0 past 16 tokens: up to SWAP_TILE_M tokens (m64n32 to m64n128) where even the 64 x 64
 # streaming tiles leave SMs idle (fewer than swap_fill_ctas: N = 1600, 25 x M / 64 tiles). H100
 # (docs/results/tc-swap-decode-2026-11-27/m128_h100, same run, the rule's plan vs 64 x 64):
-# 128x1600x6400 82.5 vs 69.7, 64x1600x6400 99.2 vs 68.0, 32x1600x6400 104.2 vs 67.0. Where the
-# tiles fill it lost (128x4096x4096, 128 tiles: 78.1 vs 102.0), and fp8 did not gain
-# (128x1600x6400 75.8 vs 77.1): each CTA re-reads its K-range of all 128 tokens from L2 (41 MB
-# for 20 MB of bf16 B).
+# bf16 128x1600x6400 82.5 vs 69.7, 64x1600x6400 99.2 vs 68.0, 32x1600x6400 104.2 vs 67.0. Where
+# the tiles fill it lost (128x4096x4096, 128 tiles: 78.1 vs 102.0). fp8 joined once the partial
+# sums left the kernel four columns at a time (docs/results/tc-swap-epilogue-2026-11-27/, the
+# epilogue had cost ~3 us of DSMEM latency at 128 tokens): 128x1600x6400 93.6 vs 77.8 (bf16 97.4);
+# where the tiles fill it still loses (128x4096x4096 fp8 84.9 vs 96.0, bf16 90.9 vs 100.6): each
+# CTA re-reads its K-range of all 128 tokens from L2, twice the bytes of its B.
 SWAP_TILE_M = 128
 SWAP_CTA_GBPS = 43.0
 SWAP_BW_SHARE = 0.8
@@ -845,7 +847,7 @@ def choose_swap(dtype: str, N: int, K: int, sms: int, dram_gbps: Optional[float]
 
     def resident(st: int) -> int:
         k = paths.swap_kernel(dtype, rows, ks, st)
-        per_cta = k.dynamic_smem + k.static_smem + SMEM_RESERVED_PER_BLOCK
+        per_cta = k.dynamic_smem + SMEM_RESERVED_PER_BLOCK
         return sms * (SM90_SMEM_PER_SM // per_cta)
 
     depths = paths.swap_stages(next(t for t in paths.SWAP_TOKENS if t >= rows))
@@ -870,11 +872,11 @@ def swap_keeps_gemv(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands,
 def swap_wins(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands,
               dram_gbps: Optional[float] = None) -> bool:
     """Rule 0: at most ``SWAP_M`` tokens the swapped-operand kernel can take (16-byte rows,
-    aligned A and B), but where ``swap_keeps_gemv``; bf16 up to ``SWAP_TILE_M`` tokens where
-    even the 64 x 64 streaming tiles number under ``swap_fill_ctas`` (see SWAP_TILE_M)."""
+    aligned A and B), but where ``swap_keeps_gemv``; up to ``SWAP_TILE_M`` tokens where even the
+    64 x 64 streaming tiles number under ``swap_fill_ctas`` (see SWAP_TILE_M)."""
     if decode_fits(dtype, M, N, K, ops, SWAP_M):
         return not swap_keeps_gemv(dtype, M, N, K, sms, ops, dram_gbps)
-    return (dtype == "bf16" and decode_fits(dtype, M, N, K, ops, SWAP_TILE_M)
+    return (decode_fits(dtype, M, N, K, ops, SWAP_TILE_M)
             and tiles(M, N, "64x64") < swap_fill_ctas(sms, dram_gbps))
 
 
