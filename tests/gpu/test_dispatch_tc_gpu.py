@@ -265,11 +265,11 @@ def test_every_swap_decode_instantiation(cp, dev, dtype):
 @pytest.mark.parametrize("dtype", ["bf16", "fp8"])
 def test_decode_rule_picks_the_decode_kernel_for_aligned_tokens(cp, dev, dtype):
     # the rules' plans (CPU-tested rule by rule), run: bf16's token and fp8's 16 take the swapped
-    # kernel, fp8's single token keeps the mma.sync kernel at N = 4096 (swap_keeps_gemv); bf16's
-    # 128 tokens over 1600 columns take it too (SWAP_TILE_M)
+    # kernel, fp8's single token keeps the mma.sync kernel at N = 4096 (swap_keeps_gemv); 128
+    # tokens over 1600 columns take it too (SWAP_TILE_M), over 4096 the 64 x 64 tiles
     for shape, want in (((1, 4096, 4096), "swap" if dtype == "bf16" else "gemv"),
                         ((16, 4096, 4096), "swap"), ((16, 1600, 6400), "swap"),
-                        ((128, 1600, 6400), "swap" if dtype == "bf16" else "64x64")):
+                        ((128, 1600, 6400), "swap"), ((128, 4096, 4096), "64x64")):
         run = _prepared(dtype, shape)
         assert run.plan.config == want, (shape, run.plan.name)
         res = _check(cp, run, shape, dtype, zlib.crc32(f"rule{dtype}{shape}".encode()))
