@@ -1,7 +1,9 @@
 // Split-K across a thread-block cluster (sm_90): the blocks of a cluster (grid.y, cluster dims
 // (1, KS, 1)) each hold a partial sum of the same outputs in shared memory, and add them through
-// distributed shared memory in rank order (deterministic, one launch, no workspace). Used by the
-// decode kernels (decode_tc.cu) and the swapped-operand wgmma decode kernel (decode_wgmma.cu).
+// distributed shared memory in rank order (deterministic, one launch, no workspace):
+// cluster_reduce one float at a time (the decode kernels, decode_tc.cu), cluster_reduce_x4 four
+// columns per 16-byte load (the swapped-operand wgmma decode kernel, decode_wgmma.cu, where the
+// scalar loads had cost ~3 us at 128 tokens: docs/results/tc-swap-epilogue-2026-11-27/).
 #pragma once
 #include "tc_common.cuh"
 
