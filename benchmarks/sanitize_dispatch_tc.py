@@ -106,6 +106,9 @@ MEMCHECK = [
     ("bf16", (100, 1000, 6400), {"config": "swap", "split": 4, "stages": 6}, ""),
     ("fp8", (64, 203, 1040), {"config": "swap", "split": 2, "stages": 12}, ""),
     ("fp8", (65, 1000, 4096), {"config": "swap", "split": 8, "stages": 8}, ""),
+    # one CTA a strip (no cluster: a block barrier, its own shared memory), C off 8 bytes and N
+    # odd: the one-at-a-time stores
+    ("fp8", (16, 203, 1040), {"config": "swap", "split": 1, "stages": 4}, "c"),
 ]
 INITCHECK = [
     ("bf16", (1000, 3001, 77), None, ""), ("bf16", (127, 1000, 4096), {"config": "64x128", "split": 3}, ""),
@@ -164,7 +167,8 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--set", choices=sorted(SETS), default="memcheck")
     p.add_argument("--match", default="", help="only the cases whose dtype, shape or policy contains "
-                   "this text (e.g. 128x160 after a change to that tile)")
+                   "this text, or one of several separated by '|' (e.g. 128x160 after a change "
+                   "to that tile; 'gemv|swap': the decode kernels)")
     args = p.parse_args(argv)
     import cupy as cp
 
@@ -173,7 +177,9 @@ def main(argv=None) -> int:
     from gemmlab.runtime.dispatch_tc import Policy
     from gemmlab.runtime.dispatch_tc_gemm import TcDispatchedGemm
 
-    cases = [c for c in SETS[args.set] if args.match in f"{c[0]} {c[1][0]}x{c[1][1]}x{c[1][2]} {c[2]}"]
+    terms = args.match.split("|")
+    cases = [c for c in SETS[args.set]
+             if any(t in f"{c[0]} {c[1][0]}x{c[1][1]}x{c[1][2]} {c[2]}" for t in terms)]
     if not cases:
         print(f"--match {args.match!r}: no case of the {args.set} set matches", file=sys.stderr)
         return 2

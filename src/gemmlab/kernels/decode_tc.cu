@@ -117,7 +117,7 @@ __device__ __forceinline__ void gemv_bf16(int M, int N, int K, float alpha,
     constexpr int H = MR <= 8 ? 2 : 1;  // 8-row steps loaded together (registers: 12 MR + 32 H)
     static_assert(COLS % 8 == 0 && CPR >= 1 && CPR <= 32 && 32 % CPR == 0, "COLS: 8 .. 256");
     static_assert(KS >= 1 && KS <= 8, "KS: a portable cluster (at most 8 blocks)");
-    __shared__ float red[WARPS][MR][COLS];
+    __shared__ alignas(16) float red[WARPS][MR][COLS];
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
     const int chunk = t % CPR, group = t / CPR;
     const int n0 = blockIdx.x * COLS + chunk * 8;
@@ -191,7 +191,8 @@ __device__ __forceinline__ void gemv_bf16(int M, int N, int K, float alpha,
         else if (m < M && n < N)
             tc::store_out<0>(C, m * N + n, sum, alpha, beta);
     }
-    if (KS > 1) cluster_reduce<KS>(&red[0][0][0], MR, COLS, M, N, blockIdx.x * COLS, alpha, beta, C);
+    if (KS > 1)
+        cluster_reduce<KS>(&red[0][0][0], MR, COLS, COLS, M, N, blockIdx.x * COLS, alpha, beta, C);
 }
 
 // mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32: d (16 x 8) += a (16 x 32) * b (32 x 8).
@@ -253,7 +254,7 @@ __device__ __forceinline__ void gemv_fp8(int M, int N, int K, float alpha,
     constexpr int WARPS = 8, U = 2, TOK = 8 * MT;
     static_assert(KS >= 1 && KS <= 8, "KS: a portable cluster (at most 8 blocks)");
     __shared__ float red[WARPS][16][TOK];
-    __shared__ float part[KS > 1 ? TOK * 16 : 1];  // KS > 1: the block's sums, token-major
+    __shared__ alignas(16) float part[KS > 1 ? TOK * 16 : 1];  // KS > 1: the block's sums, token-major
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int gid = lane / 4, q = lane % 4;
     const int r0 = blockIdx.x * 16 + gid;
@@ -291,7 +292,7 @@ __device__ __forceinline__ void gemv_fp8(int M, int N, int K, float alpha,
         else if (tok < M && n < N)
             tc::store_out<0>(C, tok * N + n, sum, alpha, beta);
     }
-    if (KS > 1) cluster_reduce<KS>(part, TOK, 16, M, N, blockIdx.x * 16, alpha, beta, C);
+    if (KS > 1) cluster_reduce<KS>(part, TOK, 16, 16, M, N, blockIdx.x * 16, alpha, beta, C);
 }
 
 // movmatrix.sync.aligned.m8n8.trans.b16: the warp's 8 x 8 matrix of 16-bit values (lane l holds
@@ -394,7 +395,7 @@ __device__ __forceinline__ void gemv_bf16_tc(int M, int N, int K, float alpha,
     constexpr int WARPS = 8, COLS = 32 * NW, TOK = 16 * MT, U = NW == 1 ? 2 : 1;
     static_assert(MT * NW <= 2, "the warps' partial sums must fit 32 KB of shared memory");
     static_assert(KS >= 1 && KS <= 8, "KS: a portable cluster (at most 8 blocks)");
-    __shared__ float red[WARPS][TOK][COLS];
+    __shared__ alignas(16) float red[WARPS][TOK][COLS];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int gid = lane / 4, q = lane % 4;
     const int n_base = blockIdx.x * COLS;
@@ -449,7 +450,7 @@ __device__ __forceinline__ void gemv_bf16_tc(int M, int N, int K, float alpha,
             red[0][tok][col] = sum;
         }
     }
-    if (KS > 1) cluster_reduce<KS>(&red[0][0][0], TOK, COLS, M, N, n_base, alpha, beta, C);
+    if (KS > 1) cluster_reduce<KS>(&red[0][0][0], TOK, COLS, COLS, M, N, n_base, alpha, beta, C);
 }
 
 }  // namespace gemmlab

@@ -25,7 +25,7 @@
 // The accumulator d[4j + e] of thread t (w = t / 32, g = (t % 32) / 4, q = 2 (t % 4)) holds
 // column n_base + 16 w + g (+ 8 for e >= 2) of C and token 8 j + q + (e & 1): once the last
 // stage is read, it goes to the ring's first bytes token-major (TN rows of 64 floats, pitch RED_LD
-// = 68: the four q of a store land in four bank groups) and cluster_reduce_x4 stores C four
+// = 68: the four q of a store land in four bank groups) and cluster_reduce stores C four
 // columns at a time. The ring holding the partials leaves no static shared memory: at 128 tokens
 // a ring of 4 stages is 97 KB, two CTAs an SM.
 // Needs the TMA pitches (bf16: K % 8 == 0 and N % 8 == 0; fp8: K % 16 == 0) and 16-byte aligned A
@@ -135,7 +135,7 @@ __device__ __forceinline__ void swap_decode(const tc::TensorMap& tmW, const tc::
     __syncwarp();  // the producer warp whole again: the cluster barrier is .aligned
     // every thread of every block of the cluster: the sums, in rank order, to C
     const float* red = reinterpret_cast<const float*>(smem_raw + (base - smem_addr(smem_raw)));
-    cluster_reduce_x4<KS>(red, TN, ROWS, RED_LD, M, N, n_base, alpha, beta, C);
+    cluster_reduce<KS>(red, TN, ROWS, RED_LD, M, N, n_base, alpha, beta, C);
 }
 
 }  // namespace gemmlab
