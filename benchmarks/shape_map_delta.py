@@ -47,7 +47,9 @@ def main(argv=None) -> int:
         return 2
     print(f"{dt}: {len(ds)} shapes in both; median change {statistics.median(x[0] for x in ds):+.1f} "
           f"points; M >= 2048: {statistics.median([x[0] for x in ds if x[1][0] >= 2048] or [0]):+.1f}")
-    for d in ds[:args.top] + ds[-args.top:]:
+    # the largest falls and rises; every shape once where the two ends would meet
+    shown = ds if 2 * args.top >= len(ds) else ds[:args.top] + ds[-args.top:]
+    for d in shown:
         print("  %+.1f %s %s -> %s (%.1f -> %.1f)" % d)
     return 0
 
