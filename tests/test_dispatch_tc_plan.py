@@ -401,9 +401,12 @@ def test_swap_at_128_tokens_keeps_a_ring_of_b_and_two_ctas_an_sm_at_4_stages():
 
 
 def test_swap_keeps_the_earlier_decode_kernels_where_they_measured_faster():
-    # bf16, one token: the CUDA-core kernel once its 64-column strips fill a wave (>= 0.8 x 132)
+    # bf16, one token: the CUDA-core kernel once its 64-column strips cover every SM (>= 132)
     assert _plan("bf16", 1, 10240, 8192).name == "gemv_m1_c64"
     assert _plan("bf16", 1, 11008, 4096).name == "gemv_m1_c64"
+    assert _plan("bf16", 1, 8448, 8192).name == "gemv_m1_c64"  # 132 strips: every SM
+    assert _plan("bf16", 1, 8192, 8192).config == "swap"  # 128 strips: 4 SMs idle
+    assert _plan("bf16", 1, 8192, 28672).config == "swap"
     assert _plan("bf16", 1, 6144, 4096).config == "swap"  # 96 strips of 64: not a wave
     assert _plan("bf16", 2, 10240, 8192).config == "swap"  # the CUDA-core kernel: one token only
     assert _plan("bf16", 1, 28672, 4096).config == "swap"  # 224 64 x 128 tiles: no rule-0 decode

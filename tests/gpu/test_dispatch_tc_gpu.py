@@ -265,9 +265,17 @@ def test_every_swap_decode_instantiation(cp, dev, dtype):
 @pytest.mark.parametrize("dtype", ["bf16", "fp8"])
 def test_decode_rule_picks_the_decode_kernel_for_aligned_tokens(cp, dev, dtype):
     # the rules' plans (CPU-tested rule by rule), run: bf16's token and fp8's 16 take the swapped
-    # kernel, fp8's single token keeps the mma.sync kernel at N = 4096 (swap_keeps_gemv); 128
-    # tokens over 1600 columns take it too (SWAP_TILE_M), over 4096 the 64 x 64 tiles
-    for shape, want in (((1, 4096, 4096), "swap" if dtype == "bf16" else "gemv"),
+    # kernel, fp8's single token keeps the mma.sync kernel at N = 4096 where one CTA a strip (64)
+    # pulls enough of DRAM - the H100's 3.35 TB/s, not the H200's 4.8, whose rule splits each
+    # strip in two and so runs the swapped kernel (swap_keeps_gemv); 128 tokens over 1600 columns
+    # take it too (SWAP_TILE_M), over 4096 the 64 x 64 tiles
+    from gemmlab.hardware import find_gpu
+    from gemmlab.runtime.dispatch_tc import swap_fill_ctas
+
+    spec = find_gpu(dev.name)
+    gbps = spec.dram_bytes_per_s / 1e9 if spec is not None else None
+    fp8_token = "gemv" if swap_fill_ctas(dev.sm_count, gbps) <= 64 else "swap"
+    for shape, want in (((1, 4096, 4096), "swap" if dtype == "bf16" else fp8_token),
                         ((16, 4096, 4096), "swap"), ((16, 1600, 6400), "swap"),
                         ((128, 1600, 6400), "swap"), ((128, 4096, 4096), "64x64")):
         run = _prepared(dtype, shape)

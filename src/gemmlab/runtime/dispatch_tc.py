@@ -14,7 +14,7 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
    their partial sums through distributed shared memory, a ring deep enough for ~11 MB of B in
    flight over the GPU - one launch. Where the earlier decode kernels (decode_tc.cu) measured
    faster (``swap_keeps_gemv``) they keep running (``decode_wins``): bf16's single token on the
-   CUDA-core kernel's 64-column strips once those fill a wave; fp8 up to ``DECODE_M`` (8)
+   CUDA-core kernel's 64-column strips once those cover every SM; fp8 up to ``DECODE_M`` (8)
    tokens on the mma.sync kernel (strips of 16 rows of B) while the swapped kernel's strips
    would not. The bf16 mma.sync decode kernel (``choose_mma``) and fp8's 16-token instantiation
    run where forced (``Policy(config="mma" / "gemv")``). Up to ``SWAP_TILE_M`` (128) tokens
@@ -336,7 +336,7 @@ SWAP_COLS = 64  # columns of C per CTA: wgmma's M side
 #    earlier kernels leave SMs idle (bf16 1x6144x4096 103.8 vs 95.8, fp8 1x10240x8192 101.0 vs
 #    90.5) and lost to them where their strips already fill a wave (SWAP_KEEPS_GEMV): bf16's
 #    CUDA-core kernel on 64-column strips (1x10240x8192 105.7 vs 97.2, 1x11008x4096 106.9 vs
-#    101.5; 1x8192x8192 98.6 vs 101.3 the one loss kept), fp8's mma.sync kernel while the swapped
+#    101.5; at 128 strips it lost: GEMV_KEEPS_FILL), fp8's mma.sync kernel while the swapped
 #    kernel's own strips, unsplit, leave a wave unfilled (1x4096x4096 102.0 vs 94.9, 1x4800x1600
 #    104.4 vs 97.4, 1x6144x4096 104.0 vs 102.8; from 128 strips on it lost: 1x8192x8192 98.3 vs
 #    100.0). Past 16 tokens: SWAP_TILE_M.
@@ -358,6 +358,13 @@ SWAP_DEFAULT_GBPS_PER_SM = 3350.0 / 132
 SWAP_INFLIGHT_STAGES = 1100
 SWAP_MIN_RUN = 4  # k-tiles a CTA gets at least (the shallowest ring's depth)
 SWAP_KEEPS_GEMV = True
+# bf16's one token keeps the CUDA-core kernel only where its 64-column strips cover every SM (one
+# block an SM, each streaming at a capped rate), not FILL's 0.8 of them: at 128 strips (N = 8192,
+# 4 SMs idle) the swapped kernel won (docs/results/tc-decode-reduce-2026-11-27/gemv_keep, same
+# run, % of cuBLAS: H100 1x8192x8192 101.6 vs 97.8, 1x8192x28672 100.3 vs 98.7; H200 102.3 vs
+# 93.9, 98.0 vs 90.7); from 160 strips on the CUDA-core kernel won or tied (H100 1x10240x8192
+# 103.4 vs 103.1, 1x11008x4096 106.0 vs 105.0; H200 102.2 vs 99.9, 102.3 vs 99.9)
+GEMV_KEEPS_FILL = 1.0
 # sm_90's shared memory per SM (228 KB; a block may opt in to 227 KB) and what the system reserves
 # per resident block (1 KB): how many swapped-kernel CTAs an SM holds at once
 SM90_SMEM_PER_SM = 228 * 1024
@@ -858,13 +865,13 @@ def choose_swap(dtype: str, N: int, K: int, sms: int, dram_gbps: Optional[float]
 def swap_keeps_gemv(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands,
                     dram_gbps: Optional[float] = None) -> bool:
     """Where the earlier decode kernels stay ahead of the swapped one (see SWAP_M): bf16's single
-    token while the CUDA-core kernel's 64-column strips fill a wave (``FILL``) and rule 0's
+    token while the CUDA-core kernel's 64-column strips cover every SM (``GEMV_KEEPS_FILL``) and rule 0's
     condition holds; fp8 up to ``DECODE_M`` tokens while the swapped kernel's strips, unsplit,
     do not fill one."""
     if not SWAP_KEEPS_GEMV or not decode_wins(dtype, M, N, K, sms, ops):
         return False
     if dtype == "bf16":
-        return _cdiv(N, max(paths.GEMV_BF16_COLS)) >= FILL * sms
+        return _cdiv(N, max(paths.GEMV_BF16_COLS)) >= GEMV_KEEPS_FILL * sms
     ks, _ = choose_swap(dtype, N, K, sms, dram_gbps)
     return ks == 1 and _cdiv(N, SWAP_COLS) < FILL * sms
 
