@@ -254,7 +254,8 @@ __device__ __forceinline__ void gemv_fp8(int M, int N, int K, float alpha,
     constexpr int WARPS = 8, U = 2, TOK = 8 * MT;
     static_assert(KS >= 1 && KS <= 8, "KS: a portable cluster (at most 8 blocks)");
     __shared__ float red[WARPS][16][TOK];
-    __shared__ alignas(16) float part[KS > 1 ? TOK * 16 : 1];  // KS > 1: the block's sums, token-major
+    // KS > 1: the block's sums, token-major (16-byte aligned: cluster_reduce's float4 loads)
+    __shared__ alignas(16) float part[KS > 1 ? TOK * 16 : 1];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int gid = lane / 4, q = lane % 4;
     const int r0 = blockIdx.x * 16 + gid;

@@ -865,9 +865,9 @@ def choose_swap(dtype: str, N: int, K: int, sms: int, dram_gbps: Optional[float]
 def swap_keeps_gemv(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands,
                     dram_gbps: Optional[float] = None) -> bool:
     """Where the earlier decode kernels stay ahead of the swapped one (see SWAP_M): bf16's single
-    token while the CUDA-core kernel's 64-column strips cover every SM (``GEMV_KEEPS_FILL``) and rule 0's
-    condition holds; fp8 up to ``DECODE_M`` tokens while the swapped kernel's strips, unsplit,
-    do not fill one."""
+    token while the CUDA-core kernel's 64-column strips cover every SM (``GEMV_KEEPS_FILL``) and
+    rule 0's condition holds; fp8 up to ``DECODE_M`` tokens while the swapped kernel's strips,
+    unsplit, do not fill a wave."""
     if not SWAP_KEEPS_GEMV or not decode_wins(dtype, M, N, K, sms, ops):
         return False
     if dtype == "bf16":
