@@ -121,7 +121,13 @@ def test_split_k_is_off_by_default_and_can_be_forced():
     assert (p.config, p.splits, p.name) == ("64x128", 4, "split-K 4 64x128")
     assert p.rung.splitk and p.rung.name == "dispatch_bf16_64x128_splitk"
     assert p.counters == 1 * 32 * 1  # one tile-row of 32 tiles, one 64-row piece each
-    assert p.workspace_bytes == (4 * 1 * 4096 + p.counters) * 4
+    # a slot of 64 x 128 floats per slice of each tile (the rows past M are neither written
+    # nor read: the kernel's threads that hold none of C's rows skip them)
+    assert p.partial_floats == 4 * 32 * 64 * 128
+    assert p.workspace_bytes == (p.partial_floats + p.counters) * 4
+    assert _plan("fp8", 128, 4800, 1600, config="128x256c2", split=2).partial_floats == (
+        2 * 19 * 2 * 128 * 256)  # clusters of 2 along M: 19 units of 2 CTAs, the second's rows
+    # all past M (its threads neither park nor add)
     assert p.ctas == 128
     with pytest.raises(InputError, match="only 2 k-tiles"):
         _plan("bf16", 64, 64, 128, split=3)
@@ -189,8 +195,9 @@ def test_split_rungs_take_splits_and_the_workspace():
     r = D.config_rung("bf16", "64x128", split=True)
     text = wrapper(r)
     assert "int K, int splits, float* __restrict__ W, float alpha" in text
-    assert "C, splits, W);" in text and "nullptr, M, N, K" in text
-    assert r.out_dtype == "bf16" and r.params["EPI_PIECE"] == 0
+    # C leaves by TMA stores, as from the whole tiles (the last slice's fixup feeds the epilogue)
+    assert "C, splits, W);" in text and "&tmC, M, N, K" in text
+    assert r.out_dtype == "bf16" and r.params["EPI_PIECE"] == 128 and r.tma_store
     plain = D.config_rung("fp8", "128x256c2")
     assert "splits" not in wrapper(plain) and plain.tma_store
 

@@ -150,17 +150,6 @@ def _check_fp8(p: Mapping[str, int], nt: int) -> str | None:
     return None if ok else "FP8 Hopper tiling"
 
 
-def _split_check(base: Check) -> Check:
-    """A split-K family's check: the base family's, and the kernels' static_assert that C leaves
-    through the direct epilogue (EPI_PIECE = 0) of the slice that arrives last."""
-    def check(p: Mapping[str, int], nt: int) -> str | None:
-        what = base(p, nt)
-        if what:
-            return what
-        return None if p.get("EPI_PIECE", 0) == 0 else "split-K epilogue (EPI_PIECE = 0)"
-    return check
-
-
 # ---- Threads, blocks, tiles and shared memory -----------------------------------------------
 
 
@@ -316,9 +305,11 @@ _FAMILIES["persistent_bf16"] = _Family(
 
 # Their split-K instantiations (the dispatch rungs' path for products whose tiles cannot fill the
 # SMs, gemmlab.runtime.dispatch_tc): same kernels with SPLITK = 1; they take `splits` and a float32
-# workspace W after K, and C leaves through the direct epilogue (EPI_PIECE = 0).
+# workspace W after K (one slot of 64 x BN floats per slice of each 64-row piece of every tile,
+# then one counter per piece); the slice that arrives last adds the slots (tc::streamk_fixup) and C
+# leaves through the usual epilogue, TMA stores included.
 _FAMILIES["persistent_bf16_splitk"] = dataclasses.replace(
-    _FAMILIES["persistent_bf16"], splitk=True, check=_split_check(_check_persistent_bf16),
+    _FAMILIES["persistent_bf16"], splitk=True,
     defaults=types.MappingProxyType({"SPLITK": 1, "CLUSTER_N": 1, "PINGPONG": 0}))
 
 # Their stream-K instantiations (SPLITK = 2; block_order.cuh's for_each_work): the last `splits`
@@ -340,7 +331,7 @@ _FAMILIES["persistent_fp8"] = _Family(
     tma=True, persistent=True, tma_store=True, check=_check_fp8,
     defaults=types.MappingProxyType({"SPLITK": 0, "CLUSTER_N": 1, "PINGPONG": 0}))
 _FAMILIES["persistent_fp8_splitk"] = dataclasses.replace(
-    _FAMILIES["persistent_fp8"], splitk=True, check=_split_check(_check_fp8),
+    _FAMILIES["persistent_fp8"], splitk=True,
     defaults=types.MappingProxyType({"SPLITK": 1, "CLUSTER_N": 1, "PINGPONG": 0}))
 _FAMILIES["persistent_fp8_streamk"] = dataclasses.replace(
     _FAMILIES["persistent_fp8"], splitk=True,

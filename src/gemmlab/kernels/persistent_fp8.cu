@@ -28,9 +28,10 @@
 // pitches), any M and N; A, B 16-byte aligned (C too for the TMA store).
 // Split-K (SPLITK = 1, the dispatch rungs' path when the tiles cannot fill the SMs): `splits`
 // (a runtime argument) work units per tile, each over a near-equal run of the K-tiles
-// (split_unit). Each writes its float32 partial tile to its slice of the workspace W and the
-// slice that arrives last adds them all in slice order and stores C (tc::splitk_epilogue: one
-// launch, deterministic). The pipeline, clusters and multicast are unchanged.
+// (block_order.cuh's for_each_work). Each parks its float32 partial tile in its slot of the
+// workspace W; the slice that arrives last adds them all in slice order (tc::streamk_fixup: one
+// launch, deterministic) and stores C through the usual epilogue, TMA stores included. The
+// pipeline, clusters and multicast are unchanged.
 #include "tile_finish.cuh"
 
 namespace gemmlab {
@@ -55,7 +56,6 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
                                                float alpha, float beta, void* __restrict__ C,
                                                int splits = 1, float* __restrict__ W = nullptr) {
     using namespace tc;
-    static_assert(SPLITK != 1 || EPI_PIECE == 0, "split-K: C leaves through the direct epilogue");
     static_assert(SPLITK >= 0 && SPLITK <= 2, "0: whole tiles, 1: split-K, 2: stream-K");
     static_assert(BK == 128, "one 128-byte swizzle row of K (128 e4m3) per stage");
     static_assert(BM % 64 == 0 &&

@@ -510,98 +510,15 @@ __device__ __forceinline__ void store_wgmma_tile(void* __restrict__ C, int M, in
 }
 
 
-// Split-K's serial reduction, for one consumer warpgroup's 64 x BN tile of slice `own` of
-// `splits` (the persistent rungs with SPLITK): the warpgroup stores its float32 partial sums to
-// slice `own` of the workspace W (splits x M x N floats, then one counter per tile piece), makes
-// them visible device-wide, and one thread counts the arrival on `counter`. The warpgroup that
-// arrives last adds every slice in slice order 0, 1, ..., splits - 1, reading them from L2
-// (ld.global.cg: other SMs wrote them) - so the sum is the same whichever slice finishes last -
-// stores C (alpha, beta) and resets the counter for the next call. No second launch.
-__device__ __forceinline__ float ld_cg(const float* p) {
-    float v;
-    asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p));
-    return v;
-}
-
-// Two consecutive floats (8-byte aligned) from L2.
-__device__ __forceinline__ void ld_cg2(const float* p, float& a, float& b) {
-    asm volatile("ld.global.cg.v2.f32 {%0, %1}, [%2];" : "=f"(a), "=f"(b) : "l"(p));
-}
-
-template <int BN, int OUT_F32>
-__device__ __forceinline__ void splitk_epilogue(float* __restrict__ W, unsigned* counter,
-                                                volatile int* flag, unsigned bar_id, int splits,
-                                                int own, void* __restrict__ C, int M, int N,
-                                                int r0, int c0, const float (&d)[BN / 2], float alpha,
-                                                float beta) {
-    const long long slice = static_cast<long long>(M) * N;
-    store_wgmma_tile<BN, 1>(W + own * slice, M, N, r0, c0, d, 1.0f, 0.0f);
-    __threadfence();
-    named_barrier(bar_id, 128);
-    const int t = threadIdx.x % 128;
-    if (t == 0) *flag = atomicAdd(counter, 1u) == static_cast<unsigned>(splits - 1);
-    named_barrier(bar_id, 128);
-    if (!*flag) return;
-    __threadfence();
-    // every slice (this one's too) from L2, in slice order; the registers are free again. Eight
-    // column pairs x two rows per batch: the 16 loads of a slice are issued before any is added
-    // (float2 loads where N is even), so a batch costs one L2 round trip per slice, not 16.
-    const int r = r0 + 16 * (t / 32) + (t % 32) / 4, c = c0 + 2 * (t % 4);
-    const bool pairs = (N % 2) == 0;
-#pragma unroll
-    for (int j0 = 0; j0 < BN / 8; j0 += 8) {
-        float acc[8][2][2];
-#pragma unroll
-        for (int jj = 0; jj < 8; ++jj)
-#pragma unroll
-            for (int h = 0; h < 2; ++h) acc[jj][h][0] = acc[jj][h][1] = 0.0f;
-#pragma unroll 1
-        for (int z = 0; z < splits; ++z) {
-            float v[8][2][2];
-#pragma unroll
-            for (int jj = 0; jj < 8; ++jj)
-#pragma unroll
-                for (int h = 0; h < 2; ++h) {
-                    const int row = r + 8 * h, col = c + 8 * (j0 + jj);
-                    v[jj][h][0] = v[jj][h][1] = 0.0f;
-                    // past the tile (BN = 160: 20 column groups, batches of 8) or past C
-                    if (j0 + jj >= BN / 8 || row >= M || col >= N) continue;
-                    const float* at = W + z * slice + static_cast<long long>(row) * N + col;
-                    if (pairs) {
-                        ld_cg2(at, v[jj][h][0], v[jj][h][1]);
-                    } else {
-                        v[jj][h][0] = ld_cg(at);
-                        if (col + 1 < N) v[jj][h][1] = ld_cg(at + 1);
-                    }
-                }
-#pragma unroll
-            for (int jj = 0; jj < 8; ++jj)
-#pragma unroll
-                for (int h = 0; h < 2; ++h) {
-                    acc[jj][h][0] += v[jj][h][0];
-                    acc[jj][h][1] += v[jj][h][1];
-                }
-        }
-#pragma unroll
-        for (int jj = 0; jj < 8; ++jj)
-#pragma unroll
-            for (int h = 0; h < 2; ++h)
-                if (j0 + jj < BN / 8)
-                    store_pair<OUT_F32>(C, M, N, r + 8 * h, c + 8 * (j0 + jj), acc[jj][h][0],
-                                        acc[jj][h][1], alpha, beta);
-    }
-    if (t == 0) *counter = 0u;  // every slice has arrived: ready for the next call
-}
-
-
-// Stream-K's fixup (the persistent rungs with SPLITK = 2) for one consumer warpgroup's 64 x BN
-// accumulator tile, piece `own` of the `parts` pieces that share the tile's K: the warpgroup
-// stores its float32 partial sums to its slot (slot(own): 64 x BN floats in the registers' own
-// order - thread t's d[4q .. 4q + 3] at float4 q * 128 + t, so every store and load is a whole
-// 512-byte line per instruction), makes them visible device-wide and counts its arrival. The
-// warpgroup that arrives last adds all the pieces in K order 0, 1, ..., parts - 1 into d, the
-// others' from L2 (other SMs wrote them) - the same sum whichever arrives last - resets the counter for the next call and returns true: d is then the whole tile's sum,
-// for the rung's usual epilogue. The others return false.
+// The fixup of a tile whose K several pieces share - stream-K's (SPLITK = 2) and split-K's
+// (SPLITK = 1: the slices) - for one consumer warpgroup's 64 x BN accumulator tile, piece `own`
+// of the `parts` pieces: the warpgroup stores its float32 partial sums to its slot (slot(own):
+// 64 x BN floats in the registers' own order - thread t's d[4q .. 4q + 3] at float4 q * 128 + t,
+// so every store and load is a whole 512-byte line per instruction), makes them visible
+// device-wide and counts its arrival. The warpgroup that arrives last adds all the pieces in K
+// order 0, 1, ..., parts - 1 into d, the others' from L2 (other SMs wrote them) - the same sum
+// whichever arrives last - resets the counter for the next call and returns true: d is then the
+// whole tile's sum, for the rung's usual epilogue. The others return false.
 __device__ __forceinline__ float4 ld_cg4(const float4* p) {
     float4 v;
     asm volatile("ld.global.cg.v4.f32 {%0, %1, %2, %3}, [%4];"
@@ -612,23 +529,31 @@ __device__ __forceinline__ float4 ld_cg4(const float4* p) {
 template <int BN, typename Slot>
 __device__ __forceinline__ bool streamk_fixup(Slot slot, int parts, int own, unsigned* counter,
                                               volatile int* flag, unsigned bar_id,
-                                              float (&d)[BN / 2]) {
+                                              float (&d)[BN / 2], bool live = true) {
     const int t = threadIdx.x % 128;
     float4* mine = reinterpret_cast<float4*>(slot(own));
+    // live: this thread holds a row of C (a thread whose rows all lie past M neither parks nor
+    // adds - the epilogue drops those rows - so a few tokens move a few rows, not 64)
+    if (live) {
 #pragma unroll
-    for (int q = 0; q < BN / 8; ++q)
-        mine[q * 128 + t] = make_float4(d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3]);
+        for (int q = 0; q < BN / 8; ++q)
+            mine[q * 128 + t] = make_float4(d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3]);
+    }
     __threadfence();
     named_barrier(bar_id, 128);
     if (t == 0) *flag = atomicAdd(counter, 1u) == static_cast<unsigned>(parts - 1);
     named_barrier(bar_id, 128);
     if (!*flag) return false;
     __threadfence();
+    if (!live) {
+        if (t == 0) *counter = 0u;
+        return true;
+    }
     // eight float4 of a piece per batch, all eight loads issued before any is added: one L2 round
     // trip per piece and batch. The sum runs p0 + p1 + ... left to right, so its bits do not
-    // depend on which piece arrives last. Piece 0 starts each batch: from registers when this is its run (the usual last: piece 0
-    // closes its run, the others open theirs), else from L2 like the rest (holding this piece as
-    // well would spill 128 x 256).
+    // depend on which piece arrives last. Piece 0 starts each batch: from registers when this is
+    // piece 0 (stream-K's usual last: piece 0 closes its run, the others open theirs), else from
+    // L2 like the rest (holding this piece as well would spill 128 x 256).
 #pragma unroll
     for (int q0 = 0; q0 < BN / 8; q0 += 8) {
         float4 acc[8];

@@ -1,8 +1,8 @@
 // The consumer warpgroups of the persistent tensor-core kernels (persistent_bf16.cu,
 // persistent_fp8.cu): their work loop (consume_tiles, at the end; cooperative or ping-pong), and
 // what a warpgroup does with its 64 x BN accumulator once a work item's K-steps are done:
-//  * split-K (SPLITK = 1): write the partial; the slice that arrives last adds the slices in
-//    order and stores C (tc::splitk_epilogue);
+//  * split-K (SPLITK = 1): park the partial in its slice's slot; the slice that arrives last
+//    adds the slices in order (tc::streamk_fixup, as stream-K's pieces), then stores C;
 //  * stream-K (SPLITK = 2) on a tile two runs share: park the piece in the CTA's slot; the run
 //    that arrives last adds the pieces in K order (tc::streamk_fixup), then stores C;
 //  * C through TMA stores (tma_store: beta == 0, a 16-byte pitch, EPI_PIECE > 0) or the direct
@@ -35,11 +35,20 @@ __device__ __forceinline__ void finish_tile(const TileLoop& L, const WorkItem& w
     // one 64-row piece per consumer warpgroup of every CTA of the cluster unit w.key
     const int piece = (w.key * CTAS + static_cast<int>(L.rank)) * CONSUMERS + cw;
     const int r0 = row0 + 64 * cw;
-    if constexpr (SPLITK == 1) {  // partial sums; the slice that arrives last stores C
-        unsigned* counters = reinterpret_cast<unsigned*>(L.W + L.splits * static_cast<long long>(M) * N);
-        splitk_epilogue<BN, OUT_F32>(L.W, counters + piece, last + cw, 1 + cw, L.splits, w.own, C,
-                                     M, N, r0, col0, d, alpha, beta);
-        return;
+    // the first of this thread's accumulator rows (wgmma's layout: r, r + 8) lies inside C
+    const int t = threadIdx.x % 128;
+    const bool live = r0 + 16 * (t / 32) + (t % 32) / 4 < M;
+    if constexpr (SPLITK == 1) {  // the slice that arrives last adds the slices, then stores C
+        // W: `splits` slots of 64 x BN floats per 64-row piece of every tile, then one counter
+        // per piece (the slots of a piece are neighbours)
+        const long long pieces = static_cast<long long>(L.units_m) * L.units_n * CTAS * CONSUMERS;
+        unsigned* counters = reinterpret_cast<unsigned*>(L.W + pieces * L.splits * 64 * BN);
+        auto slot = [&](int z) {
+            return L.W + (piece * static_cast<long long>(L.splits) + z) * 64 * BN;
+        };
+        if (!streamk_fixup<BN>(slot, L.splits, w.own, counters + piece, last + cw, 1 + cw, d,
+                               live))
+            return;  // another slice of the tile arrives later and stores it
     }
     if (SPLITK == 2 && w.parts > 1) {  // a tile shared by two runs: the last adds the pieces
         // W: two slots of 64 x BN floats per consumer warpgroup of every CTA, then one counter
@@ -52,7 +61,8 @@ __device__ __forceinline__ void finish_tile(const TileLoop& L, const WorkItem& w
             const int which = sk_slot(I, g, sk_runs(I, L.clusters), w.key, L.nk);
             return L.W + ((cta * 2ll + which) * CONSUMERS + cw) * 64 * BN;
         };
-        if (!streamk_fixup<BN>(slot, w.parts, w.own, counters + piece, last + cw, 1 + cw, d))
+        if (!streamk_fixup<BN>(slot, w.parts, w.own, counters + piece, last + cw, 1 + cw, d,
+                               live))
             return;  // another piece of the tile arrives later and stores it
     }
     if constexpr (EPI_PIECE > 0 && !OUT_F32) {

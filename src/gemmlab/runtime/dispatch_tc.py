@@ -46,10 +46,11 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
 2. **Split-K** (``choose_split``): when the tiles leave most SMs idle - fewer than
    ``SPLIT_BELOW_FILL`` of the persistent grid - and K is long enough that each slice keeps
    ``MIN_SLICE_KTILES`` k-tiles, K is cut into S = ``AUTO_SPLIT`` slices (``Policy(split=S)``
-   forces any S). Each slice writes its float32 partial tile to a workspace (S x M x N floats)
-   and counts its arrival; the slice that arrives last adds all of them in slice order
-   (deterministic), 16 loads in flight per slice, and stores C - one launch, no reduction
-   kernel (tc_common.cuh, ``splitk_epilogue``).
+   forces any S). Each slice parks its float32 partial tile in its slot of a workspace (S
+   slots of BM x BN floats per tile, in the accumulators' register order: whole 512-byte lines
+   per instruction) and counts its arrival; the slice that arrives last adds all of them in
+   slice order (deterministic) and stores C through the usual epilogue, TMA stores included -
+   one launch, no reduction kernel (tc_common.cuh, ``streamk_fixup``, as stream-K's pieces).
    **Stream-K** (``Policy(streamk=w)``, forced only): the tiles of the last, partial wave and
    ``w`` full waves before it are cut into (tile, K-step) iterations shared out in equal runs,
    one per cluster; a tile two runs share is added by the one that arrives last, in K order
@@ -273,7 +274,16 @@ TILE160_MIN_WAVES = 2
 # 16x4096x14336 bf16 S=2 87.5 vs 73.8 unsplit (112 k-tiles a slice), fp8 85.3 vs 81.3 (56);
 # 128x1600x6400 bf16 S=2 68.2 vs 64.8 (50) - and still loses with short slices (16x4096x4096
 # bf16, 32 k-tiles a slice: 66.7 vs 76.7; fp8 128x1600x6400, 25: 59.1 vs 80.0) or enough tiles
-# (16x8192x8192, 64 tiles: 88.6 vs 93.5). S = 2 measured ahead of 4 (87.5 vs 85.0).
+# (16x8192x8192, 64 tiles: 88.6 vs 93.5). S = 2 measured ahead of 4 (87.5 vs 85.0). v4 (now):
+# the slices park their partials in register order and the last adds them as stream-K's pieces
+# (tc::streamk_fixup), then C leaves by TMA stores. v3's reduction was long unrolled code with
+# bounds checks - in Nsight Compute its lines stalled on instruction fetch (fp8 128 x 4800 x
+# 1600, 128 x 256 split 2: 45.3 us vs 17.7 unsplit; H100) - and its partials went out in 8-byte
+# pieces. H100, same run, trees alternating twice, % of cuBLAS at its best, at the shapes where
+# these rules split K (docs/results/tc-splitk-fixup-2026-11-27/ab_h100): fp8 17 / 32 / 64 x
+# 4096 x 14336 90.0-90.8 / 91.1-91.7 / 89.8-90.7 vs 77.0-77.7 / 77.7-78.1 / 76.6-76.7; fp8 256 x
+# 512 x 16384 60.5-61.4 vs 55.1-55.3; bf16 256 x 512 x 16384 47.0-47.2 vs 43.9, 512 x 256 x 8192
+# 56.7-58.1 vs 50.7-52.8, 256 x 256 x 8192 50.3-50.8 vs 44.8-44.9. The constants were set on v3.
 SPLIT_BELOW_FILL = 0.25
 MIN_SLICE_KTILES = 48
 AUTO_SPLIT = 2
@@ -445,9 +455,8 @@ class Policy:
 
 
 def config_rung(dtype: str, config: str, split: bool = False, streamk: bool = False) -> Rung:
-    """The persistent instantiation behind ``config`` (its split-K twin with ``split``: C through
-    the direct epilogue of the last slice; its stream-K twin with ``streamk``; otherwise, and
-    with stream-K, C through TMA stores)."""
+    """The persistent instantiation behind ``config`` (its split-K twin with ``split``, its
+    stream-K twin with ``streamk``; C through TMA stores in all three)."""
     if split and streamk:
         raise ValueError("a rung is split-K or stream-K, not both")
     tile = _TILES[config]
@@ -465,7 +474,7 @@ def config_rung(dtype: str, config: str, split: bool = False, streamk: bool = Fa
     if dtype not in DTYPES or config not in configs(dtype):
         raise ValueError(f"no {dtype} instantiation of tile {config}")
     params = dict(BM=bm, BN=bn, BK=BK[dtype], STAGES=stages, PRODUCER=1, MINB=1, CLUSTER=cluster,
-                  GROUP=GROUP, EPI_PIECE=0 if split else EPI_PIECE if bn % EPI_PIECE == 0 else bn)
+                  GROUP=GROUP, EPI_PIECE=EPI_PIECE if bn % EPI_PIECE == 0 else bn)
     if tile.cluster_n > 1:
         params["CLUSTER_N"] = tile.cluster_n
     if tile.pingpong:
@@ -581,14 +590,17 @@ class Plan:
 
     @property
     def partial_floats(self) -> int:
-        """float32 partial sums in the workspace: split-K S x M x N; stream-K two BM x BN slots
-        per CTA (a CTA's run of iterations shares at most its first and its last tile)."""
+        """float32 partial sums in the workspace: split-K S slots of BM x BN per tile (whole
+        clusters); stream-K two per CTA (a CTA's run of iterations shares at most its first and
+        its last tile)."""
         if self.config == "wgmma" or self.decode:
             return 0
+        tile = _TILES[self.config]
         if self.streamk:
-            tile = _TILES[self.config]
             return self.ctas * 2 * tile.bm * tile.bn
-        return self.splits * self.M * self.N if self.splits > 1 else 0
+        if self.splits == 1:
+            return 0
+        return self.splits * tile.units(self.M, self.N) * tile.ctas * tile.bm * tile.bn
 
     @property
     def workspace_floats(self) -> int:
