@@ -57,6 +57,35 @@ def test_64x64_streams_where_its_tiles_make_one_wave_and_64x128s_leave_sms_idle(
 
 
 @pytest.mark.parametrize("dtype", D.DTYPES)
+def test_past_64_rows_a_bandwidth_rich_gpu_reads_b_once_with_128x64_split_2(dtype):
+    h100, h200 = 3350.0, 4800.0  # datasheet GB/s: 25.4 and 36.4 an SM on 132 SMs
+
+    def plan(M, N, K, gbps, **kw):
+        return D.plan(dtype, M, N, K, H100, D.Operands(), D.Policy(**kw), gbps)
+
+    p = plan(128, 4096, 14336, h200)
+    assert (p.config, p.splits, p.ctas) == ("128x64c1", 2, 128)
+    assert "B read once" in p.why
+    # from 65 rows for bf16; fp8 from 97 (at 96 it lost)
+    first = D.STREAM_ONCE_MIN_M[dtype]
+    assert plan(first, 4096, 14336, h200).config == "128x64c1"
+    assert plan(first - 1, 4096, 14336, h200).config != "128x64c1"
+    # the H100 keeps 64 x 64 (it won there); so does the H100 figure assumed without a bandwidth
+    assert plan(128, 4096, 14336, h100).config == "64x64"
+    assert _plan(dtype, 128, 4096, 14336).config == "64x64"
+    # slices under MIN_SLICE_KTILES (K = 4096) or one row-tile (64 rows: B crosses once anyway)
+    assert plan(128, 4096, 4096, h200).config == "64x64"
+    if dtype == "bf16":  # fp8 streams 17-64 rows with 64 x 128
+        assert plan(64, 8192, 14336, h200).config == "64x64"
+    # only in place of 64 x 64, and never against a forced plan
+    assert plan(128, 11008, 4096, h200).config == "128x128c1"
+    assert plan(128, 4096, 14336, h200, config="64x64").config == "64x64"
+    assert plan(128, 4096, 14336, h200, split=3).splits == 3
+    assert plan(128, 4096, 14336, h200, streamk=0).config == "64x64"
+    assert not D.stream_once_wins(dtype, 128, 8192, 14336, H100, h200)  # 128 slices: two waves
+
+
+@pytest.mark.parametrize("dtype", D.DTYPES)
 def test_small_m_always_streams_with_64_row_tiles(dtype):
     for M in (D.SWAP_M + 1, 64, 128):
         p = _plan(dtype, M, 8192, 28672)
