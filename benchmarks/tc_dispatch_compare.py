@@ -71,14 +71,15 @@ def _parse(argv):
     return p.parse_args(argv)
 
 
-def alternatives(dtype, M, N, K, sms, quick=False, decode=False):
+def alternatives(dtype, M, N, K, sms, quick=False, decode=False, dram_gbps=None):
     """(label, Policy) pairs: the default plan first, then forced configurations and splits whose
     plans differ from every earlier one (stream-K: "<config> SK<w>", the partial wave of tiles
-    and w full waves before it)."""
+    and w full waves before it). ``dram_gbps``: the GPU's datasheet bandwidth, which some rules
+    weigh (as TcDispatchedGemm passes it) - without it the default plan is the H100's."""
     from gemmlab.errors import InputError
     from gemmlab.runtime import dispatch_tc as D
 
-    base = D.plan(dtype, M, N, K, sms)
+    base = D.plan(dtype, M, N, K, sms, D.Operands(), D.Policy(), dram_gbps)
     out, seen = [("dispatch", D.Policy())], {base.name}
     if quick:
         return out
@@ -88,7 +89,7 @@ def alternatives(dtype, M, N, K, sms, quick=False, decode=False):
             pol = D.Policy(config="64x128", split=s)
             if s > nk // D.MIN_FORCED_SLICE_KTILES:
                 continue
-            name = D.plan(dtype, M, N, K, sms, D.Operands(), pol).name
+            name = D.plan(dtype, M, N, K, sms, D.Operands(), pol, dram_gbps).name
             if name not in seen:
                 seen.add(name)
                 out.append((f"64x128 S={s}", pol))
@@ -102,7 +103,7 @@ def alternatives(dtype, M, N, K, sms, quick=False, decode=False):
                 continue
             pol = D.Policy(config=c, split=s)
             try:
-                p = D.plan(dtype, M, N, K, sms, D.Operands(), pol)
+                p = D.plan(dtype, M, N, K, sms, D.Operands(), pol, dram_gbps)
             except InputError:  # a plan the tile cannot take (a ping-pong tile split)
                 continue
             if p.name not in seen:
@@ -111,7 +112,7 @@ def alternatives(dtype, M, N, K, sms, quick=False, decode=False):
         for w in (0, 1, 2):  # stream-K: the partial wave plus w full waves
             pol = D.Policy(config=c, streamk=w)
             try:
-                p = D.plan(dtype, M, N, K, sms, D.Operands(), pol)
+                p = D.plan(dtype, M, N, K, sms, D.Operands(), pol, dram_gbps)
             except InputError:
                 continue
             key = f"{p.name} {p.streamk}"
@@ -128,7 +129,7 @@ def alternatives(dtype, M, N, K, sms, quick=False, decode=False):
                 continue
             for ks in D.paths.MMA_BF16_SPLITS:
                 pol = D.Policy(config="mma", cols=cols, split=ks)
-                p = D.plan(dtype, M, N, K, sms, D.Operands(), pol)
+                p = D.plan(dtype, M, N, K, sms, D.Operands(), pol, dram_gbps)
                 if p.name not in seen:
                     seen.add(p.name)
                     out.append((f"mma c={cols} ks={ks}", pol))
@@ -136,7 +137,7 @@ def alternatives(dtype, M, N, K, sms, quick=False, decode=False):
         for ks in D.paths.SWAP_SPLITS:
             for st in D.paths.swap_stages(next(t for t in D.paths.SWAP_TOKENS if t >= M)):
                 pol = D.Policy(config="swap", split=ks, stages=st)
-                p = D.plan(dtype, M, N, K, sms, D.Operands(), pol)
+                p = D.plan(dtype, M, N, K, sms, D.Operands(), pol, dram_gbps)
                 if p.name not in seen:
                     seen.add(p.name)
                     out.append((f"swap ks={ks} s={st}", pol))
@@ -145,7 +146,7 @@ def alternatives(dtype, M, N, K, sms, quick=False, decode=False):
         for cols in (D.paths.GEMV_BF16_COLS if dtype == "bf16" else (None,)):
             for ks in (D.paths.GEMV_SPLITS if one else (1,)):
                 pol = D.Policy(config="gemv", cols=cols, split=ks)
-                p = D.plan(dtype, M, N, K, sms, D.Operands(), pol)
+                p = D.plan(dtype, M, N, K, sms, D.Operands(), pol, dram_gbps)
                 if p.name not in seen:
                     seen.add(p.name)
                     out.append((f"gemv c={cols} ks={ks}" if cols else f"gemv ks={ks}", pol))
@@ -157,6 +158,7 @@ def main(argv=None) -> int:
     from gemmlab.bench import interleave
     from gemmlab.bench.cublas_best import best_bf16, best_fp8
     from gemmlab.bench.timer import CupyBackend, TimingOptions, time_fn
+    from gemmlab.hardware import find_gpu
     from gemmlab.kernels import registry
     from gemmlab.runtime import device
     from gemmlab.runtime.dispatch_tc_gemm import TcDispatchedGemm
@@ -181,6 +183,8 @@ def main(argv=None) -> int:
         print(f"copy ceiling not measured ({e}); using {COPY_DEFAULT:.3e} B/s", file=sys.stderr)
         copy = COPY_DEFAULT
     rung = registry.get(f"dispatch_{dtype}")
+    spec = find_gpu(info.name)  # the datasheet bandwidth the rules weigh, as the rung reads it
+    gbps = spec.dram_bytes_per_s / 1e9 if spec is not None else None
     eb = 2 if dtype == "bf16" else 1
     records = []
     for M, N, K in shapes:
@@ -214,11 +218,12 @@ def main(argv=None) -> int:
         first = TcDispatchedGemm(rung, M, N, K)
         keep = tuple(x.strip() for x in args.only.split(",")) if args.only else None
         want = keep_plans.get(f"{M}x{N}x{K}", []) if keep_plans is not None else None
-        for label, pol in alternatives(dtype, M, N, K, info.sm_count, args.quick, args.decode):
+        for label, pol in alternatives(dtype, M, N, K, info.sm_count, args.quick, args.decode,
+                                      gbps):
             if label != "dispatch" and want is not None:
                 from gemmlab.runtime import dispatch_tc as D
 
-                if D.plan(dtype, M, N, K, info.sm_count, D.Operands(), pol).name not in want:
+                if D.plan(dtype, M, N, K, info.sm_count, D.Operands(), pol, gbps).name not in want:
                     continue
             elif keep and label != "dispatch" and not label.startswith(keep):
                 continue
