@@ -15,7 +15,7 @@ a sanitizer finding exits 3.
 strips and chunks, K shared by clusters of 4 and 8; the bf16 tensor-core decode kernel's strips
 and clusters of 1, 4 and 8; the swapped-operand wgmma decode kernel's token tiles, clusters and
 rings), the 64 x 128, 64 x 256, 128 x 128 and clustered 128 x 256 tiles (and 128 x 160), split-K,
-stream-K, the 2-D clusters, the ping-pong 128 x 128 tile, 128 x 192,
+stream-K, the 2-D clusters, the ping-pong 128 x 128 tile, 128 x 192, 128 x 64 split past M,
 copies of A or B to 16-byte pitches, the wgmma fallback, misaligned A, B and C. ``initcheck``:
 the paths that read memory they allocated (the copies, the split-K and stream-K workspaces and
 counters).
@@ -62,6 +62,10 @@ MEMCHECK = [
     ("fp8", (127, 1000, 4096), {"config": "64x64", "split": 3}, ""),
     ("bf16", (300, 1000, 1024), {"config": "64x64", "streamk": 1}, ""),
     ("fp8", (300, 1000, 1024), {"config": "64x64", "streamk": 0}, ""),
+    # 128 x 64 (the H200's stream tile past 64 rows): split-K 2 with rows past M (their threads
+    # neither park nor add), one slice with no rows of a second warpgroup at all (M = 40)
+    ("bf16", (97, 1000, 6144), {"config": "128x64c1", "split": 2}, ""),
+    ("fp8", (40, 1000, 4096), {"config": "128x64c1", "split": 3}, ""),
     # 2-D clusters (A multicast along N, B along M; bf16 B shared by rows of K): partial
     # clusters at M and N, TMA stores, split-K, stream-K
     ("bf16", (127, 1000, 4097), {"config": "64x32c2x4"}, ""),
@@ -121,6 +125,7 @@ INITCHECK = [
     ("bf16", (200, 1000, 1000), {"config": "64x32c2x4", "split": 3}, ""),
     ("fp8", (1000, 3000, 1024), {"config": "128x128pp"}, ""),
     ("fp8", (1000, 1016, 1600), {"config": "128x256c1", "split": 3}, ""),
+    ("bf16", (97, 1000, 6144), {"config": "128x64c1", "split": 2}, ""),
     # decode kernels with K shared by a cluster
     ("bf16", (1, 1600, 6400), None, ""), ("fp8", (16, 1000, 6400), {"config": "gemv", "split": 4}, ""),
     ("bf16", (16, 1000, 4112), {"config": "swap", "split": 4, "stages": 4}, ""),
@@ -135,6 +140,7 @@ RACECHECK = [
     ("fp8", (70, 130, 256), {"config": "64x128", "split": 2}, ""), ("bf16", (130, 260, 96), {"config": "128x256c1"}, ""),
     ("bf16", (300, 520, 256), {"config": "128x128c1", "streamk": 0}, ""),
     ("bf16", (70, 130, 200), {"config": "64x64"}, ""), ("fp8", (70, 130, 256), {"config": "64x64", "split": 2}, ""),
+    ("bf16", (97, 130, 512), {"config": "128x64c1", "split": 2}, ""),
     ("fp8", (130, 330, 512), {"config": "128x160c1", "streamk": 0}, ""),
     ("bf16", (130, 330, 512), {"config": "128x160c1", "streamk": 0}, ""),
     ("bf16", (130, 330, 512), {"config": "64x64", "streamk": 0}, ""),
