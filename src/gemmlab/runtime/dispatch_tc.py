@@ -389,8 +389,9 @@ SWAP_M = 16
 SWAP_TILE_M = 128
 SWAP_CTA_GBPS = 43.0
 SWAP_BW_SHARE = 0.8
-# a GPU the spec table lacks: the H100 SXM's datasheet bandwidth per SM (3350 GB/s / 132)
-SWAP_DEFAULT_GBPS_PER_SM = 3350.0 / 132
+# a GPU the spec table lacks: the H100 SXM's datasheet bandwidth per SM (3350 GB/s / 132), for
+# the rules that weigh DRAM bandwidth (``swap_fill_ctas``, ``stream_once_wins``)
+DEFAULT_GBPS_PER_SM = 3350.0 / 132
 SWAP_INFLIGHT_STAGES = 1100
 SWAP_MIN_RUN = 4  # k-tiles a CTA gets at least (the shallowest ring's depth)
 SWAP_KEEPS_GEMV = True
@@ -765,8 +766,8 @@ def stream_once_wins(dtype: str, M: int, N: int, K: int, sms: int,
     128 x 64 split-K 2 (B from L2 once instead of twice): more than ``STREAM_ONCE_GBPS_PER_SM``
     of datasheet DRAM bandwidth per SM (``dram_gbps``; None: the H100 SXM's), K long enough for
     two slices of ``MIN_SLICE_KTILES`` and the slices within one wave."""
-    gbps = dram_gbps if dram_gbps else SWAP_DEFAULT_GBPS_PER_SM * sms
-    return (STREAM_ONCE_MIN_M[dtype] <= M <= STREAM_M and gbps / sms > STREAM_ONCE_GBPS_PER_SM
+    return (STREAM_ONCE_MIN_M[dtype] <= M <= STREAM_M
+            and datasheet_gbps(sms, dram_gbps) / sms > STREAM_ONCE_GBPS_PER_SM
             and _cdiv(K, BK[dtype]) >= AUTO_SPLIT * MIN_SLICE_KTILES
             and tiles(M, N, "128x64c1") * AUTO_SPLIT <= sms)
 
@@ -876,12 +877,17 @@ def _mma_plan(M: int, N: int, K: int, sms: int, cols: Optional[int], ks: Optiona
     return Plan("bf16", M, N, K, "mma", ks, False, False, K, N, strips * ks, why, rows, cols)
 
 
+def datasheet_gbps(sms: int, dram_gbps: Optional[float] = None) -> float:
+    """The GPU's datasheet DRAM bandwidth (GB/s): ``dram_gbps``, or for a GPU the spec table
+    lacks the H100 SXM's per SM (``DEFAULT_GBPS_PER_SM``) times ``sms``."""
+    return dram_gbps if dram_gbps else DEFAULT_GBPS_PER_SM * sms
+
+
 def swap_fill_ctas(sms: int, dram_gbps: Optional[float] = None) -> float:
     """CTAs the swapped-operand decode kernel wants at least: enough to pull ``SWAP_BW_SHARE`` of
     the DRAM bandwidth (``dram_gbps``, datasheet GB/s; None: the H100 SXM's per SM) at
     ``SWAP_CTA_GBPS`` each."""
-    gbps = dram_gbps if dram_gbps else SWAP_DEFAULT_GBPS_PER_SM * sms
-    return SWAP_BW_SHARE * gbps / SWAP_CTA_GBPS
+    return SWAP_BW_SHARE * datasheet_gbps(sms, dram_gbps) / SWAP_CTA_GBPS
 
 
 def choose_swap(dtype: str, N: int, K: int, sms: int, dram_gbps: Optional[float] = None,
