@@ -60,6 +60,26 @@ def test_compile_cubin_caches_and_writes_atomically(tmp_path):
     assert fake.calls == 2 and len(list(tmp_path.glob("*.cubin"))) == 3
 
 
+def test_nvrtc_treats_gemmlab_kernels_functions_as_device_code(tmp_path):
+    """NVRTC 13.0 rejects a generic lambda in device code (the persistent rungs' per-stage MMAs)
+    as a host function; nvcc does not need the option, and the cache key carries it."""
+    seen = {}
+
+    class Recording(FakeCompiler):
+        def compile(self, source, options, arch, name):
+            seen[self.name] = tuple(options)
+            return super().compile(source, options, arch, name)
+
+    nvrtc, nvcc = Recording(), Recording()
+    nvrtc.name, nvcc.name = "nvrtc", "nvcc"
+    src = translation_unit([get("persistent_bf16")])
+    a = comp.compile_cubin(src, arch="sm_90a", compiler=nvrtc, name="k", root=tmp_path)
+    b = comp.compile_cubin(src, arch="sm_90a", compiler=nvcc, name="k", root=tmp_path)
+    assert "--device-as-default-execution-space" in seen["nvrtc"]
+    assert seen["nvcc"] == toolchain.BASE_OPTIONS
+    assert a != b
+
+
 def test_base_options_exclude_fast_math():
     assert "-std=c++17" in toolchain.BASE_OPTIONS
     assert not any("fast" in o for o in toolchain.BASE_OPTIONS)

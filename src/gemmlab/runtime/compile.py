@@ -1,7 +1,8 @@
 """Compile ladder kernels to cubins, cache them on disk, and load them with CuPy.
 
 Compilers: NVRTC through CuPy's bindings (the default; no toolkit needed beyond CuPy's wheels) or
-nvcc (``backend="nvcc"``). Options are ``-std=c++17 -lineinfo`` plus the target architecture;
+nvcc (``backend="nvcc"``). Options are ``-std=c++17 -lineinfo`` plus the target architecture
+(and, for NVRTC, ``NVRTC_OPTIONS``);
 ``--use_fast_math`` is deliberately absent: it would replace IEEE division/sqrt and flush
 denormals, and every rung must match a float64 reference to FP32 accuracy.
 
@@ -229,10 +230,20 @@ def get_compiler(backend: str = "nvrtc") -> Compiler:
     raise InputError(f"backend={backend!r}: expected 'nvrtc' or 'nvcc'")
 
 
+# gemmlab's own kernels under NVRTC: a generic lambda in device code (the persistent rungs'
+# per-stage MMAs take the K-steps as ``auto steps``) is a function without an execution-space
+# annotation, which NVRTC 13.0 rejects as a host function ("host functions are not allowed in JIT
+# mode"); nvcc makes it __device__ from its context. No gemmlab kernel has host code, so treating
+# unannotated functions as __device__ changes nothing else. (A user's .cu compiles as written.)
+NVRTC_OPTIONS: tuple[str, ...] = ("--device-as-default-execution-space",)
+
+
 def compile_cubin(source: str, *, arch: str, compiler: Compiler, name: str = "kernel",
                   options: Sequence[str] = BASE_OPTIONS, root: Path | None = None) -> Path:
     """The cached cubin for ``source``, compiling it (and storing it) on a miss."""
     root = root if root is not None else cache_dir()
+    if compiler.name == "nvrtc":
+        options = (*options, *NVRTC_OPTIONS)
     build = compiler_build(compiler)
     key = cache_key(source, options, arch, build)
     path = root / f"{key}.cubin"
