@@ -109,6 +109,20 @@ def test_barrier_stalls():
     assert C.LATENCY_BOUND not in cats(d)  # barrier waits are not memory latency
 
 
+def test_barrier_stalls_of_a_wgmma_kernel_name_the_mma_waits_they_may_be():
+    # wgmma.wait_group's waits are sampled as barrier stalls: the finding says so and sends the user
+    # to the Source page's split instead of to __syncthreads()
+    k = make_launch(**IDLE_SOL, **HEALTHY_LAUNCH, **CLEAN_MEMORY, pipe_tensor_pct=55.0,
+                    pipe_tensor_gmma_pct=1.5, **stalls(cpi=10.0, issue=0.2, barrier=4.0))
+    f = finding(diagnose(k), C.BARRIER_STALLS)
+    assert "wgmma.wait_group" in f.summary and "WARPGROUP.DEPBAR" in f.recommendations[0]
+    assert not any("__syncthreads()" in r for r in f.recommendations)
+    assert "pipe_tensor_gmma_pct" in [e.metric for e in f.evidence]
+    plain = finding(diagnose(make_launch(**IDLE_SOL, **HEALTHY_LAUNCH, **CLEAN_MEMORY,
+                                         **stalls(cpi=10.0, issue=0.2, barrier=4.0))), C.BARRIER_STALLS)
+    assert "wgmma" not in plain.summary and "__syncthreads()" in plain.recommendations[0]
+
+
 def test_stalls_ignored_when_schedulers_issue_most_cycles():
     # NVIDIA CPIStall: with 0.85 instructions issued per cycle, stall reasons are not the limit
     k = make_launch(**IDLE_SOL, **HEALTHY_LAUNCH, **CLEAN_MEMORY, **stalls(cpi=10.0, issue=0.85, barrier=6.0))

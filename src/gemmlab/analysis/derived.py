@@ -64,6 +64,15 @@ MIN_FFMA_INST_SHARE = 0.05
 MAX_TENSOR_PCT_FOR_FP32 = 10.0
 
 
+def uses_wgmma(ctx: Context) -> Optional[bool]:
+    """Whether the tensor work is issued as wgmma: any warpgroup-MMA (GMMA) instruction at all - an
+    mma.sync / WMMA kernel issues none, and one wgmma does the work of many HMMAs, so its instruction
+    rate stays in single-digit % of peak even when the tensor pipe is saturated. None when the export
+    cannot tell."""
+    gmma = ctx.v("pipe_tensor_gmma_pct")
+    return None if gmma is None else gmma > 0
+
+
 def fp32_math(ctx: Context) -> Optional[Quantity]:
     """The warp-level FFMA count when FP32 FMA is the kernel's math, else None."""
     ffma = ffma_warp_inst(ctx)

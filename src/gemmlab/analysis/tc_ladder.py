@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Optional
 
 from gemmlab.analysis.context import Context, fmt
-from gemmlab.analysis.derived import MAX_TENSOR_PCT_FOR_FP32
+from gemmlab.analysis.derived import MAX_TENSOR_PCT_FOR_FP32, uses_wgmma
 from gemmlab.analysis.evidence import Finding, LadderStep
 from gemmlab.analysis.rules.stalls import ineligible_stalls
 from gemmlab.analysis.vocabulary import Category as C
@@ -45,15 +45,6 @@ def on_tensor_cores(ctx: Context) -> bool:
         return False
     fma = ctx.v("pipe_fma_pct")
     return share >= MAX_TENSOR_PCT_FOR_FP32 or (fma is not None and share * TENSOR_TO_FMA_RATE >= fma)
-
-
-def uses_wgmma(ctx: Context) -> Optional[bool]:
-    """Whether the tensor work is issued as wgmma: any warpgroup-MMA (GMMA) instruction at all - an
-    mma.sync / WMMA kernel issues none, and one wgmma does the work of many HMMAs, so its instruction
-    rate stays in single-digit % of peak even when the tensor pipe is saturated. None when the export
-    cannot tell."""
-    gmma = ctx.v("pipe_tensor_gmma_pct")
-    return None if gmma is None else gmma > 0
 
 
 def copies_by_tma(ctx: Context) -> Optional[bool]:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Iterable, Optional
 
 from gemmlab.analysis.context import Context, fmt, pct
+from gemmlab.analysis.derived import uses_wgmma
 from gemmlab.analysis.evidence import Confidence, Evidence, Finding
 from gemmlab.analysis.rules import Outcome
 from gemmlab.analysis.rules.sol import HIGH_PCT
@@ -229,10 +230,26 @@ def evaluate(ctx: Context, tri) -> Outcome:
         if block is not None and block >= 512:
             recs.append(f"Blocks of {fmt(block)} threads wait for their slowest warp; smaller blocks "
                         "(128–256 threads) wait less at each barrier.")
+        summary = f"Warps spend {pct(bar.share)} of their cycles waiting at barriers."
+        evidence = [bar.evidence, issue_ev] + ([cpi_ev] if cpi_ev else [])
+        if uses_wgmma(ctx):
+            # On Hopper a warp in wgmma.wait_group (SASS WARPGROUP.DEPBAR) waiting for its own
+            # warpgroup MMAs is sampled as a barrier stall too: gemmlab's fp8 dispatch kernel at 8192 x
+            # 4800 x 1600 on the H100 had 2414 of its 2426 samples on WARPGROUP.DEPBAR as "barrier"
+            # (docs/results/tc-epilogue-2026-11-27). The counter cannot tell the two apart; the
+            # Source page can.
+            summary += (" The kernel issues warpgroup MMAs (wgmma), and a warp waiting in "
+                        "wgmma.wait_group for its own MMAs counts as a barrier stall too: part of "
+                        "this may be the tensor pipe's own work.")
+            evidence.append(ctx.ev("pipe_tensor_gmma_pct", "> 0", "the kernel issues wgmma"))
+            recs = ["Split the barrier samples on the Source page (or `gemmlab analyze` of a "
+                    "-lineinfo .ncu-rep): those on WARPGROUP.DEPBAR wait for the warpgroup's MMAs - "
+                    "keep more MMAs in flight and overlap the work between tiles (the epilogue) "
+                    "with them; those on BAR.SYNC or named barriers wait for other warps - balance "
+                    "the work before them."] + recs[2:]
         out.findings.append(Finding(
-            C.BARRIER_STALLS, f"Warps spend {pct(bar.share)} of their cycles waiting at barriers.",
-            conf.cap(Confidence.MEDIUM) if bar.from_rule else conf, impact, basis,
-            [bar.evidence, issue_ev] + ([cpi_ev] if cpi_ev else []), recs))
+            C.BARRIER_STALLS, summary,
+            conf.cap(Confidence.MEDIUM) if bar.from_rule else conf, impact, basis, evidence, recs))
 
     atomics = (ctx.v("global_atom_inst") or 0.0) + (ctx.v("global_red_inst") or 0.0)
     # with atomics in flight a full LSU queue is the atomic-contention rule's evidence, not latency
