@@ -234,10 +234,10 @@ def evaluate(ctx: Context, tri) -> Outcome:
         evidence = [bar.evidence, issue_ev] + ([cpi_ev] if cpi_ev else [])
         if uses_wgmma(ctx):
             # On Hopper a warp in wgmma.wait_group (SASS WARPGROUP.DEPBAR) waiting for its own
-            # warpgroup MMAs is sampled as a barrier stall too: gemmlab's fp8 dispatch kernel at 8192 x
-            # 4800 x 1600 on the H100 had 2414 of its 2426 samples on WARPGROUP.DEPBAR as "barrier"
-            # (docs/results/tc-epilogue-2026-11-27). The counter cannot tell the two apart; the
-            # Source page can.
+            # warpgroup MMAs is sampled as a barrier stall too: in gemmlab's fp8 dispatch kernel at
+            # 8192 x 4800 x 1600 on the H100, 2414 of the 2426 warp samples on its WARPGROUP.DEPBAR
+            # line were "barrier" (docs/results/tc-epilogue-2026-11-27). The counter cannot tell the
+            # two apart; the Source page can.
             summary += (" The kernel issues warpgroup MMAs (wgmma), and a warp waiting in "
                         "wgmma.wait_group for its own MMAs counts as a barrier stall too: part of "
                         "this may be the tensor pipe's own work.")
