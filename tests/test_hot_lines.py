@@ -162,6 +162,23 @@ def test_finding_line_tiled16(hot):
     assert finding_line(C.UNCOALESCED_GLOBAL_LOADS, hot) is None  # no excess to point at
 
 
+def test_barrier_sentence_splits_out_wgmma_waits():
+    # Hopper: a warp in wgmma.wait_group is sampled with the barrier reason (H100, gemmlab's fp8
+    # 128x256c2: 2414 of 2426 samples on its WARPGROUP.DEPBAR line), so the sentence says how many
+    # of the barrier samples are those waits rather than waits for other warps
+    wait = line(664, 'asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");',
+                [ins(0x100, "WARPGROUP.DEPBAR.LE gsb0, 0x1", 240, stalls={"barrier": 240})])
+    bar = line(515, 'asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");',
+               [ins(0x200, "BAR.SYNC.DEFER_BLOCKING R3, 0x80", 60, stalls={"barrier": 60})])
+    sentence = finding_line(C.BARRIER_STALLS, hot_lines(launch([wait, bar])))
+    assert sentence.startswith("80% of the barrier stall samples are on line 664, ")
+    assert sentence.endswith("; 80% of them are on wgmma.wait_group (WARPGROUP.DEPBAR): warps waiting "
+                             "for their own MMAs, not for other warps.")
+    # a kernel whose barrier samples are all bar.sync gets no such clause
+    plain = finding_line(C.BARRIER_STALLS, hot_lines(launch([bar])))
+    assert plain.startswith("100% of the barrier stall samples are on line 515") and "wgmma" not in plain
+
+
 def test_finding_line_names_a_second_line_that_shares_it():
     # the 32-way conflicts of a 32×32 float tile written and read by column: half the excess each
     src = [("    for (int k = 0; k < 32; ++k) t[x][k] = x + k;", "STS [R2], R4"),

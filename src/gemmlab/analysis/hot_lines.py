@@ -89,6 +89,10 @@ def _is_atomic(i: Instruction) -> bool:
     return i.opcode.startswith(("ATOM", "RED"))
 
 
+def _is_wgmma_wait(i: Instruction) -> bool:
+    return i.opcode.startswith("WARPGROUP.DEPBAR")
+
+
 def _of(pick: Callable[[Instruction], bool], value: Callable[[Instruction], int]) -> Callable[[SourceLine], int]:
     return lambda ln: sum(value(i) for i in ln.instructions if pick(i))
 
@@ -117,6 +121,10 @@ MEASURES: dict[str, Measure] = {
     "idle_lanes": Measure("the idle thread slots (32 per instruction less its active threads)",
                           lambda ln: max(0, 32 * ln.executed - ln.thread_executed) if ln.thread_executed else 0),
     "barrier": Measure("the barrier stall samples", lambda ln: ln.stalls.get("barrier", 0), sampled=True),
+    # wgmma.wait_group (SASS WARPGROUP.DEPBAR): a warp waiting for its own warpgroup MMAs is sampled
+    # with the barrier reason too, though no other warp is involved
+    "wgmma_wait": Measure("the barrier stall samples on wgmma.wait_group (WARPGROUP.DEPBAR)",
+                          _of(_is_wgmma_wait, lambda i: i.stalls.get("barrier", 0)), sampled=True),
     "local": Measure("the local-memory instructions' samples", _of(_is_local, lambda i: i.samples), sampled=True),
     "atomic": Measure("the atomic instructions' samples", _of(_is_atomic, lambda i: i.samples), sampled=True),
 }
@@ -388,6 +396,12 @@ def finding_line(category_or_diagnosis: Union[C, str, Diagnosis, Finding, None],
         f2, n2, _ = h.second
         other = f"line {n2}" if f2 == h.file else f"line {n2} of {f2.rsplit('/', 1)[-1]}"
         sentence += f" ({other}: another {h.second_share:.0%})"
+    waits = hot.hotspots.get("wgmma_wait")
+    if category == C.BARRIER_STALLS and waits is not None and h.total:
+        share = waits.total / h.total  # of every barrier stall sample, not only the hot line's
+        if share >= MIN_SHARE and waits.total >= MIN_SAMPLES:
+            sentence += (f"; {share:.0%} of them are on wgmma.wait_group (WARPGROUP.DEPBAR): warps "
+                         "waiting for their own MMAs, not for other warps")
     if category == C.LATENCY_BOUND:
         line = next((ln for ln in hot.lines if ln.file == h.file and ln.line == h.line), None)
         stall = line.top_stall(ineligible=True) if line is not None else None
