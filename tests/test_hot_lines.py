@@ -179,6 +179,27 @@ def test_barrier_sentence_splits_out_wgmma_waits():
     assert plain.startswith("100% of the barrier stall samples are on line 515") and "wgmma" not in plain
 
 
+def test_a_wgmma_wait_reads_as_its_own_mmas_not_a_barrier():
+    # the hot-lines table and JSON give each stall its meaning: a barrier sample on
+    # WARPGROUP.DEPBAR is a warp waiting for its own MMAs (H100 fp8 128x256c2: 2346 of the 2381
+    # samples on its wgmma.wait_group line), one on BAR.SYNC waits for the other warps
+    wait = line(664, 'asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");',
+                [ins(0x100, "WARPGROUP.DEPBAR.LE gsb0, 0x1", 240, stalls={"barrier": 230, "wait": 10}),
+                 ins(0x110, "ISETP.GE.AND P0, PT, R6, 0x80, PT", 30, stalls={"barrier": 20, "wait": 10})])
+    bar = line(515, 'asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");',
+               [ins(0x200, "BAR.SYNC.DEFER_BLOCKING R3, 0x80", 60, stalls={"barrier": 60})])
+    hot = hot_lines(launch([wait, bar]))
+    by_line = {ln.line: ln for ln in hot.lines}
+    waited, synced = by_line[664], by_line[515]
+    assert waited.top_stalls[0].reason == "barrier" and "own MMAs" in waited.top_stalls[0].meaning
+    assert waited.top_stalls[0].label == "barrier (wgmma wait)" and synced.top_stalls[0].label == "barrier"
+    assert waited.instructions[0].top_stall.meaning == waited.top_stalls[0].meaning
+    # the ISETP's barrier samples (skid after the wait) keep the plain meaning
+    assert "other warps (__syncthreads()" in waited.instructions[1].top_stall.meaning
+    assert synced.top_stalls[0].to_dict()["meaning"].startswith("waiting at a barrier for the other warps")
+    assert "own MMAs" not in synced.instructions[0].top_stall.meaning
+
+
 def test_finding_line_names_a_second_line_that_shares_it():
     # the 32-way conflicts of a 32×32 float tile written and read by column: half the excess each
     src = [("    for (int k = 0; k < 32; ++k) t[x][k] = x + k;", "STS [R2], R4"),

@@ -60,13 +60,18 @@ STALL_LABELS = {
 }
 MEANINGS = {
     **LATENCY_REASONS,
-    "barrier": "waiting at __syncthreads()",
+    "barrier": "waiting at a barrier for the other warps (__syncthreads(), bar.sync)",
     "selected": "issuing: the warp was picked this cycle (not a stall)",
     "not_selected": "ready, but another warp issued (not a stall)",
     "warpgroup_arrive": "waiting for warpgroup MMA (wgmma) results",
     "gmma": "waiting for warpgroup MMA (wgmma) results",
     "misc": "miscellaneous hardware reasons",
 }
+
+
+# ncu samples a warp in wgmma.wait_group (SASS WARPGROUP.DEPBAR) with the barrier reason, though it
+# waits for its own warpgroup's MMAs, not for other warps
+WGMMA_WAIT_MEANING = "waiting in wgmma.wait_group for its warpgroup's own MMAs (not for other warps)"
 
 
 def stall_label(reason: str) -> str:
@@ -155,13 +160,20 @@ class StallShare:
     reason: str  # ncu's name, as gemmlab spells it (``long_scoreboard``)
     samples: int
     share: float  # of the line's samples
+    wgmma_wait: bool = False  # barrier samples mostly on WARPGROUP.DEPBAR (``WGMMA_WAIT_MEANING``)
 
     @property
     def label(self) -> str:
-        return stall_label(self.reason)
+        return stall_label(self.reason) + (" (wgmma wait)" if self.reason == "barrier" and self.wgmma_wait else "")
+
+    @property
+    def meaning(self) -> str:
+        if self.reason == "barrier" and self.wgmma_wait:
+            return WGMMA_WAIT_MEANING
+        return MEANINGS.get(self.reason, "")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"reason": self.reason, "label": self.label, "meaning": MEANINGS.get(self.reason, ""),
+        return {"reason": self.reason, "label": self.label, "meaning": self.meaning,
                 "samples": self.samples, "share": self.share}
 
 
@@ -318,9 +330,10 @@ def hot_lines(launch_lines: LaunchLines, top: int = DEFAULT_TOP) -> HotLines:
     return out
 
 
-def _stalls(stalls: dict[str, int], samples: int) -> list[StallShare]:
+def _stalls(stalls: dict[str, int], samples: int, wgmma_wait: bool = False) -> list[StallShare]:
     denom = samples or sum(stalls.values())
-    found = [StallShare(r, n, n / denom if denom else 0.0) for r, n in stalls.items() if n > 0]
+    found = [StallShare(r, n, n / denom if denom else 0.0, wgmma_wait=wgmma_wait and r == "barrier")
+             for r, n in stalls.items() if n > 0]
     return sorted(found, key=lambda s: (-s.samples, s.reason))
 
 
@@ -328,12 +341,15 @@ def _hot_line(rank: int, ln: SourceLine, share: float) -> HotLine:
     busiest = sorted(ln.instructions, key=lambda i: (-i.samples, -i.executed, i.pc))[:TOP_SASS]
     instructions = []
     for i in busiest:
-        st = _stalls(i.stalls, i.samples)
+        st = _stalls(i.stalls, i.samples, wgmma_wait=_is_wgmma_wait(i))
         instructions.append(HotInstruction(i.pc, i.sass, i.samples, i.samples / ln.samples if ln.samples else 0.0,
                                            i.executed, st[0] if st else None))
+    # the line's barrier samples read as wgmma waits where most of them are on WARPGROUP.DEPBAR
+    waits = MEASURES["wgmma_wait"].value(ln)
     return HotLine(rank=rank, file=ln.file, line=ln.line, text=ln.text, samples=ln.samples, share=share,
-                   executed=ln.executed, stalls=_stalls(ln.stalls, ln.samples), instructions=instructions,
-                   global_excess=ln.global_excess, shared_excess=ln.shared_excess)
+                   executed=ln.executed,
+                   stalls=_stalls(ln.stalls, ln.samples, wgmma_wait=2 * waits > ln.stalls.get("barrier", 0)),
+                   instructions=instructions, global_excess=ln.global_excess, shared_excess=ln.shared_excess)
 
 
 def _hotspot(ll: LaunchLines, key: str) -> Optional[Hotspot]:
@@ -406,7 +422,7 @@ def finding_line(category_or_diagnosis: Union[C, str, Diagnosis, Finding, None],
         line = next((ln for ln in hot.lines if ln.file == h.file and ln.line == h.line), None)
         stall = line.top_stall(ineligible=True) if line is not None else None
         if stall is not None:
-            meaning = MEANINGS.get(stall.reason)
+            meaning = stall.meaning
             sentence += f"; its top stall is {stall.label} ({stall.share:.0%} of the line's samples)" \
                 + (f": {meaning}" if meaning else "")
     return sentence + "."

@@ -20,7 +20,6 @@ from rich.table import Table
 from rich.text import Text
 
 from gemmlab.analysis.hot_lines import (
-    MEANINGS,
     HotLine,
     HotLines,
     StallShare,
@@ -188,7 +187,7 @@ def _head(cls: str, columns: Sequence[str]) -> str:
 
 
 def _stalls_html(stalls: Sequence[StallShare]) -> str:
-    return ", ".join(f'<span title="{e(MEANINGS.get(s.reason, ""))}">{e(s.label)} {e(pct(s.share))}</span>'
+    return ", ".join(f'<span title="{e(s.meaning)}">{e(s.label)} {e(pct(s.share))}</span>'
                      for s in stalls)
 
 
