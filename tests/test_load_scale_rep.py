@@ -68,7 +68,7 @@ def test_later_launches_lose_their_unread_metrics_too(tmp_path):
     rep.write_bytes(_report([None, b"", b""]))
     as_written = ncu_rep.decode(rep, "needed")
     assert as_written["total"] == 3
-    assert [len(d["metrics"][0]) for d in as_written["launches"]] == [431] * 3  # the first table names them (the L1 crossbar and texture-in request paths among them)
+    assert [len(d["metrics"][0]) for d in as_written["launches"]] == [432] * 3  # the first table names them (the L1 crossbar and texture-in request paths, the FP8 tensor-op counter among them)
     data = rep.read_bytes()
     lean = b"".join(rep_strip.strip_sections(data, needed.is_needed))
     sections_only = b"".join(rep_strip.strip_sections(data))

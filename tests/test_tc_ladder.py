@@ -61,6 +61,21 @@ def test_wgmma_kernel_steps():
     assert step.rung == "persistent_bf16"
 
 
+def test_an_fp8_kernel_is_not_told_to_try_fp8():
+    # H100, gemmlab's fp8 128x160c2pp at 8192x4800x1600 (--set full): tensor_bound at 84.1%, and the
+    # tensor path ran 1.3e11 FP8-source ops - the advice was "or FP8 (e4m3) doubles the rate"
+    fp8 = ctx(pipe_tensor_pct=84.1, pipe_tensor_gmma_pct=4.2, gld_requests=0.0, tensor_fp8_ops=1.275e11)
+    step = gemm.next_rung(fp8, finding(C.TENSOR_BOUND, at_limit=True), [])
+    assert step.rung == "persistent_fp8" and "already runs FP8" in step.action
+    assert "doubles" not in step.action and "84.1% of peak" in step.action
+    assert gemm.next_rung(fp8, finding(C.TAIL_EFFECT), []).rung == "persistent_fp8"
+    # a BF16 kernel (no FP8 ops) and an export without the counter keep the FP8 suggestion
+    for c in (ctx(pipe_tensor_pct=93.7, pipe_tensor_gmma_pct=2.9, tensor_fp8_ops=0.0),
+              ctx(pipe_tensor_pct=93.7, pipe_tensor_gmma_pct=2.9)):
+        step = gemm.next_rung(c, finding(C.TENSOR_BOUND, at_limit=True), [])
+        assert step.rung == "persistent_bf16" and "FP8 (e4m3) doubles" in step.action
+
+
 def test_fp32_kernels_keep_the_sgemm_ladder():
     c = ctx(pipe_fma_pct=50.0, pipe_tensor_pct=0.0)
     assert gemm.next_rung(c, finding(C.UNCOALESCED_GLOBAL_LOADS), []).rung == "coalesced"

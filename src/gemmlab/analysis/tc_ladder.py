@@ -25,9 +25,28 @@ RUNGS = ("wmma_bf16", "mma_sync_bf16", "cp_async_bf16", "wgmma_bf16", "tma_bf16"
 # even when both pipes are far from busy (the WMMA rung: tensor 7%, FMA 25%).
 TENSOR_TO_FMA_RATE = 8.0
 
-END = ("the tensor pipe is at its peak for this precision: what is left is overlap (a persistent grid "
-       "whose epilogue drains through TMA stores during the next tile) or a narrower input format - FP8 "
-       "(e4m3) doubles the dense tensor rate on Hopper if the accuracy allows")
+def _end(ctx: Context) -> str:
+    """The advice for a tensor pipe busy past NVIDIA's 80% line: overlap, or - unless the kernel already
+    runs FP8 (tensor_fp8_ops > 0) - a narrower input format."""
+    share = tensor_share(ctx)
+    busy = f"the tensor pipe is busy ({fmt(share)}% of peak)" if share is not None else "the tensor pipe is busy"
+    overlap = ("what is left is the gaps between MMAs: overlap (a persistent grid whose epilogue drains "
+               "through TMA stores during the next tile, the next tile's MMAs issued while one is stored)")
+    if runs_fp8(ctx):
+        return f"{busy} and already runs FP8 (e4m3): {overlap}"
+    return (f"{busy} at this precision: {overlap}, or a narrower input format - FP8 (e4m3) doubles the "
+            "dense tensor rate on Hopper if the accuracy allows")
+
+
+def runs_fp8(ctx: Context) -> bool:
+    """Whether the tensor path executed FP8-source math (False when the export cannot tell)."""
+    ops = ctx.v("tensor_fp8_ops")
+    return ops is not None and ops > 0
+
+
+def _persistent(ctx: Context) -> str:
+    """The persistent rung of the kernel's own ladder: FP8's when it runs FP8."""
+    return "persistent_fp8" if runs_fp8(ctx) else "persistent_bf16"
 
 
 def tensor_share(ctx: Context) -> Optional[float]:
@@ -66,7 +85,7 @@ def step_for(ctx: Context, f: Finding) -> Optional[LadderStep]:
     why = f"{c.value}: {f.summary}"
     wgmma = uses_wgmma(ctx)
     if c == C.TENSOR_BOUND and f.at_limit:
-        return LadderStep("persistent_bf16", END, why)
+        return LadderStep(_persistent(ctx), _end(ctx), why)
     if wgmma is False:
         # HMMA-era kernel: on an sm_90 GPU the warpgroup MMA is the step that moves the ceiling.
         if c in (C.LATENCY_BOUND, C.BARRIER_STALLS) and not ctx.v("pipe_tensor_gmma_pct"):
@@ -82,7 +101,7 @@ def step_for(ctx: Context, f: Finding) -> Optional[LadderStep]:
                               "tiles through descriptors and keeps the accumulators asynchronous", why)
         return None
     if c in (C.LATENCY_BOUND, C.BARRIER_STALLS) and copies_by_tma(ctx):
-        return LadderStep("persistent_bf16", "the tiles already come by TMA, so what is left to hide is "
+        return LadderStep(_persistent(ctx), "the tiles already come by TMA, so what is left to hide is "
                           "between tiles and in L2: a persistent grid whose producer runs ahead across "
                           "tile boundaries, 2-CTA clusters sharing B through TMA multicast, and an epilogue "
                           "through TMA stores" + _top_stall(ctx), why)
@@ -92,19 +111,19 @@ def step_for(ctx: Context, f: Finding) -> Optional[LadderStep]:
                           "warpgroups only wait on 'full' barriers and issue wgmma, no __syncthreads in the "
                           "main loop" + _top_stall(ctx), why)
     if c in (C.TAIL_EFFECT, C.GRID_TOO_SMALL):
-        return LadderStep("persistent_bf16", "a persistent grid (one CTA per SM walking the tiles) so the "
+        return LadderStep(_persistent(ctx), "a persistent grid (one CTA per SM walking the tiles) so the "
                           "last partial wave and each tile's prologue/epilogue overlap other tiles' math",
                           why)
     if c in (C.L2_BOUND, C.DRAM_BOUND):
-        return LadderStep("persistent_bf16", "grouped tile order for L2 reuse and 2-CTA clusters that "
+        return LadderStep(_persistent(ctx), "grouped tile order for L2 reuse and 2-CTA clusters that "
                           "share each B tile through TMA multicast (half of B's L2->SM traffic)", why)
     if c == C.UNCOALESCED_GLOBAL_STORES:
-        return LadderStep("persistent_bf16", "write C through shared memory and TMA stores (whole 128-byte "
+        return LadderStep(_persistent(ctx), "write C through shared memory and TMA stores (whole 128-byte "
                           "rows) instead of per-thread fragment stores", why)
     if c in (C.SHARED_BANK_CONFLICTS, C.SHARED_MEMORY_THROUGHPUT):
         return LadderStep("tma_bf16", "let TMA write the tiles in the 128-byte swizzle wgmma's descriptors "
                           "describe (no thread-written tiles, no conflicts)", why)
     if c == C.TENSOR_BOUND:
-        return LadderStep("persistent_bf16", "keep the tensor pipe fed between tiles: persistent CTAs, "
+        return LadderStep(_persistent(ctx), "keep the tensor pipe fed between tiles: persistent CTAs, "
                           "producer running ahead across tile boundaries, epilogue through TMA stores", why)
     return None

@@ -154,6 +154,8 @@ NOT_COLLECTED = {
     "local_spill_pct": "a derived__ metric the MemoryWorkloadAnalysis section defines; local sectors and "
                        "instructions (local_memory group) carry the same evidence",
     "replay_passes": "read from ncu's ==PROF== line instead",
+    "tensor_fp8_ops": "read where an export has it (--set full: the tensor roofline section); it only words "
+                      "the ladder advice of a kernel that already runs FP8, and its pass cost is unmeasured",
 }
 
 

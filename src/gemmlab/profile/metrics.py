@@ -264,6 +264,9 @@ _DEFS = [
     _d("pipe_tensor_gmma_pct",
        "sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active", "%",
        "ComputeWorkloadAnalysis", "tensor pipe utilisation by warpgroup MMA instructions (sm_90)"),
+    _d("tensor_fp8_ops", ("sm__ops_path_tensor_src_fp8.sum", "sm__ops_path_tensor_src_fp8_sparsity_off.sum"),
+       "op", "SpeedOfLight_HierarchicalTensorRooflineChart",
+       "math ops the tensor path executed with FP8 sources (sm_90): > 0 when the kernel already runs FP8"),
     # --- Analyzer: divergence ---
     _d("thread_inst_pred_on_per_inst", "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio",
        "thread", "WarpStateStats",
