@@ -7,9 +7,13 @@ the same shape, each profiled over the same number of launches), they are paired
 the curated metrics that moved most, and how the diagnosis changed.
 
 Metrics tracked (short names from gemmlab.profile.metrics, plus ratios of them): the Speed-of-Light
-units, global sectors per request, shared-memory bank-conflict share, occupancy, registers, issue
-rate, warp CPI and the stall reasons among the top three of either side. A move is ranked by |b − a| / max(|a|, |b|) — symmetric,
-bounded, and defined when one side is 0.
+units, the tensor pipe, warp instructions executed, the L2 hit rate, global sectors per request,
+shared-memory bank-conflict share, occupancy, registers, issue rate, warp CPI and the stall reasons
+among the top three of either side. A move is ranked by |b − a| / max(|a|, |b|) — symmetric,
+bounded, and defined when one side is 0 — except that the measure of either side's primary
+category (``LEAD``: the tensor pipe for tensor_bound, DRAM throughput for dram_bound, ...) comes
+first when it moved: a stall ratio swings by 80% while the tensor pipe goes from 84% to 95%, and
+the second is the gap.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Optional, Sequence
 
+from gemmlab.analysis.derived import MAX_TENSOR_PCT_FOR_FP32
 from gemmlab.bench.results import Row, RunRecord
 from gemmlab.bench.stats import Effect, Measurement, effect
 from gemmlab.profile.metrics import STALL_REASONS, value
@@ -49,10 +54,13 @@ class Tracked:
     # and below every threshold NVIDIA's rules react to (they work in whole percent points,
     # 10% conflict shares, 0.8 issue/cycle, ...).
     min_change: float
+    relative: bool = False  # min_change is a fraction of the larger side (counts of work)
+    active_from: float = 0.0  # neither side at least this: the unit does no real share, no move
 
 
 _PCT_FLOOR = 1.0  # percentage points: SOL %, occupancy %, conflict share
 _CYCLE_FLOOR = 0.1  # cycles per issued instruction (stall reasons, CPI)
+_COUNT_FLOOR = 0.01  # of a count of work: ncu's instruction counts repeat exactly for one kernel and input
 
 TRACKED: tuple[Tracked, ...] = (
     Tracked("sm_pct", "Compute (SM) throughput", "%", _short("sm_pct"), _PCT_FLOOR),
@@ -60,6 +68,12 @@ TRACKED: tuple[Tracked, ...] = (
     Tracked("l1tex_pct", "L1/TEX throughput", "%", _short("l1tex_pct"), _PCT_FLOOR),
     Tracked("l2_pct", "L2 throughput", "%", _short("l2_pct"), _PCT_FLOOR),
     Tracked("dram_pct", "DRAM throughput", "%", _short("dram_pct"), _PCT_FLOOR),
+    # an FP32 kernel's tensor pipe reads 0-1%: below MAX_TENSOR_PCT_FOR_FP32 it does no real share
+    Tracked("pipe_tensor_pct", "tensor pipe busy", "%", _short("pipe_tensor_pct"), _PCT_FLOOR,
+            active_from=MAX_TENSOR_PCT_FOR_FP32),
+    Tracked("inst_executed", "warp instructions executed", "inst", _short("inst_executed"), _COUNT_FLOOR,
+            relative=True),
+    Tracked("l2_hit_pct", "L2 hit rate", "%", _short("l2_hit_pct"), _PCT_FLOOR),
     Tracked("gld_sectors_per_req", "global load sectors/request", "sector", _ratio("gld_sectors", "gld_requests"), 0.1),
     Tracked("gst_sectors_per_req", "global store sectors/request", "sector", _ratio("gst_sectors", "gst_requests"), 0.1),
     Tracked("smem_ld_conflict_pct", "shared load bank conflicts", "% of wavefronts",
@@ -75,6 +89,26 @@ TRACKED: tuple[Tracked, ...] = (
       for r in STALL_REASONS if r != "selected"],  # "selected" is the issuing cycle itself, not a stall
 )
 TOP_STALLS = 3  # stall reasons compared: the top few of either side, as NVIDIA's CPIStall rule names them
+
+# The tracked measure of each primary category (gemmlab.analysis.vocabulary): the one whose move says
+# whether the bottleneck the analyzer named got better. Categories without one lead with nothing.
+LEAD = {
+    "tensor_bound": "pipe_tensor_pct",
+    "compute_bound": "sm_pct",
+    "dram_bound": "dram_pct",
+    "l2_bound": "l2_pct",
+    "l1_lsu_bound": "l1tex_pct",
+    "shared_memory_throughput": "l1tex_pct",
+    "uncoalesced_global_loads": "gld_sectors_per_req",
+    "uncoalesced_global_stores": "gst_sectors_per_req",
+    "shared_bank_conflicts": "smem_st_conflict_pct",
+    "occupancy_registers": "occ_achieved",
+    "occupancy_shared_memory": "occ_achieved",
+    "occupancy_block_size": "occ_achieved",
+    "latency_bound": "issue_active",
+    "barrier_stalls": "stall_barrier",
+    "instruction_overhead": "inst_executed",
+}
 
 
 @dataclass(frozen=True)
@@ -162,18 +196,29 @@ def _top_stalls(k: KernelLaunch) -> set[str]:
     return {key for _, key in ranked[:TOP_STALLS]}
 
 
-def metric_moves(ka: KernelLaunch, kb: KernelLaunch, top: int = 6) -> list[MetricMove]:
-    """The tracked metrics that moved by more than their noise floor, largest relative move first."""
+def _moved(t: Tracked, va: Optional[float], vb: Optional[float]) -> bool:
+    if va is None or vb is None:
+        return False
+    if max(abs(va), abs(vb)) < t.active_from:
+        return False
+    floor = t.min_change * max(abs(va), abs(vb)) if t.relative else t.min_change
+    return abs(vb - va) >= floor and vb != va
+
+
+def metric_moves(ka: KernelLaunch, kb: KernelLaunch, top: int = 6,
+                 categories: Sequence[Optional[str]] = ()) -> list[MetricMove]:
+    """The tracked metrics that moved by more than their noise floor, largest relative move first -
+    after the measures of ``categories`` (the two sides' primary categories, ``LEAD``) that moved."""
+    lead = [LEAD[c] for c in categories if c in LEAD]
     moves = []
     top_stalls = _top_stalls(ka) | _top_stalls(kb)
     for t in TRACKED:
-        if t.key.startswith("stall_") and t.key not in top_stalls:
+        if t.key.startswith("stall_") and t.key not in top_stalls and t.key not in lead:
             continue
         va, vb = t.get(ka), t.get(kb)
-        if va is None or vb is None or abs(vb - va) < t.min_change:
-            continue
-        moves.append(MetricMove(t.key, t.label, t.unit, va, vb))
-    moves.sort(key=lambda m: (-m.magnitude, m.key))
+        if _moved(t, va, vb):
+            moves.append(MetricMove(t.key, t.label, t.unit, va, vb))
+    moves.sort(key=lambda m: (m.key not in lead, lead.index(m.key) if m.key in lead else 0, -m.magnitude, m.key))
     return moves[:top]
 
 
@@ -195,7 +240,7 @@ def diff_launches(a: Sequence[KernelLaunch], b: Sequence[KernelLaunch],
                         diagnosis_a=diagnoses_a[ia] if diagnoses_a is not None and ia is not None else None,
                         diagnosis_b=diagnoses_b[ib] if diagnoses_b is not None and ib is not None else None)
         if ka is not None and kb is not None:
-            kd.moves = metric_moves(ka, kb, top)
+            kd.moves = metric_moves(ka, kb, top, (kd.diagnosis_a, kd.diagnosis_b))
         out.append(kd)
     return out
 
