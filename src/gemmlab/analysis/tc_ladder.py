@@ -3,7 +3,9 @@
 The ladder (gemmlab's kernels, issue #10): wmma_bf16 → mma_sync_bf16 → cp_async_bf16 → wgmma_bf16 →
 tma_bf16 → ws_bf16 → persistent_bf16. A kernel is on this ladder when its tensor pipe does a real share
 of its work; which step comes next is read from the metrics (which tensor instructions run, what keeps
-warps waiting, whether the grid ends in a partial wave), never from the kernel's name.
+warps waiting, whether the grid ends in a partial wave), never from the kernel's name. A kernel whose
+tensor path ran FP8 (sm__ops_path_tensor_src_fp8, where the export has it) is pointed at the FP8
+ladder's persistent_fp8 instead of persistent_bf16, and never told to try FP8.
 """
 
 from __future__ import annotations
