@@ -198,6 +198,10 @@ def test_a_wgmma_wait_reads_as_its_own_mmas_not_a_barrier():
     assert "other warps (__syncthreads()" in waited.instructions[1].top_stall.meaning
     assert synced.top_stalls[0].to_dict()["meaning"].startswith("waiting at a barrier for the other warps")
     assert "own MMAs" not in synced.instructions[0].top_stall.meaning
+    # the HTML report's tooltip carries the same meaning
+    frag = render.html_fragment(launch([wait, bar]), hot)
+    assert 'title="waiting in wgmma.wait_group for its warpgroup&#x27;s own MMAs (not for other warps)"' in frag
+    assert "barrier (wgmma wait)" in frag
 
 
 def test_finding_line_names_a_second_line_that_shares_it():
