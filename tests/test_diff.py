@@ -88,6 +88,7 @@ def test_the_primary_categorys_measure_leads_however_little_it_moved_in_relative
     assert [m.key for m in d.moves] == ["pipe_tensor_pct", "stall_dispatch_stall", "stall_barrier",
                                         "stall_long_scoreboard"]
     assert (d.moves[0].a, d.moves[0].b) == (84.1, 94.8)
+    assert [(c, m.key) for c, m in d.leading()] == [("tensor_bound", "pipe_tensor_pct")]
     moves = {m.key: m for m in metric_moves(ours, lib, top=20)}
     assert moves["inst_executed"].b == 11175624 and moves["l2_hit_pct"].a == 91.7
     # a 0.5% difference in instructions is under the count floor (1%)

@@ -158,6 +158,12 @@ class KernelDiff:
     def diagnosis_changed(self) -> bool:
         return self.diagnosis_a != self.diagnosis_b
 
+    def leading(self) -> list[tuple[str, MetricMove]]:
+        """(category, its move) for each side's primary category whose measure (``LEAD``) moved."""
+        by_key = {m.key: m for m in self.moves}
+        cats = dict.fromkeys(c for c in (self.diagnosis_a, self.diagnosis_b) if c in LEAD)
+        return [(c, by_key[LEAD[c]]) for c in cats if LEAD[c] in by_key]
+
     def to_dict(self) -> dict:
         return {"kernel": self.name, "kernel_a": self.name_a, "kernel_b": self.name_b, "occurrence": self.occurrence,
                 "time_a_ns": self.time_a_ns, "time_b_ns": self.time_b_ns, "speedup": self.speedup,

@@ -290,7 +290,7 @@ def diff_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """What changed between two profiles (time, metrics, diagnosis) or two stored runs (time)."""
-    from gemmlab.analysis.diff import LEAD, diff_launches, diff_runs
+    from gemmlab.analysis.diff import diff_launches, diff_runs
 
     if top < 1:
         raise InputError(f"--top {top}: expected 1 or more")
@@ -328,9 +328,7 @@ def diff_cmd(
                  for d in diffs], title=f"{a} -> {b}")
     for d in diffs:
         if d.moves:
-            lead = [(c, LEAD[c]) for c in dict.fromkeys((d.diagnosis_a, d.diagnosis_b)) if c in LEAD]
-            led = [f"{next(m.label for m in d.moves if m.key == k)} for {c}" for c, k in lead
-                   if any(m.key == k for m in d.moves)]
+            led = [f"{m.label} for {c}" for c, m in d.leading()]
             print_table(["Metric", "Unit", "A", "B", "Change"],
                         [[m.label, m.unit, f"{m.a:.3g}", f"{m.b:.3g}", _change(m.a, m.b)] for m in d.moves],
                         title=f"{d.name}: metrics that moved most",
