@@ -95,6 +95,11 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
     auto full = [&](int s) { return ring.full(s); };
     auto empty = [&](int s) { return ring.empty(s); };
 
+    // the warpgroup index as threadIdx.x / 128, not read from lane 0 as persistent_fp8 does: with
+    // that, bf16's ping-pong 128 x 128 lost 7-9 points at 2048 x 11008 x 4096 on the H100 (same
+    // run, interleaved; docs/results/tc-stage-loop-2026-11-27, runs 2, 5, 6), for a cause not
+    // found (under Nsight Compute's locked clocks it ran faster, not slower). Ping-pong
+    // tiles offset no descriptor by warpgroup, so theirs stay uniform either way.
     const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
     const Grid cg;
     const int tiles_m = cdiv(M, BM), tiles_n = cdiv(N, BN);
@@ -148,14 +153,11 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
                             tail};
         consume_tiles<BM, BN, STAGES, STAGE_BYTES, A_BYTES, CBUF_BYTES, CLUSTER, CLUSTER_N, GROUP,
                       EPI_PIECE, OUT_F32, SPLITK, PINGPONG, BK / 16>(
-            ring, cg, loop, turn, cw, t,
-            [&](float (&d)[BN / 2], unsigned sa, unsigned sb, auto steps) {
-                // one stage: Steps<BK / KSTEP>, or the K-steps of a last K-tile that hold K
-#pragma unroll
-                for (int kk = 0; kk < decltype(steps)::value; ++kk)
-                    wgmma_bf16_nn<BN>(d, wgmma_desc(sa + 32 * kk, 16, 1024),
-                                      wgmma_desc(sb + 16 * B_COLS * 2 * kk, B_CHUNK_BYTES,
-                                                 8 * B_COLS * 2, B_MODE));
+            ring, cg, loop, turn, cw, t, desc_low(base, 16), desc_low(base + A_BYTES, B_CHUNK_BYTES),
+            [&](float (&d)[BN / 2], unsigned a, unsigned b, int kk) {
+                // K-step kk of a stage: 32 bytes along A's rows, 16 rows of B's chunks
+                wgmma_bf16_nn<BN>(d, desc_with(a + 2 * kk, 1024),
+                                  desc_with(b + 2 * B_COLS * kk, 8 * B_COLS * 2, B_MODE));
             },
             [&] { return TMA_EPI && beta == 0.0f && tma_c; }, tmC, cbufs, C, M,
             N, alpha, beta);

@@ -81,7 +81,10 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
     auto full = [&](int s) { return ring.full(s); };
     auto empty = [&](int s) { return ring.empty(s); };
 
-    const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
+    // the warpgroup index read from lane 0: the compiler then knows it is warp-uniform, so the
+    // addresses and wgmma descriptors built from it stay in uniform registers (CUTLASS's
+    // canonical_warp_group_idx)
+    const int wg = __shfl_sync(0xffffffffu, threadIdx.x / 128, 0), t = threadIdx.x % 128;
     const Grid cg;
     const int tiles_m = cdiv(M, BM), tiles_n = cdiv(N, BN);
     const int units_m = cdiv(tiles_m, CLUSTER), units_n = cdiv(tiles_n, CLUSTER_N);
@@ -129,13 +132,10 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
                             tail};
         consume_tiles<BM, BN, STAGES, STAGE_BYTES, A_BYTES, CBUF_BYTES, CLUSTER, CLUSTER_N, GROUP,
                       EPI_PIECE, 0, SPLITK, PINGPONG, BK / 32>(
-            ring, cg, loop, turn, cw, t,
-            [&](float (&d)[BN / 2], unsigned sa, unsigned sb, auto steps) {
-                // one stage: Steps<BK / KSTEP>, or the K-steps of a last K-tile that hold K
-#pragma unroll
-                for (int kk = 0; kk < decltype(steps)::value; ++kk)
-                    wgmma_fp8_tn<BN>(d, wgmma_desc(sa + 32 * kk, 16, 1024),
-                                     wgmma_desc(sb + 32 * kk, 16, 1024));
+            ring, cg, loop, turn, cw, t, desc_low(base, 16), desc_low(base + A_BYTES, 16),
+            [&](float (&d)[BN / 2], unsigned a, unsigned b, int kk) {
+                // K-step kk of a stage: 32 bytes of K further along A's and B's 128-byte rows
+                wgmma_fp8_tn<BN>(d, desc_with(a + 2 * kk, 1024), desc_with(b + 2 * kk, 1024));
             },
             [&] { return tma_store; }, tmC, cbufs, C, M, N, alpha, beta);
         if (TMA_EPI && t == 0) bulk_wait<0>();  // the last tile's stores are in global memory

@@ -230,6 +230,15 @@ __device__ __forceinline__ bool mbar_try_wait(unsigned bar, unsigned parity) {
         "selp.u32 %0, 1, 0, p; }" : "=r"(ok) : "r"(bar), "r"(parity) : "memory");
     return ok != 0;
 }
+// mbarrier.test_wait.parity.shared::cta.b64: the same question without waiting (a look ahead at
+// the next stage while this one's MMAs run)
+__device__ __forceinline__ bool mbar_test_wait(unsigned bar, unsigned parity) {
+    unsigned ok;
+    asm volatile(
+        "{ .reg .pred p; mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p; }" : "=r"(ok) : "r"(bar), "r"(parity) : "memory");
+    return ok != 0;
+}
 __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
     while (!mbar_try_wait(bar, parity)) {
     }
@@ -417,6 +426,15 @@ __device__ __forceinline__ unsigned long long wgmma_desc(unsigned addr, unsigned
            (static_cast<unsigned long long>((lbo & 0x3FFFF) >> 4) << 16) |
            (static_cast<unsigned long long>((sbo & 0x3FFFF) >> 4) << 32) |
            (static_cast<unsigned long long>(mode) << 62);
+}
+// wgmma_desc in two words: the low one (start address, leading byte offset), which moves with
+// the stage and the K-step, and the high one (stride byte offset, swizzle), a constant.
+__device__ __forceinline__ unsigned desc_low(unsigned addr, unsigned lbo) {
+    return static_cast<unsigned>(wgmma_desc(addr, lbo, 0, 0));
+}
+__device__ __forceinline__ unsigned long long desc_with(unsigned low, unsigned sbo,
+                                                        unsigned mode = 1) {
+    return wgmma_desc(0, 0, sbo, mode) | low;
 }
 // wgmma.fence.sync.aligned: orders register/shared accesses before the next wgmma.
 __device__ __forceinline__ void wgmma_fence() {

@@ -132,17 +132,22 @@ __device__ __forceinline__ void store_pingpong_tile(float (&d)[HALVES][BN / 2],
 
 // The consumer warpgroups' loop of persistent_bf16 and persistent_fp8: for each work item of the
 // cluster (cooperative: every item, 64 rows each; ping-pong: warpgroup cw's own items, all BM
-// rows), wait for each stage, issue its MMAs - mma(d[h], a, b, Steps<n>{}): n K-steps for the
-// 64-row block h (KSTEPS, or fewer in a last K-tile that reaches past K: loop.tail_steps), A's
-// rows at a (128-byte rows), B's tile at b - release it to the producers of the cluster, and
-// finish the tile. tma_store() says whether C may leave by TMA stores, through the warpgroup's
-// staging buffer (CBUF_BYTES each, from cbufs).
+// rows), wait for each stage, issue its MMAs - mma(d[h], a, b, kk): K-step kk of the 64-row
+// block h (KSTEPS of them, or fewer in a last K-tile that reaches past K: loop.tail_steps), a and
+// b the low words of the wgmma descriptors of the stage's A rows and B tile - release it to the
+// producers of the cluster, and finish the tile. desc_a and desc_b are those words for slot 0: a
+// descriptor's start address is its low 14 bits in 16-byte units, and every shared address here
+// lies under 2^18 bytes, so the other slots' are sums, with no carry out of the field (CUTLASS's
+// GmmaDescriptor iterator steps alike); the high words (stride, swizzle) are the kernels'
+// constants, so one register per operand stays live. tma_store() says whether C may leave by
+// TMA stores, through the warpgroup's staging buffer (CBUF_BYTES each, from cbufs).
 template <int BM, int BN, int STAGES, unsigned STAGE_BYTES, unsigned A_BYTES, unsigned CBUF_BYTES,
           int CLUSTER, int CLUSTER_N, int GROUP, int EPI_PIECE, int OUT_F32, int SPLITK,
           int PINGPONG, int KSTEPS, typename Ring, typename Grid, typename Mma, typename TmaStore>
 __device__ __forceinline__ void consume_tiles(const Ring& ring, const Grid& cg,
                                               const TileLoop& loop, const PingPongTurn& turn,
-                                              int cw, int t, Mma mma, TmaStore tma_store,
+                                              int cw, int t, unsigned desc_a, unsigned desc_b,
+                                              Mma mma, TmaStore tma_store,
                                               const tc::TensorMap* tmC, unsigned cbufs,
                                               void* __restrict__ C, int M, int N, float alpha,
                                               float beta) {
@@ -170,19 +175,37 @@ __device__ __forceinline__ void consume_tiles(const Ring& ring, const Grid& cg,
         for (int h = 0; h < HALVES; ++h)
 #pragma unroll
             for (int i = 0; i < BN / 2; ++i) d[h][i] = 0.0f;
+        // The stage use `it`'s slot and phase, stepped from here on rather than divided per stage,
+        // and the slot of the stage before (released once this one's MMAs are issued and the
+        // ones before them done). `ready`: the next stage's data seen in place while this one's
+        // MMAs ran (test_wait, which does not block), so that stage starts without a try_wait -
+        // the barrier's latency off the path from one stage's MMAs to the next's (cuBLASLt's
+        // kernels test the next stage the same way).
+        int s = it % STAGES, before = 0;
+        unsigned phase = (it / STAGES) & 1;
+        bool ready = false;
         // one stage: its MMAs (steps: Steps<n>, the K-steps that hold K), then the stage before
         // it back to the producers once those MMAs are done
         auto stage = [&](int kt, auto steps) {
-            const int s = it % STAGES;
-            mbar_wait(full(s), (it / STAGES) & 1);
-            const unsigned sa = ring.base + s * STAGE_BYTES + (PINGPONG ? 0 : cw * 64 * 128);
-            const unsigned sb = ring.base + s * STAGE_BYTES + A_BYTES;
+            if (!ready) mbar_wait(full(s), phase);
+            // descriptors count 16-byte units: slot s, and a cooperative warpgroup's 64 rows of A
+            const unsigned off = s * (STAGE_BYTES >> 4), a_off = PINGPONG ? 0 : cw * (64 * 128 >> 4);
             wgmma_fence();
+            // K-step by K-step, the 64-row blocks' MMAs alternating within each (CUTLASS's
+            // order): a ping-pong warpgroup's two accumulators then make two independent chains
+            // of MMAs rather than one after the other
 #pragma unroll
-            for (int h = 0; h < HALVES; ++h) mma(d[h], sa + h * 64 * 128, sb, steps);
+            for (int kk = 0; kk < decltype(steps)::value; ++kk)
+#pragma unroll
+                for (int h = 0; h < HALVES; ++h)
+                    mma(d[h], desc_a + off + a_off + h * (64 * 128 >> 4), desc_b + off, kk);
             wgmma_commit();
+            const int used = s;
+            if (++s == STAGES) s = 0, phase ^= 1u;
+            ready = kt + 1 < kt1 && mbar_test_wait(full(s), phase);
             wgmma_wait<1>();
-            if (kt > kt0) cg.release(t, [&] { return empty((it - 1) % STAGES); });
+            if (kt > kt0) cg.release(t, [&] { return empty(before); });
+            before = used;
         };
         static_assert(KSTEPS == 4, "a partial last K-tile takes 1, 2 or 3 K-steps");
         const int whole = kt1 < loop.nk_whole ? kt1 : loop.nk_whole;
@@ -198,7 +221,7 @@ __device__ __forceinline__ void consume_tiles(const Ring& ring, const Grid& cg,
         // every thread of the warpgroup is past item j's waits (wgmma is warpgroup-wide)
         if (PINGPONG && t == 0) turn.pass(cw);
         // an empty slice (more slices than K-tiles) consumed no stage: nothing to release
-        if (kt1 > kt0) cg.release(t, [&] { return empty((it - 1) % STAGES); });
+        if (kt1 > kt0) cg.release(t, [&] { return empty(before); });
 #pragma unroll
         for (int h = 0; h < HALVES; ++h) fence_regs(d[h]);
         if constexpr (PINGPONG) {
