@@ -94,8 +94,9 @@ def test_kernel_source_uses_the_k_major_e4m3_wgmma():
     src = read_source("persistent_fp8.cu")
     assert "B is given as N x K row-major" in src  # the layout, stated in the header comment
     assert "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3" in src  # via tc_wgmma.cuh
-    # both descriptors K-major: +32 bytes per k32 step, SBO 1024, LBO 16 (unused)
-    assert "wgmma_desc(sa + 32 * kk, 16, 1024)" in src and "wgmma_desc(sb + 32 * kk, 16, 1024)" in src
+    # both descriptors K-major: LBO 16 (unused), +32 bytes (2 units of 16) per k32 step, SBO 1024
+    assert "desc_low(base, 16), desc_low(base + A_BYTES, 16)" in src
+    assert "desc_with(a + 2 * kk, 1024), desc_with(b + 2 * kk, 1024)" in src
     assert "N % 8 == 0" in src  # the TMA-store epilogue only where C's pitch allows it
     tu = translation_unit(FP8_LADDER)
     assert "#include" not in tu and "// ---- begin tc_common.cuh" in tu
