@@ -141,10 +141,11 @@ def _check_persistent_bf16(p: Mapping[str, int], nt: int) -> str | None:
 def _check_fp8(p: Mapping[str, int], nt: int) -> str | None:
     """persistent_fp8.cu's static_asserts."""
     cl = p.get("CLUSTER", 1)
-    ok = (p["BK"] == 128 and p["BM"] % 64 == 0 and p["BN"] in (32, 64, 128, 160, 192, 256)
+    ok = (p["BK"] == 128 and p["BM"] % 64 == 0 and p["BN"] in (32, 64, 128, 160, 192, 200, 256)
           and p["STAGES"] >= 2 and _cluster_ok(p) and p["BN"] % cl == 0
           and (p["BN"] // cl) % 8 == 0
-          and p["BN"] // cl <= 256 and p.get("EPI_PIECE", 0) in (0, 32, 64, 128, 160, 192, 256)
+          and p["BN"] // cl <= 256
+          and p.get("EPI_PIECE", 0) in (0, 32, 40, 64, 128, 160, 192, 200, 256)
           and p["BN"] % max(p.get("EPI_PIECE", 0), 1) == 0
           and (not p.get("PINGPONG", 0) or p["BM"] * p["BN"] <= 128 * 128))
     return None if ok else "FP8 Hopper tiling"
@@ -511,15 +512,18 @@ class Rung:
 
     @property
     def c_box_cols(self) -> int:
-        """Columns of the C map's boxes for the TMA-store epilogue: 64 (the 128-byte swizzle), or
-        32 (the 64-byte swizzle) when the tile is not whole 64-column boxes (BN = 160)."""
-        return 64 if self.params.get("BN", 64) % 64 == 0 else 32
+        """Columns of the C map's boxes for the TMA-store epilogue: 64 (the 128-byte swizzle), 32
+        (the 64-byte swizzle) when the tile is not whole 64-column boxes (BN = 160), or 40
+        (unswizzled) when it is not whole 32-column boxes either (BN = 200): tc_common.cuh's
+        C_BOX."""
+        bn = self.params.get("BN", 64)
+        return 64 if bn % 64 == 0 else 32 if bn % 32 == 0 else 40
 
     @property
     def b_box_cols(self) -> int:
-        """Columns of a bf16 B map's boxes (B is K x N, N-major): as ``c_box_cols``, 32 in the
-        64-byte swizzle for BN = 160 (persistent_bf16.cu's B_COLS), else 64."""
-        return self.c_box_cols
+        """Columns of a bf16 B map's boxes (B is K x N, N-major): 32 in the 64-byte swizzle for
+        BN = 160 (persistent_bf16.cu's B_COLS), else 64."""
+        return 64 if self.params.get("BN", 64) % 64 == 0 else 32
 
     @property
     def tma(self) -> bool:

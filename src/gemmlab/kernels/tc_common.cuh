@@ -617,14 +617,20 @@ __device__ __forceinline__ bool streamk_fixup(Slot slot, int parts, int own, uns
 // free of bank conflicts), fences the writes for the async proxy, meets at its named barrier,
 // and one thread hands the boxes to TMA (which clips rows and columns outside C). The stores
 // then run while the warpgroup returns to the main loop; the next use of `buf` first waits
-// until TMA has read it. C's tensor map: (N, M) bf16, boxes of 64 rows x BOX columns: BOX = 64
-// with the 128-byte swizzle, or BOX = 32 (64-byte rows) with the 64-byte swizzle, for tiles that
-// are not whole 64-column boxes (BN = 160: five 32-column boxes).
+// until TMA has read it. C's tensor map: (N, M) bf16, boxes of 64 rows x BOX columns (C_BOX):
+// BOX = 64 with the 128-byte swizzle, BOX = 32 (64-byte rows) with the 64-byte swizzle for tiles
+// that are not whole 64-column boxes (BN = 160: five 32-column boxes), or BOX = 40 (80-byte rows)
+// unswizzled for those that are not whole 32-column boxes either (BN = 200: five 40-column
+// boxes). Unswizzled 80-byte rows keep the stores free of bank conflicts too: a warp's store
+// writes one 16-byte chunk of 8 rows, 20 banks apart, so the 8 chunks cover all 32 banks once.
+template <int BN>
+constexpr int C_BOX = BN % 64 == 0 ? 64 : BN % 32 == 0 ? 32 : 40;
 template <int BN, int PIECE, int BOX = 64>
 __device__ __forceinline__ void store_tile_tma(const TensorMap* tmC, unsigned buf, unsigned bar_id,
                                                int r0, int c0, const float (&d)[BN / 2],
                                                float alpha) {
-    static_assert(BOX == 64 || BOX == 32, "64-column boxes (128-byte swizzle) or 32 (64-byte)");
+    static_assert(BOX == 64 || BOX == 32 || BOX == 40,
+                  "64-column boxes (128-byte swizzle), 32 (64-byte) or 40 (unswizzled)");
     static_assert(BN % PIECE == 0 && PIECE % BOX == 0, "whole boxes per piece");
     constexpr int CHUNKS = BOX / 8;           // 16-byte chunks (8 bf16) in a box row
     constexpr unsigned BOX_BYTES = 64 * BOX * 2;
@@ -645,8 +651,8 @@ __device__ __forceinline__ void store_tile_tma(const TensorMap* tmC, unsigned bu
                 asm("cvt.rn.bf16x2.f32 %0, %1, %2;"
                     : "=r"(packed) : "f"(alpha * d[4 * j + 2 * h + 1]), "f"(alpha * d[4 * j + 2 * h]));
                 // TMA's 128-byte (64-byte) swizzle is swz_chunk's pattern for 8 (4) chunks a row
-                const unsigned off = box * BOX_BYTES + rr * (BOX * 2) +
-                                     swz_chunk<CHUNKS>(rr, chunk) * 16 + q * 2;
+                const int at = BOX == 40 ? chunk : swz_chunk<(BOX == 40 ? 8 : CHUNKS)>(rr, chunk);
+                const unsigned off = box * BOX_BYTES + rr * (BOX * 2) + at * 16 + q * 2;
                 asm volatile("st.shared.b32 [%0], %1;" ::"r"(buf + off), "r"(packed) : "memory");
             }
         }

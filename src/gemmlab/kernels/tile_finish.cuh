@@ -67,7 +67,7 @@ __device__ __forceinline__ void finish_tile(const TileLoop& L, const WorkItem& w
     }
     if constexpr (EPI_PIECE > 0 && !OUT_F32) {
         if (tma_store) {
-            store_tile_tma<BN, EPI_PIECE, (BN % 64 == 0 ? 64 : 32)>(tmC, cbuf, 1 + cw, r0, col0, d,
+            store_tile_tma<BN, EPI_PIECE, tc::C_BOX<BN>>(tmC, cbuf, 1 + cw, r0, col0, d,
                                                                    alpha);
             return;
         }
@@ -121,7 +121,7 @@ __device__ __forceinline__ void store_pingpong_tile(float (&d)[HALVES][BN / 2],
     for (int h = 0; h < HALVES; ++h) {
         if constexpr (EPI_PIECE > 0 && !OUT_F32) {
             if (tma_store) {
-                tc::store_tile_tma<BN, EPI_PIECE, (BN % 64 == 0 ? 64 : 32)>(
+                tc::store_tile_tma<BN, EPI_PIECE, tc::C_BOX<BN>>(
                     tmC, cbuf, bar_id, row0 + 64 * h, col0, d[h], alpha);
                 continue;
             }

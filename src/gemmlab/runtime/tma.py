@@ -44,8 +44,9 @@ SWIZZLE_128B = 3  # CU_TENSOR_MAP_SWIZZLE_128B
 L2_PROMOTION_256B = 3  # CU_TENSOR_MAP_L2_PROMOTION_L2_256B
 BOX_MAX = 256  # largest box side cuTensorMapEncodeTiled accepts
 SWIZZLE_BYTES = 128
-# swizzle span in bytes -> CUtensorMapSwizzle enumerator name
-SWIZZLES = {128: "CU_TENSOR_MAP_SWIZZLE_128B", 64: "CU_TENSOR_MAP_SWIZZLE_64B"}
+# swizzle span in bytes -> CUtensorMapSwizzle enumerator name (0: rows as they are)
+SWIZZLES = {128: "CU_TENSOR_MAP_SWIZZLE_128B", 64: "CU_TENSOR_MAP_SWIZZLE_64B",
+            0: "CU_TENSOR_MAP_SWIZZLE_NONE"}
 MAP_BYTES = 128  # sizeof(CUtensorMap)
 
 
@@ -60,7 +61,7 @@ class MapSpec:
     box: tuple[int, int]  # (inner, outer) elements per copy
     elem_bytes: int = 2
     dtype: str = "bf16"  # a key of ELEMENT_TYPES
-    swizzle: int = SWIZZLE_BYTES  # the shared-memory swizzle span: 128 or 64 bytes
+    swizzle: int = SWIZZLE_BYTES  # the shared-memory swizzle span: 128 or 64 bytes, or 0
 
     def check(self) -> None:
         """InputError naming the operand unless the driver will accept this map."""
@@ -77,7 +78,10 @@ class MapSpec:
                 raise InputError(f"{self.name}: box side {side} outside 1..{BOX_MAX}")
         if self.swizzle not in SWIZZLES:
             raise ValueError(f"{self.name}: swizzle {self.swizzle} is not one of {sorted(SWIZZLES)}")
-        if self.box[0] * self.elem_bytes > self.swizzle:
+        if self.box[0] * self.elem_bytes % 16:
+            raise InputError(f"{self.name}: box inner side {self.box[0] * self.elem_bytes} bytes "
+                             f"is not a multiple of 16")
+        if self.swizzle and self.box[0] * self.elem_bytes > self.swizzle:
             raise InputError(f"{self.name}: box inner side {self.box[0] * self.elem_bytes} bytes "
                              f"exceeds the {self.swizzle}-byte swizzle")
 
@@ -133,11 +137,14 @@ def zero_param() -> np.ndarray:
 
 def c_spec(M: int, N: int, box_cols: int = 64) -> MapSpec:
     """The map the TMA-store epilogue writes C (M x N row-major bf16) through: boxes of 64 rows
-    and ``box_cols`` columns - 64 (128 bytes, the 128-byte swizzle), or 32 (64 bytes, the 64-byte
-    swizzle) for tiles whose width is not whole 64-column boxes (BN = 160)."""
-    if box_cols not in (32, 64):
-        raise ValueError(f"C boxes are 32 or 64 columns wide, got {box_cols}")
-    return MapSpec("C", (N, M), N * 2, (box_cols, 64), swizzle=2 * box_cols)
+    and ``box_cols`` columns - 64 (128 bytes, the 128-byte swizzle), 32 (64 bytes, the 64-byte
+    swizzle) for tiles whose width is not whole 64-column boxes (BN = 160), or 40 (80 bytes,
+    unswizzled) for those that are not whole 32-column boxes either (BN = 200; tc_common.cuh's
+    C_BOX)."""
+    if box_cols not in (32, 40, 64):
+        raise ValueError(f"C boxes are 32, 40 or 64 columns wide, got {box_cols}")
+    swizzle = 0 if box_cols == 40 else 2 * box_cols
+    return MapSpec("C", (N, M), N * 2, (box_cols, 64), swizzle=swizzle)
 
 
 def encode(spec: MapSpec, ptr: int) -> np.ndarray:
