@@ -57,6 +57,12 @@ MEMCHECK = [
     ("bf16", (1000, 1600, 1024), {"config": "128x160c1"}, ""),
     ("bf16", (1000, 3000, 1000), {"config": "128x160c1", "split": 3}, ""),
     ("bf16", (1000, 3000, 1024), {"config": "128x160c1", "streamk": 1}, ""),
+    # fp8 128 x 200 (C by TMA in unswizzled 40-column boxes): ragged M and N, split-K, stream-K;
+    # beta 0 and 0.5; C misaligned (no TMA stores)
+    ("fp8", (1000, 1600, 1024), {"config": "128x200c1"}, ""),
+    ("fp8", (300, 1000, 1120), {"config": "128x200c1", "split": 3}, ""),
+    ("fp8", (1000, 3000, 1024), {"config": "128x200c1", "streamk": 1}, ""),
+    ("fp8", (300, 520, 256), {"config": "128x200c1"}, "c"),
     # 64 x 64 (the stream tile at a wave of tiles): TMA stores, split-K, stream-K, ragged edges
     ("bf16", (127, 1000, 4097), {"config": "64x64"}, ""),
     ("fp8", (127, 1000, 4096), {"config": "64x64", "split": 3}, ""),
@@ -126,6 +132,7 @@ INITCHECK = [
     ("fp8", (1000, 3000, 1024), {"config": "128x128pp"}, ""),
     ("fp8", (1000, 1016, 1600), {"config": "128x256c1", "split": 3}, ""),
     ("bf16", (97, 1000, 6144), {"config": "128x64c1", "split": 2}, ""),
+    ("fp8", (300, 1000, 1120), {"config": "128x200c1", "split": 3}, ""),
     # decode kernels with K shared by a cluster
     ("bf16", (1, 1600, 6400), None, ""), ("fp8", (16, 1000, 6400), {"config": "gemv", "split": 4}, ""),
     ("bf16", (16, 1000, 4112), {"config": "swap", "split": 4, "stages": 4}, ""),
@@ -148,6 +155,8 @@ RACECHECK = [
     ("bf16", (70, 130, 256), {"config": "64x32c2x4", "split": 2}, ""),
     ("bf16", (300, 520, 256), {"config": "128x128pp"}, ""), ("fp8", (300, 520, 256), {"config": "128x128pp"}, ""),
     ("bf16", (300, 400, 256), {"config": "128x192c2"}, ""),
+    ("fp8", (300, 520, 256), {"config": "128x200c1"}, ""),
+    ("fp8", (130, 330, 512), {"config": "128x200c1", "streamk": 0}, ""),
     ("fp8", (300, 1016, 160), {"config": "128x128pp"}, ""),
     ("bf16", (130, 1016, 96), {"config": "128x256c1", "streamk": 0}, ""),
     ("bf16", (1, 72, 1032), {"config": "gemv", "cols": 64, "split": 4}, ""),

@@ -26,10 +26,13 @@ def test_the_largest_tile_that_fills_the_sms(dtype):
     assert _plan(dtype, 4096, 4096, 4096).config == "128x256c1"
     # 8192^3: 2048 wide tiles, 15.5 waves: clusters of 2 share B
     assert _plan(dtype, 8192, 8192, 8192).config == "128x256c2"
-    # 2048^3: 128 wide tiles on 132 SMs fill a wave (>= 90%)
-    assert _plan(dtype, 2048, 2048, 2048).config == "128x256c1"
+    # 2048^3: 128 wide tiles on 132 SMs fill a wave (>= 90%) - fp8 takes the ping-pong twin
+    # there (one round, equal balance: test_fp8_one_round_products_take_the_narrower_tile)
+    assert _plan(dtype, 2048, 2048, 2048).config == ("128x256c1" if dtype == "bf16"
+                                                     else "128x128pp")
     # 2048 x 1600: 112 wide tiles (0.85 of the SMs) fill; 1000 x 3000: 96 (0.73) do not
-    assert _plan(dtype, 2048, 1600, 6400).config == "128x256c1"
+    assert _plan(dtype, 2048, 1600, 6400).config == ("128x256c1" if dtype == "bf16"
+                                                     else "128x200c1")
     assert _plan(dtype, 1000, 3000, 80).config == "128x128pp"  # ping-pong: unclustered narrow tile
     # 1024^3: 32 wide / 64 narrow / 64 of 64x256 do not fill, 128 of 64x128 do
     assert _plan(dtype, 1024, 1024, 1024).config == "64x128"
@@ -120,12 +123,19 @@ def test_fp8_takes_160_column_tiles_where_160_divides_n_and_128_does_not():
     # 8192 x 4800: 1216 wide tiles (9.2 waves) take clusters of 2, which kept their lead
     assert _plan("fp8", 8192, 4800, 1600).config == "128x256c2"
     assert _plan("fp8", 2048, 4800, 1600).config == "128x160c1"  # 480 tiles: 3.6 waves
-    # 160 tiles are 1.2 waves (the second 21% full): 128 x 256's 112 tiles make one
-    assert _plan("fp8", 2048, 1600, 6400).config == "128x256c1"
+    # 160 tiles are 1.2 waves (the second 21% full): 128 x 256's 112 tiles make one (and 128 x
+    # 200's 128 one too, narrower: test_fp8_one_round_products_take_the_narrower_tile)
+    assert _plan("fp8", 2048, 1600, 6400).config == "128x200c1"
     assert D.tiles(2048, 1600, "128x160c1") == 160
-    # 128 divides N (4096, 6400, 10240): the wide tile wastes nothing either
+    # 128 divides N (4096, 6400, 10240): the wide tile wastes nothing either (at most 1.04 times
+    # 128 x 160's issued fraction, under TILE160_MARGIN)
     for N in (4096, 6400, 10240):
         assert not D.config_rung("fp8", _plan("fp8", 8192, N, 4096).config).params["BN"] == 160, N
+    # ... unless 128 x 256's last round leaves SMs idle that 160's fills: 4096 x 3200 (640 tiles of
+    # 160, 5 rounds, fraction 0.97; 416 of 256, 3.2 rounds, 0.76)
+    assert _plan("fp8", 4096, 3200, 4096).config == "128x160c1"
+    assert _plan("fp8", 8192, 3200, 2048).config == "128x160c1"  # 0.97 vs 0.87: 1.12
+    assert _plan("fp8", 2048, 3200, 8192).config == "128x256c1"  # 0.81 vs 0.76: 1.07 < 1.10
     # bf16 has no 160-column tile (its N-major B tile needs 64-column swizzle atoms); the
     # streaming sizes (M <= 128) keep their rule
     assert D.config_rung("bf16", _plan("bf16", 8192, 1600, 6400).config).params["BN"] != 160
@@ -133,6 +143,49 @@ def test_fp8_takes_160_column_tiles_where_160_divides_n_and_128_does_not():
     # below the waves the rule needs, on a smaller GPU too
     assert not D.tile160_wins("fp8", 2048, 4800, 300)
     assert D.tile160_wins("fp8", 2048, 4800, 132)
+
+
+def test_fp8_one_round_products_take_the_narrower_tile():
+    # 2048 x 1600: 112 tiles of 256 columns (the last with 64 of them in N) or 128 of 200 (none
+    # wasted): one round either way, so each SM's tile is 56 columns narrower
+    assert D.tiles(2048, 1600, "128x256c1") == 112 and D.tiles(2048, 1600, "128x200c1") == 128
+    assert D.tile200_wins("fp8", 2048, 1600, H100)
+    assert _plan("fp8", 2048, 1560, 6400).config == "128x200c1"
+    assert _plan("fp8", 2048, 1600, 4096).config == "128x200c1"
+    # 2304 x 1600: 200's 144 tiles would take a second round; 256's 126 do not
+    assert not D.tile200_wins("fp8", 2304, 1600, H100)
+    assert _plan("fp8", 2304, 1600, 4096).config == "128x256c1"
+    # ... the rules never give 128 x 200 more than one round, nor to bf16 (no such instantiation)
+    assert _plan("fp8", 8192, 4800, 1600).config == "128x256c2"
+    assert _plan("fp8", 8192, 1600, 6400).config == "128x160c1"
+    assert "128x200c1" not in D.configs("bf16") and "128x200c1" in D.configs("fp8")
+    with pytest.raises(InputError, match="fp8 only"):
+        _plan("bf16", 2048, 1600, 6400, config="128x200c1")
+    # one round of 128 x 256 and the ping-pong tiles (two per SM) balance as well: ping-pong
+    for M, N in ((2048, 2048), (1024, 4096), (2048, 1792), (1536, 2560)):
+        assert D.tiles(M, N, "128x256c1") <= H100, (M, N)
+        assert _plan("fp8", M, N, 4096).config == "128x128pp", (M, N)
+        assert _plan("bf16", M, N, 4096).config == "128x256c1", (M, N)  # bf16 keeps the wide
+    # more than one round of wide tiles: the wide tile, as before (4096^3: 512 tiles)
+    assert _plan("fp8", 4096, 4096, 4096).config == "128x256c1"
+    assert not D.pingpong_one_round("fp8", 4096, 4096, "128x256c1", "128x128pp", H100)
+
+
+def test_128x200_tile_stores_c_in_unswizzled_40_column_boxes():
+    r = D.config_rung("fp8", "128x200c1")
+    assert r.params["BN"] == 200 and r.params["EPI_PIECE"] == 200 and r.c_box_cols == 40
+    grid, block, smem = r.launch_config(2048, 1600, 6400, sms=H100)
+    assert grid == (128, 1, 1) and block == (384, 1, 1) and smem <= 227 * 1024
+    from gemmlab.runtime import tma
+    c = tma.c_spec(2048, 1600, 40)
+    assert c.box == (40, 64) and c.swizzle == 0
+    c.check()  # 80-byte box rows: a multiple of 16, no swizzle span to fit
+    assert tma.c_spec(2048, 1600, 32).swizzle == 64 and tma.c_spec(2048, 1600).swizzle == 128
+    with pytest.raises(ValueError, match="32, 40 or 64"):
+        tma.c_spec(2048, 1600, 48)
+    # 160 and 192 keep their boxes (a 32- or 64-column box divides them)
+    assert D.config_rung("fp8", "128x160c1").c_box_cols == 32
+    assert D.config_rung("fp8", "128x192c1").c_box_cols == 64
 
 
 def test_split_k_is_off_by_default_and_can_be_forced():

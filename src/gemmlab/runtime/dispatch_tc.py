@@ -173,9 +173,15 @@ _TILES = {
     # 256 columns do (``wide_tile``). 4 stages of 40 KB and a 192-column TMA-store piece.
     "128x192c1": Tile(128, 192, 1, 4),
     "128x192c2": Tile(128, 192, 2, 4),
+    # 128 x 200 (m64n200, fp8 only: B K-major, 200 rows of 128 bytes - 25 whole 8-row swizzle
+    # atoms; bf16's N-major B would need 8-column chunks): N = 1600 in 8 tiles with no MMA wasted
+    # past N, where 128 x 256 takes 7 and wastes 11%. C leaves by TMA in five unswizzled boxes of
+    # 40 columns (tc_common.cuh's C_BOX), one 64 x 200 piece per consumer: 4 stages of 41 KB and
+    # 50 KB of staging fit the 227 KB. No cluster (100 rows of B a CTA are not whole atoms).
+    "128x200c1": Tile(128, 200, 1, 4),
 }
 CONFIGS = tuple(_TILES)
-FP8_ONLY = ("128x160c2",)
+FP8_ONLY = ("128x160c2", "128x200c1")
 
 
 def configs(dtype: str) -> tuple[str, ...]:
@@ -272,6 +278,13 @@ FILL = 0.8
 # Clusters of 2 lost to 1 at every shape. Where 128 divides N the wide tile wastes nothing and
 # kept its lead or tied (4096^3 H200 89.4 vs 97.6; 8192x6400x1600 H100 82.5 (c2) vs 87.2).
 TILE160_MIN_WAVES = 2
+# Where 128 divides N too, 128 x 160 runs when its tiles use the issued MMA area
+# (``issued_fraction``) this much better than 128 x 256's:
+# H100, same run, two processes, % of cuBLAS at its best (docs/results/tc-tile200-2026-11-27, run
+# 3): 4096x3200x4096 (fractions 0.97 vs 0.76) 128x160c1 98.4 / 98.4 vs the rules' 128x128pp 91.4 /
+# 91.4 and 128x256c1 79.3. It won at every fraction ratio from 1.2 (8192x1600x6400 1.28,
+# 2048x4800x1600 1.2) and lost at 1.04 (8192x6400x1600, above), so the margin sits between.
+TILE160_MARGIN = 0.10
 # Split K automatically only when the tiles fill less than this fraction of the persistent grid
 # and each of the (at most AUTO_SPLIT) slices keeps MIN_SLICE_KTILES k-tiles. History: the first
 # two designs lost everywhere but long-K decode (v1: float32 slices + a reduction launch,
@@ -679,12 +692,40 @@ def balance(work_units: int, ctas: int) -> float:
 
 
 def tile160_wins(dtype: str, M: int, N: int, sms: int) -> bool:
-    """fp8's 128 x 160 tile: N a multiple of 160 that 128 does not divide (the 128- and 256-column
-    tiles waste MMAs past N; 160 wastes none), at least ``TILE160_MIN_WAVES`` waves of its tiles,
-    and too few for the wide tile's clusters (``CLUSTER_MIN_WAVES``), which kept their lead."""
-    return (dtype == "fp8" and M > STREAM_M and N % 160 == 0 and N % 128 != 0
+    """fp8's 128 x 160 tile: N a multiple of 160 (160 wastes no MMA past N) that 128 does not
+    divide, or that it does where 128 x 160's tiles use the issued MMA area ``TILE160_MARGIN``
+    better than 128 x 256's (``issued_fraction``: columns wasted past N, SMs idle in the last
+    round); at least ``TILE160_MIN_WAVES`` waves of its tiles, and too few for the wide tile's
+    clusters (``CLUSTER_MIN_WAVES``), which kept their lead."""
+    return (dtype == "fp8" and M > STREAM_M and N % 160 == 0
             and tiles(M, N, "128x160c1") >= TILE160_MIN_WAVES * sms
-            and tiles(M, N, "128x256c2") < CLUSTER_MIN_WAVES * sms)
+            and tiles(M, N, "128x256c2") < CLUSTER_MIN_WAVES * sms
+            and (N % 128 != 0 or issued_fraction(M, N, "128x160c1", sms)
+                 > issued_fraction(M, N, "128x256c1", sms) * (1 + TILE160_MARGIN)))
+
+
+def tile200_wins(dtype: str, M: int, N: int, sms: int) -> bool:
+    """fp8's 128 x 200 tile where its tiles make one round (at most one per SM; then 128 x 256's
+    do too): every SM's time is its one tile, so the narrower tile that keeps one round does
+    least per SM - 56 columns fewer. H100, same run, two processes, % of cuBLAS at its best
+    (docs/results/tc-tile200-2026-11-27, run 3): 2048x1600x6400 (128 tiles of 200 columns
+    against 112 of 256) 99.9 / 100.1 vs 90.1 / 89.9. Its MMAs cost more than their width says
+    (8192x4800x1600, 12 rounds against 15 of 128 x 160: 75.7 vs 85.0; 8192x1600x6400, 4 rounds
+    against 5: 105.3 vs 109.9), so no rule gives it more than one round."""
+    return dtype == "fp8" and M > STREAM_M and tiles(M, N, "128x200c1") <= sms
+
+
+def pingpong_one_round(dtype: str, M: int, N: int, wide: str, narrow: str, slots: int) -> bool:
+    """fp8's ping-pong 128 x 128 in place of a one-round 128 x 256 (at most one tile per SM) when
+    its tiles - twice as many, two per SM - balance the SMs as well: one warpgroup's epilogue
+    then overlaps the other's MMAs, which no SM with a single tile can. H100, same run, two
+    processes, % of cuBLAS at its best (docs/results/tc-tile200-2026-11-27, run 3): 2048^3 96.7 /
+    96.7 vs 93.2 / 92.9; 2048x2048x8192 99.0 / 98.7 vs 99.3 / 98.5 (long K: the epilogue's share
+    is small). bf16 keeps 128 x 256: its K-steps take twice fp8's, so the exposed epilogue is
+    half the share, and there 128 x 256 won (2048^3 97.2 vs 93.7, docs/results/
+    tc-pingpong-2026-11-27)."""
+    return (dtype == "fp8" and narrow == "128x128pp" and tiles(M, N, wide) <= slots
+            and balance(tiles(M, N, narrow), slots) >= balance(tiles(M, N, wide), slots))
 
 
 def issued_fraction(M: int, N: int, config: str, slots: int) -> float:
@@ -723,6 +764,10 @@ def choose_config(dtype: str, M: int, N: int, K: int, sms: int) -> str:
         slots = max(1, sms // cluster) * cluster
         b_wide, b_narrow = balance(tiles(M, N, wide), slots), balance(tiles(M, N, narrow), slots)
         if b_narrow > b_wide * (1 + WIDE_TILE_ADVANTAGE):
+            return narrow
+        if tile200_wins(dtype, M, N, sms):
+            return "128x200c1"
+        if pingpong_one_round(dtype, M, N, wide, narrow, slots):
             return narrow
         return wide_tile(dtype, M, N, cluster, sms)  # 128 x 256, or bf16's 128 x 192
     if M > STREAM_M and fills(narrow):
