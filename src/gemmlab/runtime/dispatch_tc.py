@@ -44,7 +44,12 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
    * Clusters of 2 along M (B multicast to both CTAs) only for products of at least
      ``CLUSTER_MIN_WAVES`` waves of tiles.
    * fp8 with N a multiple of 160 that 128 does not divide (GPT-2 XL's 1600, 4800): the 128 x 160
-     tile, which wastes no MMAs past N, when it makes ``TILE160_MIN_WAVES`` waves or more.
+     tile, which wastes no MMAs past N, when it makes ``TILE160_MIN_WAVES`` waves or more; where
+     128 divides N too, when its tiles use the issued MMAs ``TILE160_MARGIN`` better.
+   * fp8 products whose 128 x 256 tiles make one round (at most one per SM): the 128 x 200 tile
+     where its tiles make one round too (``tile200_wins``: each SM's tile 56 columns narrower),
+     else the ping-pong 128 x 128 where its tiles balance the SMs as well
+     (``pingpong_one_round``: one warpgroup's epilogue under the other's MMAs).
 2. **Split-K** (``choose_split``): when the tiles leave most SMs idle - fewer than
    ``SPLIT_BELOW_FILL`` of the persistent grid - and K is long enough that each slice keeps
    ``MIN_SLICE_KTILES`` k-tiles, K is cut into S = ``AUTO_SPLIT`` slices (``Policy(split=S)``
