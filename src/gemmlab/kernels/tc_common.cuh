@@ -651,7 +651,8 @@ __device__ __forceinline__ void store_tile_tma(const TensorMap* tmC, unsigned bu
                 asm("cvt.rn.bf16x2.f32 %0, %1, %2;"
                     : "=r"(packed) : "f"(alpha * d[4 * j + 2 * h + 1]), "f"(alpha * d[4 * j + 2 * h]));
                 // TMA's 128-byte (64-byte) swizzle is swz_chunk's pattern for 8 (4) chunks a row
-                const int at = BOX == 40 ? chunk : swz_chunk<(BOX == 40 ? 8 : CHUNKS)>(rr, chunk);
+                int at = chunk;  // 40-column boxes: unswizzled
+                if constexpr (BOX != 40) at = swz_chunk<CHUNKS>(rr, chunk);
                 const unsigned off = box * BOX_BYTES + rr * (BOX * 2) + at * 16 + q * 2;
                 asm volatile("st.shared.b32 [%0], %1;" ::"r"(buf + off), "r"(packed) : "memory");
             }
