@@ -135,7 +135,9 @@ def test_fp8_takes_160_column_tiles_where_160_divides_n_and_128_does_not():
     # 160, 5 rounds, fraction 0.97; 416 of 256, 3.2 rounds, 0.76)
     assert _plan("fp8", 4096, 3200, 4096).config == "128x160c1"
     assert _plan("fp8", 8192, 3200, 2048).config == "128x160c1"  # 0.97 vs 0.87: 1.12
-    assert _plan("fp8", 2048, 3200, 8192).config == "128x256c1"  # 0.81 vs 0.76: 1.07 < 1.10
+    # 0.81 vs 0.76: 1.07 < 1.10 - not 128 x 160's rule (at two rounds of 128 x 256 the best
+    # fraction takes it: 128 x 200, test_fp8_two_or_three_rounds_take_the_best_fraction)
+    assert not D.tile160_wins("fp8", 2048, 3200, H100)
     # bf16 has no 160-column tile (its N-major B tile needs 64-column swizzle atoms); the
     # streaming sizes (M <= 128) keep their rule
     assert D.config_rung("bf16", _plan("bf16", 8192, 1600, 6400).config).params["BN"] != 160
@@ -169,6 +171,42 @@ def test_fp8_one_round_products_take_the_narrower_tile():
     # more than one round of wide tiles: the wide tile, as before (4096^3: 512 tiles)
     assert _plan("fp8", 4096, 4096, 4096).config == "128x256c1"
     assert not D.pingpong_one_round("fp8", 4096, 4096, "128x256c1", "128x128pp", H100)
+
+
+def test_fp8_two_or_three_rounds_take_the_best_fraction():
+    def fractions(M, N):
+        return {c: round(D.issued_fraction(M, N, c, H100), 3) for c in D.FRACTION_TILES}
+
+    # 4096 x 1600: 128 x 256 makes 224 tiles (2 rounds), 128 x 200 256 tiles (2 rounds, none
+    # wasted past N), 128 x 160 320 (3 rounds), ping-pong 416 (4 rounds)
+    assert fractions(4096, 1600) == {"128x256c1": 0.758, "128x200c1": 0.97, "128x160c1": 0.808,
+                                     "128x128pp": 0.758}
+    assert _plan("fp8", 4096, 1600, 8192).config == "128x200c1"  # was 128 x 160 (tile160_wins)
+    # ... but 128 x 200 only from TILE200_MIN_K: at K = 1600 the next best, 128 x 160
+    assert _plan("fp8", 4096, 1600, D.TILE200_MIN_K - 1).config == "128x160c1"
+    assert _plan("fp8", 2048, 3200, 1600).config == "128x160c1"
+    assert _plan("fp8", 2048, 3200, 4096).config == "128x200c1"
+    # 3072 x 1600: ping-pong by balance before; 128 x 160's 240 tiles make 2 rounds at 0.91
+    assert _plan("fp8", 3072, 1600, 4096).config == "128x160c1"
+    # 2560 x 2400: ping-pong's 380 tiles fill 3 rounds (0.95) - the others waste columns past N
+    assert _plan("fp8", 2560, 2400, 4096).config == "128x128pp"
+    # equal fractions go to the wider tile: 4096 x 2048, 256 tiles of 256 or 512 of 128 (2 or 4
+    # rounds, none idle)
+    f = fractions(4096, 2048)
+    assert f["128x256c1"] == f["128x128pp"] and _plan("fp8", 4096, 2048, 4096).config == "128x256c1"
+    # 2048 x 4000: 128 x 160's old rule (160 divides N, 128 does not) gives way to 128 x 256
+    assert D.tile160_wins("fp8", 2048, 4000, H100)
+    assert _plan("fp8", 2048, 4000, 4096).config == "128x256c1"
+    # outside two or three rounds of 128 x 256 the other rules stand
+    assert D.fraction_tile("fp8", 2048, 1600, 6400, H100) is None  # one round: 128 x 200's rule
+    assert D.fraction_tile("fp8", 4096, 3200, 4096, H100) is None  # 4 rounds: 128 x 160's
+    assert _plan("fp8", 4096, 3200, 4096).config == "128x160c1"
+    # neither bf16, nor rows under STREAM_M, nor N whose bf16 rows of C take no TMA stores
+    assert D.fraction_tile("bf16", 4096, 1600, 8192, H100) is None
+    assert D.fraction_tile("fp8", 4096, 1604, 8192, H100) is None
+    assert D.fraction_tile("fp8", 128, 28672, 8192, H100) is None
+    # the rounds follow the GPU's SMs: on 264 SMs 4096 x 1600 makes one round of 128 x 256
+    assert D.fraction_tile("fp8", 4096, 1600, 8192, 2 * H100) is None
 
 
 def test_128x200_tile_stores_c_in_unswizzled_40_column_boxes():

@@ -50,6 +50,9 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
      where its tiles make one round too (``tile200_wins``: each SM's tile 56 columns narrower),
      else the ping-pong 128 x 128 where its tiles balance the SMs as well
      (``pingpong_one_round``: one warpgroup's epilogue under the other's MMAs).
+   * fp8 products whose 128 x 256 tiles make two or three rounds, before the rules above: the
+     tile of 128 x 256, 128 x 200 (K >= ``TILE200_MIN_K``), 128 x 160 and ping-pong 128 x 128
+     whose tiles use the issued MMA area best (``fraction_tile``).
 2. **Split-K** (``choose_split``): when the tiles leave most SMs idle - fewer than
    ``SPLIT_BELOW_FILL`` of the persistent grid - and K is long enough that each slice keeps
    ``MIN_SLICE_KTILES`` k-tiles, K is cut into S = ``AUTO_SPLIT`` slices (``Policy(split=S)``
@@ -293,6 +296,24 @@ TILE160_MIN_WAVES = 2
 # 1.07 (held out, 2048x3200x8192) it read 99.4 / 101.8 against the kept 128x256c1's 95.3 / 97.9:
 # the line may sit lower; one shape does not move it.
 TILE160_MARGIN = 0.10
+# fp8 products whose 128 x 256 tiles make two or three rounds (FRACTION_ROUNDS): the tile of
+# FRACTION_TILES whose tiles use the issued MMA area best (``issued_fraction``; ties to the wider
+# tile), ahead of the rules above. With so few rounds a round more or less, or a tile's columns
+# wasted past N, is most of the difference. Set on 21 shapes (H100, same run, two processes, %
+# of cuBLAS at its best; docs/results/tc-tile200-2026-11-27, runs 3-5): where 128 x 256 makes at
+# most three rounds the best-fraction tile measured best at 15 of 17; at 2-3 rounds 3072x1600x4096
+# 128x160c1 98.8 against the rules' ping-pong 75.5, 4096x1600x8192 128x200c1 112.4 against
+# 128x160c1's 96.6, 2560x2400x4096 ping-pong 101.2 against 128x160c1's 85.9. Past three rounds
+# the fraction stops ranking them (8192x4800x1600: 128 x 256 best on the worst fraction).
+FRACTION_ROUNDS = (2, 3)
+FRACTION_TILES = ("128x256c1", "128x200c1", "128x160c1", "128x128pp")
+# ... and 128 x 200 among them only from this K: its MMAs cost more than their width says where K
+# is short - both misses of the 17 were 128 x 200's better fraction losing to 128 x 160 at K =
+# 1600 (2048x4800x1600 86.9 vs 96.2, 2048x3200x1600 109.8 vs 114.8), while from K = 4096 it won
+# wherever its fraction was best (2048x3200x4096 108.5 vs 102.4, 2048x3200x8192 116.1 vs 100.6,
+# 4096x1600x8192). Between 1600 and 4096 it is unmeasured; the one-round rule (``tile200_wins``)
+# does not take this bound.
+TILE200_MIN_K = 4096
 # Split K automatically only when the tiles fill less than this fraction of the persistent grid
 # and each of the (at most AUTO_SPLIT) slices keeps MIN_SLICE_KTILES k-tiles. History: the first
 # two designs lost everywhere but long-K decode (v1: float32 slices + a reduction launch,
@@ -748,6 +769,22 @@ def issued_fraction(M: int, N: int, config: str, slots: int) -> float:
     return M * N / (_cdiv(tiles(M, N, config), slots) * slots * tile.bm * tile.bn)
 
 
+def fraction_tile(dtype: str, M: int, N: int, K: int, sms: int) -> Optional[str]:
+    """fp8 past ``STREAM_M`` rows whose 128 x 256 tiles make ``FRACTION_ROUNDS`` rounds: the tile of
+    ``FRACTION_TILES`` with the best ``issued_fraction`` (128 x 200 only from ``TILE200_MIN_K``),
+    ties to the wider; None elsewhere, and where C's bf16 rows cannot leave by TMA stores (N not a
+    16-byte pitch: 128 x 160 with the direct epilogue lost everywhere, ``TILE160_MIN_WAVES``)."""
+    if dtype != "fp8" or M <= STREAM_M or not pitch_ok("bf16", N):
+        return None
+    rounds = _cdiv(tiles(M, N, "128x256c1"), sms)
+    if not FRACTION_ROUNDS[0] <= rounds <= FRACTION_ROUNDS[-1]:
+        return None
+    candidates = [c for c in FRACTION_TILES if c != "128x200c1" or K >= TILE200_MIN_K]
+    # rounded: equal fractions of different tiles (the same rounds x tile area) compare equal
+    return max(candidates,
+               key=lambda c: (round(issued_fraction(M, N, c, sms), 9), _TILES[c].bn))
+
+
 def wide_tile(dtype: str, M: int, N: int, cluster: int, sms: int) -> str:
     """The wide 128-row tile: 128 x 256, or for bf16 with C's rows a 16-byte pitch (TMA stores)
     128 x 192 where its tiles use the issued MMAs ``WIDE192_MARGIN`` better
@@ -765,7 +802,11 @@ def choose_config(dtype: str, M: int, N: int, K: int, sms: int) -> str:
     """The tile (rule 1 of the module docstring): the largest tile whose tiles fill a wave of the
     SMs (``FILL``), else the 64 x 64 tile (the most CTAs); between the two 128-row tiles, the
     narrow one only when it balances the SMs better by more than ``WIDE_TILE_ADVANTAGE``; fp8's
-    128 x 160 where it divides N and makes enough waves (``tile160_wins``)."""
+    128 x 160 where it divides N and makes enough waves (``tile160_wins``); first, fp8's
+    best-fraction tile at two or three rounds of 128 x 256 (``fraction_tile``)."""
+    best = fraction_tile(dtype, M, N, K, sms)
+    if best is not None:
+        return best
     if tile160_wins(dtype, M, N, sms):
         return "128x160c1"
     cluster = 2 if tiles(M, N, "128x256c2") >= CLUSTER_MIN_WAVES * sms else 1
