@@ -209,18 +209,19 @@ def test_fp8_two_or_three_rounds_take_the_best_fraction():
     assert D.fraction_tile("fp8", 4096, 1600, 8192, 2 * H100) is None
 
 
-def test_128x200_tile_stores_c_in_unswizzled_40_column_boxes():
+def test_128x200_tile_stores_c_in_one_unswizzled_box_a_piece():
     r = D.config_rung("fp8", "128x200c1")
-    assert r.params["BN"] == 200 and r.params["EPI_PIECE"] == 200 and r.c_box_cols == 40
+    assert r.params["BN"] == 200 and r.params["EPI_PIECE"] == 200 and r.c_box_cols == 200
     grid, block, smem = r.launch_config(2048, 1600, 6400, sms=H100)
     assert grid == (128, 1, 1) and block == (384, 1, 1) and smem <= 227 * 1024
     from gemmlab.runtime import tma
-    c = tma.c_spec(2048, 1600, 40)
-    assert c.box == (40, 64) and c.swizzle == 0
-    c.check()  # 80-byte box rows: a multiple of 16, no swizzle span to fit
+    c = tma.c_spec(2048, 1600, 200)
+    assert c.box == (200, 64) and c.swizzle == 0
+    c.check()  # 400-byte box rows: a multiple of 16, no swizzle span to fit
     assert tma.c_spec(2048, 1600, 32).swizzle == 64 and tma.c_spec(2048, 1600).swizzle == 128
-    with pytest.raises(ValueError, match="32, 40 or 64"):
-        tma.c_spec(2048, 1600, 48)
+    for bad in (44, 4, 264):  # 88 bytes; under 8 columns; past the 256-element box side
+        with pytest.raises(ValueError, match="multiple of 8"):
+            tma.c_spec(2048, 1600, bad)
     # 160 and 192 keep their boxes (a 32- or 64-column box divides them)
     assert D.config_rung("fp8", "128x160c1").c_box_cols == 32
     assert D.config_rung("fp8", "128x192c1").c_box_cols == 64

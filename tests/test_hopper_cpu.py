@@ -161,7 +161,8 @@ def test_c_maps_for_tiles_that_are_not_whole_64_column_boxes():
     c.check()
     assert tma.c_spec(1000, 4800).swizzle == 128
     with pytest.raises(ValueError):
-        tma.c_spec(64, 64, 48)
+        tma.c_spec(64, 64, 36)  # 72-byte rows: not whole 16-byte units
+    assert (tma.c_spec(64, 64, 48).box, tma.c_spec(64, 64, 48).swizzle) == ((48, 64), 0)
     with pytest.raises(InputError, match="64-byte swizzle"):
         tma.MapSpec("C", (4800, 1000), 9600, (64, 64), swizzle=64).check()
     from gemmlab.runtime import dispatch_tc as D

@@ -513,11 +513,11 @@ class Rung:
     @property
     def c_box_cols(self) -> int:
         """Columns of the C map's boxes for the TMA-store epilogue: 64 (the 128-byte swizzle), 32
-        (the 64-byte swizzle) when the tile is not whole 64-column boxes (BN = 160), or 40
-        (unswizzled) when it is not whole 32-column boxes either (BN = 200): tc_common.cuh's
+        (the 64-byte swizzle) when the tile is not whole 64-column boxes (BN = 160), or the tile's
+        width, unswizzled, when it is not whole 32-column boxes either (BN = 200): tc_common.cuh's
         C_BOX."""
         bn = self.params.get("BN", 64)
-        return 64 if bn % 64 == 0 else 32 if bn % 32 == 0 else 40
+        return 64 if bn % 64 == 0 else 32 if bn % 32 == 0 else bn
 
     @property
     def b_box_cols(self) -> int:

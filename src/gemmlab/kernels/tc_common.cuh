@@ -619,18 +619,22 @@ __device__ __forceinline__ bool streamk_fixup(Slot slot, int parts, int own, uns
 // then run while the warpgroup returns to the main loop; the next use of `buf` first waits
 // until TMA has read it. C's tensor map: (N, M) bf16, boxes of 64 rows x BOX columns (C_BOX):
 // BOX = 64 with the 128-byte swizzle, BOX = 32 (64-byte rows) with the 64-byte swizzle for tiles
-// that are not whole 64-column boxes (BN = 160: five 32-column boxes), or BOX = 40 (80-byte rows)
-// unswizzled for those that are not whole 32-column boxes either (BN = 200: five 40-column
-// boxes). Unswizzled 80-byte rows keep the stores free of bank conflicts too: a warp's store
-// writes one 16-byte chunk of 8 rows, 20 banks apart, so the 8 chunks cover all 32 banks once.
+// that are not whole 64-column boxes (BN = 160: five 32-column boxes), or one unswizzled box the
+// tile's width for those that are not whole 32-column boxes either (BN = 200: 400-byte rows). A
+// box row reaches memory as one run of bytes, so C's 32-byte sectors are written whole but at the
+// tile's two edges (five 80-byte boxes wrote a fifth more sectors, partly: Nsight Compute, fp8
+// 8192 x 4800 x 1600, 3.20 M L2 write sectors against 128 x 256's 2.46 M for the same C).
+// Unswizzled 400-byte rows keep the stores free of bank conflicts too: a warp's store writes one
+// 16-byte chunk of 8 rows, 100 words (4 banks mod 32) apart, so the 8 chunks cover all 32 banks.
 template <int BN>
-constexpr int C_BOX = BN % 64 == 0 ? 64 : BN % 32 == 0 ? 32 : 40;
+constexpr int C_BOX = BN % 64 == 0 ? 64 : BN % 32 == 0 ? 32 : BN;
 template <int BN, int PIECE, int BOX = 64>
 __device__ __forceinline__ void store_tile_tma(const TensorMap* tmC, unsigned buf, unsigned bar_id,
                                                int r0, int c0, const float (&d)[BN / 2],
                                                float alpha) {
-    static_assert(BOX == 64 || BOX == 32 || BOX == 40,
-                  "64-column boxes (128-byte swizzle), 32 (64-byte) or 40 (unswizzled)");
+    constexpr bool SWIZZLED = BOX == 64 || BOX == 32;
+    static_assert(SWIZZLED || (BOX == PIECE && BOX % 8 == 0 && BOX <= 256),
+                  "64-column boxes (128-byte swizzle), 32 (64-byte) or one unswizzled box a piece");
     static_assert(BN % PIECE == 0 && PIECE % BOX == 0, "whole boxes per piece");
     constexpr int CHUNKS = BOX / 8;           // 16-byte chunks (8 bf16) in a box row
     constexpr unsigned BOX_BYTES = 64 * BOX * 2;
@@ -651,8 +655,8 @@ __device__ __forceinline__ void store_tile_tma(const TensorMap* tmC, unsigned bu
                 asm("cvt.rn.bf16x2.f32 %0, %1, %2;"
                     : "=r"(packed) : "f"(alpha * d[4 * j + 2 * h + 1]), "f"(alpha * d[4 * j + 2 * h]));
                 // TMA's 128-byte (64-byte) swizzle is swz_chunk's pattern for 8 (4) chunks a row
-                int at = chunk;  // 40-column boxes: unswizzled
-                if constexpr (BOX != 40) at = swz_chunk<CHUNKS>(rr, chunk);
+                int at = chunk;  // a piece-wide box: unswizzled
+                if constexpr (SWIZZLED) at = swz_chunk<CHUNKS>(rr, chunk);
                 const unsigned off = box * BOX_BYTES + rr * (BOX * 2) + at * 16 + q * 2;
                 asm volatile("st.shared.b32 [%0], %1;" ::"r"(buf + off), "r"(packed) : "memory");
             }

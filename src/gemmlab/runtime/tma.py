@@ -138,12 +138,13 @@ def zero_param() -> np.ndarray:
 def c_spec(M: int, N: int, box_cols: int = 64) -> MapSpec:
     """The map the TMA-store epilogue writes C (M x N row-major bf16) through: boxes of 64 rows
     and ``box_cols`` columns - 64 (128 bytes, the 128-byte swizzle), 32 (64 bytes, the 64-byte
-    swizzle) for tiles whose width is not whole 64-column boxes (BN = 160), or 40 (80 bytes,
-    unswizzled) for those that are not whole 32-column boxes either (BN = 200; tc_common.cuh's
-    C_BOX)."""
-    if box_cols not in (32, 40, 64):
-        raise ValueError(f"C boxes are 32, 40 or 64 columns wide, got {box_cols}")
-    swizzle = 0 if box_cols == 40 else 2 * box_cols
+    swizzle) for tiles whose width is not whole 64-column boxes (BN = 160), or any other multiple
+    of 8 up to 256, unswizzled: one box the tile's width for those that are not whole 32-column
+    boxes either (BN = 200; tc_common.cuh's C_BOX)."""
+    if box_cols not in (32, 64) and not (box_cols % 8 == 0 and 8 <= box_cols <= BOX_MAX):
+        raise ValueError(f"C boxes are 32 or 64 columns wide (swizzled) or a multiple of 8 up to "
+                         f"{BOX_MAX} (unswizzled), got {box_cols}")
+    swizzle = 2 * box_cols if box_cols in (32, 64) else 0
     return MapSpec("C", (N, M), N * 2, (box_cols, 64), swizzle=swizzle)
 
 
