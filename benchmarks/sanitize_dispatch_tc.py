@@ -57,7 +57,7 @@ MEMCHECK = [
     ("bf16", (1000, 1600, 1024), {"config": "128x160c1"}, ""),
     ("bf16", (1000, 3000, 1000), {"config": "128x160c1", "split": 3}, ""),
     ("bf16", (1000, 3000, 1024), {"config": "128x160c1", "streamk": 1}, ""),
-    # fp8 128 x 200 (C by TMA in unswizzled 40-column boxes): ragged M and N, split-K, stream-K;
+    # fp8 128 x 200 (C by TMA in one unswizzled 200-column box): ragged M and N, split-K, stream-K;
     # beta 0 and 0.5; C misaligned (no TMA stores)
     ("fp8", (1000, 1600, 1024), {"config": "128x200c1"}, ""),
     ("fp8", (300, 1000, 1120), {"config": "128x200c1", "split": 3}, ""),

@@ -183,9 +183,11 @@ _TILES = {
     "128x192c2": Tile(128, 192, 2, 4),
     # 128 x 200 (m64n200, fp8 only: B K-major, 200 rows of 128 bytes - 25 whole 8-row swizzle
     # atoms; bf16's N-major B would need 8-column chunks): N = 1600 in 8 tiles with no MMA wasted
-    # past N, where 128 x 256 takes 7 and wastes 11%. C leaves by TMA in five unswizzled boxes of
-    # 40 columns (tc_common.cuh's C_BOX), one 64 x 200 piece per consumer: 4 stages of 41 KB and
-    # 50 KB of staging fit the 227 KB. No cluster (100 rows of B a CTA are not whole atoms).
+    # past N, where 128 x 256 takes 7 and wastes 11%. C leaves by TMA in one unswizzled box of 200
+    # columns (tc_common.cuh's C_BOX: each row one 400-byte run to memory), one 64 x 200 piece per
+    # consumer: 4 stages of 41 KB and 50 KB of staging fit the 227 KB. Five 40-column boxes wrote
+    # C in partial sectors and cost the tile 2-7 points (docs/results/tc-fraction-2026-11-27,
+    # run 6). No cluster (100 rows of B a CTA are not whole atoms).
     "128x200c1": Tile(128, 200, 1, 4),
 }
 CONFIGS = tuple(_TILES)
@@ -307,12 +309,15 @@ TILE160_MARGIN = 0.10
 # the fraction stops ranking them (8192x4800x1600: 128 x 256 best on the worst fraction).
 FRACTION_ROUNDS = (2, 3)
 FRACTION_TILES = ("128x256c1", "128x200c1", "128x160c1", "128x128pp")
-# ... and 128 x 200 among them only from this K: its MMAs cost more than their width says where K
-# is short - both misses of the 17 were 128 x 200's better fraction losing to 128 x 160 at K =
-# 1600 (2048x4800x1600 86.9 vs 96.2, 2048x3200x1600 109.8 vs 114.8), while from K = 4096 it won
-# wherever its fraction was best (2048x3200x4096 108.5 vs 102.4, 2048x3200x8192 116.1 vs 100.6,
-# 4096x1600x8192). Between 1600 and 4096 it is unmeasured; the one-round rule (``tile200_wins``)
-# does not take this bound.
+# ... and 128 x 200 among them only from this K: a tile's fixed cost (epilogue, setup) weighs
+# most where K is short, and 128 x 200's is the largest of the four - with every tile making two
+# whole rounds its MMAs ran at 128 x 256's rate per MAC while its time per tile held ~1.2 us more
+# (docs/results/tc-fraction-2026-11-27, run 2). Both misses of the 17 were 128 x 200's better
+# fraction losing to 128 x 160 at K = 1600 (2048x4800x1600 86.9 vs 96.2, 2048x3200x1600 109.8 vs
+# 114.8), while from K = 4096 it won wherever its fraction was best (2048x3200x4096 108.5 vs
+# 102.4, 2048x3200x8192 116.1 vs 100.6, 4096x1600x8192). With its C in one box (run 6) it still
+# lost at 2048x4800x1600 (94.3 vs ~101) and tied at 2048x3200x1600 and 3072^3. The one-round rule
+# (``tile200_wins``) does not take this bound.
 TILE200_MIN_K = 4096
 # Split K automatically only when the tiles fill less than this fraction of the persistent grid
 # and each of the (at most AUTO_SPLIT) slices keeps MIN_SLICE_KTILES k-tiles. History: the first
@@ -738,10 +743,12 @@ def tile200_wins(dtype: str, M: int, N: int, sms: int) -> bool:
     do too): every SM's time is its one tile, so the narrower tile that keeps one round does
     least per SM - 56 columns fewer. H100, same run, two processes, % of cuBLAS at its best
     (docs/results/tc-tile200-2026-11-27, run 3): 2048x1600x6400 (128 tiles of 200 columns
-    against 112 of 256) 99.9 / 100.1 vs 90.1 / 89.9. Its MMAs cost more than their width says
-    (8192x4800x1600, 12 rounds against 15 of 128 x 160: 75.7 / 75.9 vs 85.0 / 84.9;
-    8192x1600x6400, 4 rounds against 5: 105.6 / 105.0 vs 109.6 / 110.3), so no rule gives it more
-    than one round. Held out (run 4): 2048x1560x6400 96.0 / 95.7 vs 128x256c1 84.9 / 83.8,
+    against 112 of 256) 99.9 / 100.1 vs 90.1 / 89.9. Its time per tile is more than its width
+    says (8192x4800x1600, 12 rounds against 15 of 128 x 160: 75.7 / 75.9 vs 85.0 / 84.9;
+    8192x1600x6400, 4 rounds against 5: 105.6 / 105.0 vs 109.6 / 110.3; with its C in one box,
+    docs/results/tc-fraction-2026-11-27 run 6, 80.5 / 79.7 against the clustered 128 x 256's ~90
+    and 108.8 / 109.4 against 128 x 160's ~111), so past one round only ``fraction_tile`` gives it
+    two or three. Held out (run 4): 2048x1560x6400 96.0 / 95.7 vs 128x256c1 84.9 / 83.8,
     2048x1600x4096 96.4 / 96.1 vs 88.7 / 88.6; where 200's tiles would take a second round
     (2304x1600x4096, 144) it read 66-68 against 128x256c1's 97-98, and the rule keeps 256."""
     return dtype == "fp8" and M > STREAM_M and tiles(M, N, "128x200c1") <= sms
