@@ -270,21 +270,44 @@ def test_bad_dtype_and_shape():
         D.plan("bf16", 0, 8, 8, H100)
 
 
-def test_bf16_odd_k_or_n_copies_that_operand_to_a_16_byte_pitch():
+def test_bf16_odd_k_or_n_copies_that_operand_to_whole_128_byte_lines():
+    # K = 77 breaks the 16-byte pitch: A's copy takes rows of 128 elements (256 bytes, 2 lines);
+    # B (N = 1000: a 16-byte pitch, not whole lines) stays - K is under LINE_COPY_MIN_K
     p = _plan("bf16", 3000, 1000, 77)
-    assert (p.copy_a, p.copy_b, p.lda, p.ldb) == (True, False, 80, 1000)
+    assert (p.copy_a, p.copy_b, p.lda, p.ldb) == (True, False, 128, 1000)
     p = _plan("bf16", 2048, 4095, 4096)
     assert (p.copy_a, p.copy_b, p.lda, p.ldb) == (False, True, 4096, 4096)
     assert p.name == "repitch B + 128x256c1"
     assert p.workspace_bytes == 4096 * 4096 * 2
+    p = _plan("bf16", 4097, 4097, 4097)  # 4104 would be a 16-byte pitch; 4160 is 65 lines
+    assert (p.lda, p.ldb) == (4160, 4160) and "whole 128-byte lines" in p.why
     aligned = _plan("bf16", 4096, 4096, 4096)
     assert not (aligned.copy_a or aligned.copy_b) and aligned.workspace_bytes == 0
+
+
+def test_bf16_b_off_whole_lines_is_copied_where_enough_row_tiles_read_it():
+    # N = 3000: 6000-byte rows, a 16-byte pitch but 46.9 lines; 32 row tiles, K = 4096
+    assert D.copy_b_to_lines("bf16", 4096, 3000, 4096)
+    p = _plan("bf16", 4096, 3000, 4096)
+    assert (p.copy_a, p.copy_b, p.ldb) == (False, True, 3008)
+    # too few row tiles (8 < LINE_COPY_MIN_ROW_TILES), too short a K, or whole lines already
+    assert not _plan("bf16", 1000, 3000, 4096).copy_b
+    assert not _plan("bf16", 4096, 3000, D.LINE_COPY_MIN_K - 64).copy_b
+    assert not D.copy_b_to_lines("bf16", 4096, 3008, 4096)
+    # fp8's B (N x K, rows of K bytes) is not: there the copy measured a loss
+    assert not D.copy_b_to_lines("fp8", 8192, 4800, 1600)
+    assert not _plan("fp8", 8192, 4800, 1600).copy_b
+    # the scalar fallback policy keeps such shapes on TMA, uncopied
+    p = _plan("bf16", 4096, 3000, 4096, odd="wgmma")
+    assert p.config != "wgmma" and not p.copy_b
 
 
 def test_fp8_odd_k_copies_both_k_major_operands():
     p = _plan("fp8", 2048, 4095, 4088)  # N is free for e4m3 (B is N x K); K % 16 != 0
     assert (p.copy_a, p.copy_b, p.lda, p.ldb) == (True, True, 4096, 4096)
     assert not _plan("fp8", 2048, 4095, 4096).copy_b
+    p = _plan("fp8", 4096, 4096, 4104)  # 4112 would be a 16-byte pitch; 4224 is 33 lines
+    assert (p.lda, p.ldb) == (4224, 4224)
 
 
 def test_misaligned_pointers_are_copied():

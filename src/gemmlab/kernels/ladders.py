@@ -159,7 +159,7 @@ TC_SHAPE_RUNGS: tuple[Rung, ...] = (
     make_rung(DISPATCH_BF16, 9, "persistent_bf16",
               "Picks the persistent kernel by shape: 64-row tiles for decode (M <= 64), 128 x 256 "
               "or 128 x 128 tiles by SM balance, split-K into a float32 workspace when the tiles "
-              "cannot fill the SMs, operands copied to 16-byte pitches when K or N is odd; "
+              "cannot fill the SMs, operands copied to whole 128-byte rows when K or N is odd; "
               "params: the large-square instantiation.",
               BM=128, BN=256, BK=64, STAGES=4, PRODUCER=1, MINB=1, CLUSTER=2, GROUP=8,
               EPI_PIECE=128, OUT_F32=0),

@@ -1,7 +1,7 @@
 """The tensor-core dispatch rungs' decisions (``dispatch_bf16``, ``dispatch_fp8``; issue #20), pure:
 which kernel runs (a decode kernel for a few tokens, or a persistent instantiation split into how
-many K-slices), and which operands are first copied to 16-byte row pitches, for one (M, N, K),
-operand alignment and SM count. No CuPy here: the
+many K-slices), and which operands are first copied to rows of whole 128-byte lines, for one
+(M, N, K), operand alignment and SM count. No CuPy here: the
 CPU tests check every rule, and ``gemmlab.runtime.dispatch_tc_gemm`` only executes the plan.
 
 Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N) row-major; fp8
@@ -71,14 +71,17 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
    and the partial sums' traffic costs energy (docs/results/tc-streamk-2026-11-26).
 3. **Odd shapes** (``Policy.odd``): TMA reads rows whose pitch is a multiple of 16 bytes, from a
    16-byte aligned start. Where K (bf16: or N) breaks that, or a pointer is off a 16-byte
-   boundary, ``"repitch"`` copies the operand into a buffer with a 16-byte pitch inside the call
-   (tc_helpers.cu; the map keeps the logical extent, TMA fills the rest with zeros) and runs the
+   boundary, ``"repitch"`` copies the operand into a buffer whose rows are whole 128-byte lines
+   (``LINE_BYTES``) inside the call (tc_helpers.cu; the map keeps the logical extent, TMA fills
+   the rest with zeros) and runs the
    same kernel; ``"wgmma"`` runs the wgmma_bf16 rung's scalar twin instead (cp.async, 2-byte
    loads, bf16 only). Measured (H100, v1 below, % of cuBLAS at its best): the copies won at
    every odd shape tried - 4095^3 289 vs 76, 4097^3 246 vs 76, 2047^3 177 vs 72, 2048x4095x4096
    296 vs 78, 2048x4096x4095 432 vs 84, and a tie at 3000x1000x77 (83 vs 82) - so "repitch" is
    the default. (cuBLAS itself is slow at these shapes: it cannot use its 16-byte-aligned
    kernels either.)
+   bf16's B with rows a 16-byte pitch but not whole lines (N not a multiple of 64) is copied to
+   whole lines as well where enough row tiles read it (``copy_b_to_lines``).
 
 The measurements behind each constant are in docs/results/tc-dispatch-h100-2026-11-25 (v1, v2: every
 alternative at 31 BF16 and 13 FP8 shapes, interleaved with cuBLAS at its best;
@@ -101,6 +104,25 @@ DTYPES = ("bf16", "fp8")
 ELEM_BYTES = {"bf16": 2, "fp8": 1}
 BK = {"bf16": 64, "fp8": 128}  # one 128-byte swizzle row of K per stage
 PITCH_BYTES = 16  # TMA: row pitches and base addresses in multiples of 16 bytes
+# A copy's rows are padded to whole 128-byte lines (L2's line; a TMA box row of 128 bytes then
+# reads 4 sectors, not 5): H100, same run, trees alternating, % of cuBLAS at its best
+# (docs/results/tc-fraction-2026-11-27, runs 11-12), operands copied either way (K or N off a
+# 16-byte pitch), 16-byte against 128-byte rows: fp8 4096x4096x4104 160 -> 237, 2048x4096x1000
+# 162 -> 198, 8192x1600x3000 213 -> 245, 1000^3 86 -> 100; bf16 4097^3 212 -> 283, 2049^3 167 ->
+# 234, 1025^3 95 -> 116 (cuBLAS is slow at these too: it cannot use its aligned kernels).
+LINE_BYTES = 128
+# bf16's B (K x N) whose rows are a 16-byte pitch but not whole lines (N not a multiple of 64) is
+# copied to whole lines too, where at least LINE_COPY_MIN_ROW_TILES 128-row tiles read it and K
+# is at least LINE_COPY_MIN_K (the copy is one more launch: under a tiny K it would cost more than
+# the product; below 1024 unmeasured). Same runs: 4096x3000x4096 66.7 -> 84.4, 8192x1000x4096
+# 64.1 -> 90.1, 2000x1560x4096 (16 row tiles) 63.1 -> 66.5, 1000^3 (8) 67.7 -> 64.1 lost; held out
+# (run 12) 16384x1000x1024 65.7 -> 90.2, 2560x3000x4096 68.6 -> 75.6, 6144x1560x2048 56.9 ->
+# 65.5, 3072x1000x2048 55.1 -> 60.8. Not A (bf16 2048x4096x1000: 100.9 as it is, 82.4 copied),
+# and not fp8's B (N x K, K not a multiple of 128), where the copy measured a loss at three of
+# four shapes (8192x4800x1600 90.4 -> 77.9, 2048x4800x1600 100.1 -> 66.9, 2048x8192x1040 71.5 ->
+# 61.5; 4096x4096x2064 64.6 -> 76.1): the 1-byte repitch runs at ~1 TB/s.
+LINE_COPY_MIN_ROW_TILES = 16
+LINE_COPY_MIN_K = 1024
 
 class Tile(NamedTuple):
     """A persistent instantiation's block tile (BM x BN), its cluster - ``cluster`` CTAs along M
@@ -564,8 +586,15 @@ def pitch_ok(dtype: str, elems: int) -> bool:
 
 
 def padded(dtype: str, elems: int) -> int:
-    """Elements per row of a copy with a 16-byte pitch."""
-    return _round_up(elems, PITCH_BYTES // ELEM_BYTES[dtype])
+    """Elements per row of a copy: whole 128-byte lines (``LINE_BYTES``)."""
+    return _round_up(elems, LINE_BYTES // ELEM_BYTES[dtype])
+
+
+def copy_b_to_lines(dtype: str, M: int, N: int, K: int) -> bool:
+    """Whether bf16's B, rows of N elements not whole 128-byte lines, is worth copying to whole
+    lines (``LINE_COPY_MIN_ROW_TILES``, ``LINE_COPY_MIN_K``); fp8's never (measured a loss)."""
+    return (dtype == "bf16" and N * ELEM_BYTES[dtype] % LINE_BYTES != 0
+            and _cdiv(M, 128) >= LINE_COPY_MIN_ROW_TILES and K >= LINE_COPY_MIN_K)
 
 
 @dataclass(frozen=True)
@@ -1126,12 +1155,10 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
     # which operands TMA cannot read as they are
     copy_a = not (pitch_ok(dtype, K) and ops.a16)
     lda = padded(dtype, K) if copy_a else K
-    if dtype == "fp8":  # B is N x K, K-major like A: K sets its pitch too
-        copy_b = not (pitch_ok(dtype, K) and ops.b16)
-        ldb = padded(dtype, K) if copy_b else K
-    else:
-        copy_b = not (pitch_ok(dtype, N) and ops.b16)
-        ldb = padded(dtype, N) if copy_b else N
+    b_elems = K if dtype == "fp8" else N  # fp8's B is N x K, K-major like A
+    copy_b = (not (pitch_ok(dtype, b_elems) and ops.b16)
+              or (policy.odd != "wgmma" and copy_b_to_lines(dtype, M, N, K)))
+    ldb = padded(dtype, b_elems) if copy_b else b_elems
     odd = copy_a or copy_b
     if odd and policy.odd == "wgmma":
         if dtype != "bf16":
@@ -1179,6 +1206,6 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
                 f"(stream-K; {_cdiv(sk * nk, ctas // cluster)} K-steps a run)")
     if odd:
         which = " and ".join(x for x, on in (("A", copy_a), ("B", copy_b)) if on)
-        why += f"; {which} copied to 16-byte row pitches first (TMA)"
+        why += f"; {which} copied to rows of whole 128-byte lines first (TMA)"
     return Plan(dtype, M, N, K, config, splits, copy_a, copy_b, lda, ldb, ctas, why,
                 streamk=sk)
