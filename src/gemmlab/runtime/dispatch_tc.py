@@ -115,7 +115,7 @@ LINE_BYTES = 128
 # copied to whole lines too, where at least LINE_COPY_MIN_ROW_TILES 128-row tiles read it and K
 # is at least LINE_COPY_MIN_K (the copy is one more launch: under a tiny K it would cost more than
 # the product; below 1024 unmeasured). Same runs: 4096x3000x4096 66.7 -> 84.4, 8192x1000x4096
-# 64.1 -> 90.1, 2000x1560x4096 (16 row tiles) 63.1 -> 66.5, 1000^3 (8) 67.7 -> 64.1 lost; held out
+# 64.1 -> 90.1, 2000x1560x4096 (16 row tiles) 63.1 -> 66.4, 1000^3 (8) 67.7 -> 64.1 lost; held out
 # (run 12) 16384x1000x1024 65.7 -> 90.2, 2560x3000x4096 68.6 -> 75.6, 6144x1560x2048 56.9 ->
 # 65.5, 3072x1000x2048 55.1 -> 60.8. Not A (bf16 2048x4096x1000: 100.9 as it is, 82.4 copied),
 # and not fp8's B (N x K, K not a multiple of 128), where the copy measured a loss at three of
