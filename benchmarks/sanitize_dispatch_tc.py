@@ -53,10 +53,14 @@ MEMCHECK = [
     ("fp8", (4097, 4095, 640), {"config": "128x256c2", "streamk": 0}, ""),
     ("fp8", (1000, 3000, 1024), {"config": "128x160c2", "streamk": 1}, ""),
     ("fp8", (1000, 1600, 1024), {"config": "128x160c1"}, ""),
-    # bf16 128 x 160: B in 32-column chunks of the 64-byte swizzle; TMA stores; split-K; stream-K
+    # bf16 128 x 160: B in three 64-column chunks (the third reaching 32 columns past the tile, and
+    # past N at the last one); TMA stores; split-K; stream-K; in clusters of 2 (chunks shared by
+    # rows of K)
     ("bf16", (1000, 1600, 1024), {"config": "128x160c1"}, ""),
     ("bf16", (1000, 3000, 1000), {"config": "128x160c1", "split": 3}, ""),
     ("bf16", (1000, 3000, 1024), {"config": "128x160c1", "streamk": 1}, ""),
+    ("bf16", (1000, 4800, 1000), {"config": "128x160c2"}, ""),
+    ("bf16", (1000, 3000, 1024), {"config": "128x160c2", "split": 2}, ""),
     # fp8 128 x 200 (C by TMA in one unswizzled 200-column box): ragged M and N, split-K, stream-K;
     # beta 0 and 0.5; C misaligned (no TMA stores)
     ("fp8", (1000, 1600, 1024), {"config": "128x200c1"}, ""),
@@ -150,6 +154,7 @@ RACECHECK = [
     ("bf16", (97, 130, 512), {"config": "128x64c1", "split": 2}, ""),
     ("fp8", (130, 330, 512), {"config": "128x160c1", "streamk": 0}, ""),
     ("bf16", (130, 330, 512), {"config": "128x160c1", "streamk": 0}, ""),
+    ("bf16", (300, 330, 256), {"config": "128x160c2"}, ""),
     ("bf16", (130, 330, 512), {"config": "64x64", "streamk": 0}, ""),
     ("bf16", (130, 330, 512), {"config": "64x32c2x4"}, ""), ("fp8", (130, 330, 512), {"config": "64x32c2x4"}, ""),
     ("bf16", (70, 130, 256), {"config": "64x32c2x4", "split": 2}, ""),

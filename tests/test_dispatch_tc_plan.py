@@ -117,7 +117,7 @@ def test_narrow_tile_only_for_a_real_balance_gain():
     assert D.choose_config("bf16", 4096, 4096, 4096, H100) == "128x256c1"
 
 
-def test_fp8_takes_160_column_tiles_where_160_divides_n_and_128_does_not():
+def test_fp8_takes_160_column_tiles_where_they_use_the_issued_mmas_better():
     # GPT-2 XL: N = 1600 and 4800 are 10 and 30 tiles of 160; 128 leaves half a tile over
     assert _plan("fp8", 8192, 1600, 6400).config == "128x160c1"  # 640 tiles: 4.8 waves
     # 8192 x 4800: 1216 wide tiles (9.2 waves) take clusters of 2, which kept their lead
@@ -135,11 +135,16 @@ def test_fp8_takes_160_column_tiles_where_160_divides_n_and_128_does_not():
     # 160, 5 rounds, fraction 0.97; 416 of 256, 3.2 rounds, 0.76)
     assert _plan("fp8", 4096, 3200, 4096).config == "128x160c1"
     assert _plan("fp8", 8192, 3200, 2048).config == "128x160c1"  # 0.97 vs 0.87: 1.12
-    # 0.81 vs 0.76: 1.07 < 1.10 - not 128 x 160's rule (at two rounds of 128 x 256 the best
-    # fraction takes it: 128 x 200, test_fp8_two_or_three_rounds_take_the_best_fraction)
-    assert not D.tile160_wins("fp8", 2048, 3200, H100)
-    # bf16 has no 160-column tile (its N-major B tile needs 64-column swizzle atoms); the
-    # streaming sizes (M <= 128) keep their rule
+    # 4096 x 3840: 0.91 vs 0.85, 1.067 over TILE160_MARGIN (128 x 256 before, at 1.10)
+    assert _plan("fp8", 4096, 3840, 4096).config == "128x160c1"
+    # 160 divides N and 128 does not, but 128 x 256's last round is as full or fuller: 4096 x
+    # 4800 (1.0), 2048 x 8000 (0.91), 6144 x 4800 (1.018) take the wide tile
+    for M, N in ((4096, 4800), (2048, 8000), (6144, 4800)):
+        assert not D.tile160_wins("fp8", M, N, H100), (M, N)
+        assert _plan("fp8", M, N, 1600).config == "128x256c1", (M, N)
+    assert _plan("fp8", 2048, 9280, 4096).config == "128x128pp"  # 1.0: the rules' narrow tile
+    # bf16's 128 x 160 (B in three 64-column chunks) runs forced only; the streaming sizes
+    # (M <= 128) keep their rule
     assert D.config_rung("bf16", _plan("bf16", 8192, 1600, 6400).config).params["BN"] != 160
     assert _plan("fp8", 128, 4800, 1600).config == "64x128"
     # below the waves the rule needs, on a smaller GPU too
@@ -194,8 +199,9 @@ def test_fp8_two_or_three_rounds_take_the_best_fraction():
     # rounds, none idle)
     f = fractions(4096, 2048)
     assert f["128x256c1"] == f["128x128pp"] and _plan("fp8", 4096, 2048, 4096).config == "128x256c1"
-    # 2048 x 4000: 128 x 160's old rule (160 divides N, 128 does not) gives way to 128 x 256
-    assert D.tile160_wins("fp8", 2048, 4000, H100)
+    # 2048 x 4000: 128 x 256's 256 tiles fill two rounds (0.95), 128 x 160's 400 leave a fourth
+    # nearly empty (0.76) - the wide tile, by both rules
+    assert not D.tile160_wins("fp8", 2048, 4000, H100)
     assert _plan("fp8", 2048, 4000, 4096).config == "128x256c1"
     # outside two or three rounds of 128 x 256 the other rules stand
     assert D.fraction_tile("fp8", 2048, 1600, 6400, H100) is None  # one round: 128 x 200's rule

@@ -122,20 +122,34 @@ def _cluster_ok(p: Mapping[str, int]) -> bool:
 
 def _check_persistent_bf16(p: Mapping[str, int], nt: int) -> str | None:
     """persistent_bf16.cu's static_asserts: 128-byte swizzled BK = 64 rows, 64-row warpgroups,
-    B in 64-column chunks (the 128-byte swizzle) or, for BN = 160 and 32, 32-column chunks (the
-    64-byte swizzle; 160 takes no cluster and EPI_PIECE 0 or 160); a column of the cluster shares
+    B in 64-column chunks (the 128-byte swizzle; BN = 160 in three, EPI_PIECE 0 or 160) or, for
+    BN = 32, one 32-column chunk (the 64-byte swizzle); a column of the cluster shares
     B by whole chunks, or by whole 8-row atoms of K when the chunks are fewer than its CTAs."""
     bn, cm = p["BN"], p.get("CLUSTER", 1)
-    cols = 64 if bn % 64 == 0 else 32
+    cols = bf16_b_cols(bn)
     ok = (p["BK"] == 64 and p["BM"] % 64 == 0 and p["STAGES"] >= 2
           and p.get("OUT_F32", 0) in (0, 1) and _cluster_ok(p)
           and (bn in (32, 160) or (bn % 64 == 0 and bn <= 256))
-          and ((bn // cols) % cm == 0 or (p["BK"] % cm == 0 and (p["BK"] // cm) % 8 == 0))
+          and ((bf16_b_span(bn) // cols) % cm == 0
+               or (p["BK"] % cm == 0 and (p["BK"] // cm) % 8 == 0))
           and (not p.get("PINGPONG", 0) or p["BM"] * bn <= 128 * 128))
     if bn == 160:
-        ok = ok and cm * p.get("CLUSTER_N", 1) == 1 and p.get("EPI_PIECE", 0) in (0, 160)
-        return None if ok else "Hopper tiling (BN = 160: no cluster, EPI_PIECE 0 or 160)"
+        ok = ok and p.get("EPI_PIECE", 0) in (0, 160)
+        return None if ok else "Hopper tiling (BN = 160: EPI_PIECE 0 or 160)"
     return None if ok else "Hopper tiling"
+
+
+def bf16_b_cols(bn: int) -> int:
+    """Columns of a bf16 B chunk (B is K x N, N-major): 64 in the 128-byte swizzle, or one chunk
+    of 32 in the 64-byte swizzle for BN = 32 (persistent_bf16.cu's B_COLS)."""
+    return 32 if bn == 32 else 64
+
+
+def bf16_b_span(bn: int) -> int:
+    """Columns of B a bf16 stage holds: whole chunks (persistent_bf16.cu's B_SPAN; BN = 160
+    takes three 64-column chunks, 192 columns)."""
+    cols = bf16_b_cols(bn)
+    return -(-bn // cols) * cols
 
 
 def _check_fp8(p: Mapping[str, int], nt: int) -> str | None:
@@ -213,7 +227,8 @@ def _hopper_smem(p: Mapping[str, int]) -> int:
     bf16 piece per consumer warpgroup, when C leaves by TMA), the mbarriers (two per stage) and
     1 KB of slack to align the tiles to the 128-byte swizzle's 1024-byte atoms."""
     staging = _consumer_wgs(p) * 64 * p["EPI_PIECE"] * 2 if _tma_epilogue(p) else 0
-    return p["STAGES"] * (p["BM"] + p["BN"]) * p["BK"] * 2 + staging + 16 * p["STAGES"] + 1024
+    span = bf16_b_span(p["BN"]) if p["BK"] == 64 else p["BN"]
+    return p["STAGES"] * (p["BM"] + span) * p["BK"] * 2 + staging + 16 * p["STAGES"] + 1024
 
 
 def _tma_epilogue(p: Mapping[str, int]) -> bool:
@@ -521,9 +536,8 @@ class Rung:
 
     @property
     def b_box_cols(self) -> int:
-        """Columns of a bf16 B map's boxes (B is K x N, N-major): 32 in the 64-byte swizzle for
-        BN = 160 (persistent_bf16.cu's B_COLS), else 64."""
-        return 64 if self.params.get("BN", 64) % 64 == 0 else 32
+        """Columns of a bf16 B map's boxes (B is K x N, N-major): ``bf16_b_cols``."""
+        return bf16_b_cols(self.params.get("BN", 64))
 
     @property
     def tma(self) -> bool:

@@ -27,8 +27,8 @@
 //
 //  * BN = 192 (three 64-column chunks; shared by rows of K in clusters of 2): the wide tile where
 //    192 columns waste less than 256 past N (the dispatch rule's 128 x 192).
-//  * BN = 160 (no MMA wasted at N = 1600 / 4800; forced only, it measured slow): B arrives in
-//    five 32-column chunks of the 64-byte swizzle (wgmma descriptor mode 2), C in 32-column boxes.
+//  * BN = 160 (no MMA wasted at N = 1600 / 4800): B arrives in three 64-column chunks, the third
+//    half past the tile (B_SPAN), C in 32-column boxes.
 // Shapes and alignment: as ws_bf16 (K % 8 == 0, N % 8 == 0, 16-byte aligned A and B, any M).
 // With N % 8 != 0 or C off a 16-byte boundary, C leaves through the direct epilogue (the dispatch
 // rung gets there by copying A or B to 16-byte pitches first: tc_helpers.cu's repitch).
@@ -64,27 +64,29 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
     static_assert(SPLITK >= 0 && SPLITK <= 2, "0: whole tiles, 1: split-K, 2: stream-K");
     static_assert(BK == 64, "one 128-byte swizzle atom of K per stage");
     // B (N-major) arrives in chunks of B_COLS columns x BK rows: 64 columns in the 128-byte
-    // swizzle, or - for BN = 160 and 32, which are not whole 64-column chunks - 32 in the
-    // 64-byte one
-    constexpr int B_COLS = BN % 64 == 0 ? 64 : 32;
+    // swizzle, or for BN = 32 one chunk of 32 in the 64-byte one. BN = 160 takes three 64-column
+    // chunks (B_SPAN = 192 columns; the MMAs read the first 160): the third box reads 32 columns
+    // past the tile, which five 32-column chunks of the 64-byte swizzle did not, but those ran
+    // the tile at two-thirds of 128 x 256's speed (docs/results/tc-tile160-2026-11-27)
+    constexpr int B_COLS = BN == 32 ? 32 : 64, B_SPAN = (BN + B_COLS - 1) / B_COLS * B_COLS;
     constexpr unsigned B_MODE = B_COLS == 64 ? 1u : 2u, B_CHUNK_BYTES = BK * B_COLS * 2;
     static_assert(BM % 64 == 0 && (BN % 64 == 0 || BN == 160 || BN == 32) && BN <= 256,
-                  "64-row warpgroups, 64-column chunks of B (or 160 / 32: chunks of 32)");
+                  "64-row warpgroups, 64-column chunks of B (160: three; 32: one of 32)");
     static_assert(CLUSTER * CLUSTER_N <= 8, "clusters of CLUSTER x CLUSTER_N CTAs, at most 8");
     // The CLUSTER CTAs of a column share B's tile: each copies whole chunks when they split
     // evenly, otherwise (fewer chunks than CTAs) its BK / CLUSTER rows of K of every chunk. The
     // CLUSTER_N CTAs of a row share A's: BM / CLUSTER_N rows each. Shares are whole 8-row atoms.
-    constexpr bool B_BY_K = (BN / B_COLS) % CLUSTER != 0;
+    constexpr bool B_BY_K = (B_SPAN / B_COLS) % CLUSTER != 0;
     static_assert(!B_BY_K || (BK / CLUSTER) % 8 == 0, "B's share: whole 8-row swizzle atoms of K");
     static_assert((BM / CLUSTER_N) % 8 == 0, "A's share: whole 8-row swizzle atoms");
     using Grid = ClusterGrid<CLUSTER, CLUSTER_N>;
     constexpr int CTAS = Grid::CTAS;
     using Roles = Consumers<BM, BN, SPLITK, PINGPONG>;  // cooperative or ping-pong: tile_finish
     constexpr int CONSUMERS = Roles::WARPGROUPS;
-    constexpr unsigned A_BYTES = BM * BK * 2, B_BYTES = BK * BN * 2;
+    constexpr unsigned A_BYTES = BM * BK * 2, B_BYTES = BK * B_SPAN * 2;
     constexpr unsigned STAGE_BYTES = A_BYTES + B_BYTES;
     // chunks of B this CTA copies, and the rows of K of each
-    constexpr int B_CHUNKS = B_BY_K ? BN / B_COLS : BN / B_COLS / CLUSTER;
+    constexpr int B_CHUNKS = B_BY_K ? B_SPAN / B_COLS : B_SPAN / B_COLS / CLUSTER;
     constexpr int B_KROWS = B_BY_K ? BK / CLUSTER : BK;
     constexpr int A_ROWS = BM / CLUSTER_N;  // rows of A this CTA copies
     constexpr bool TMA_EPI = EPI_PIECE > 0 && !OUT_F32;

@@ -43,9 +43,9 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
      and C's rows take TMA stores (``wide_tile``; N = 1600 and 4800 at 8192 rows).
    * Clusters of 2 along M (B multicast to both CTAs) only for products of at least
      ``CLUSTER_MIN_WAVES`` waves of tiles.
-   * fp8 with N a multiple of 160 that 128 does not divide (GPT-2 XL's 1600, 4800): the 128 x 160
-     tile, which wastes no MMAs past N, when it makes ``TILE160_MIN_WAVES`` waves or more; where
-     128 divides N too, when its tiles use the issued MMAs ``TILE160_MARGIN`` better.
+   * fp8 with N a multiple of 160 (GPT-2 XL's 1600, 4800): the 128 x 160 tile when its tiles use
+     the issued MMAs ``TILE160_MARGIN`` better than 128 x 256's and make ``TILE160_MIN_WAVES``
+     waves or more (``tile160_wins``).
    * fp8 products whose 128 x 256 tiles make one round (at most one per SM): the 128 x 200 tile
      where its tiles make one round too (``tile200_wins``: each SM's tile 56 columns narrower),
      else the ping-pong 128 x 128 where its tiles balance the SMs as well
@@ -135,6 +135,7 @@ class Tile(NamedTuple):
     stages: int
     cluster_n: int = 1
     pingpong: bool = False
+    bf16_stages: int = 0  # bf16's depth where its stages are larger than fp8's (0: ``stages``)
 
     @property
     def ctas(self) -> int:
@@ -156,15 +157,17 @@ _TILES = {
     "64x256": Tile(64, 256, 1, 5),
     "64x128": Tile(64, 128, 1, 8),
     # 160 columns (wgmma N may be any multiple of 8 up to 256): no MMA wasted at N = 1600 / 4800.
-    # fp8's B is K-major, 160 rows of 128 bytes - whole 8-row swizzle atoms. bf16's B tile is
-    # N-major: five 32-column chunks in the 64-byte swizzle, which a cluster of 2 cannot share
-    # evenly, so bf16 has no c2. C leaves by TMA in five boxes of 32 columns (64-byte swizzle),
-    # one 64 x 160 piece per consumer: 40 KB of staging, so 5 stages of 36 KB fit the 227 KB.
-    # bf16's is correct but slow, and no rule picks it (H100, % of cuBLAS at its best, vs the
-    # rules' tile: 8192x1600x6400 72.5 vs 91.9, 2048x4800x1600 74.7 vs 94.3, 4096^3 65.0 vs
-    # 100.2 - docs/results/tc-tile160-2026-11-27/bf16_160_h100).
-    "128x160c2": Tile(128, 160, 2, 5),
-    "128x160c1": Tile(128, 160, 1, 5),
+    # fp8's B is K-major, 160 rows of 128 bytes - whole 8-row swizzle atoms. C leaves by TMA in
+    # five boxes of 32 columns (64-byte swizzle), one 64 x 160 piece per consumer: 40 KB of
+    # staging, so 5 fp8 stages of 36 KB fit the 227 KB. bf16's B tile is N-major: three 64-column
+    # chunks of the 128-byte swizzle (the third half past the tile; in clusters of 2 shared by
+    # rows of K), 40 KB stages, 4 of them. Forced only for bf16: five 32-column chunks of the
+    # 64-byte swizzle ran at 65-75% of cuBLAS (docs/results/tc-tile160-2026-11-27); three chunks
+    # run 70-81 alone and 71-97 in clusters of 2, best at 8192 x 1600 x K (96-100 vs the rules'
+    # 128 x 192's 89-94) but no rule found that holds elsewhere: at the same issued-fraction
+    # gain it lost 1.5-3 points at three held-out shapes (docs/results/tc-pp160-2026-11-27).
+    "128x160c2": Tile(128, 160, 2, 5, bf16_stages=4),
+    "128x160c1": Tile(128, 160, 1, 5, bf16_stages=4),
     # 64 x 64 (one consumer warpgroup, 16 KB stages): the most CTAs on a memory-bound stream of B
     # (STREAM_CONFIGS). No cluster: pairs sharing B by multicast lost at every shape tried.
     "64x64": Tile(64, 64, 1, 12),
@@ -213,7 +216,7 @@ _TILES = {
     "128x200c1": Tile(128, 200, 1, 4),
 }
 CONFIGS = tuple(_TILES)
-FP8_ONLY = ("128x160c2", "128x200c1")
+FP8_ONLY = ("128x200c1",)
 
 
 def configs(dtype: str) -> tuple[str, ...]:
@@ -294,8 +297,8 @@ CLUSTER_MIN_WAVES = 8
 # 91.5, fp8 101.5 vs 98.0; 511^3 99.6 vs 89.9 and 513^3 111.4 vs 103.0 (operands copied to 16-byte
 # pitches first); with 64 x 128 filling it lost (1024^3: 75.7 vs 101.5, fp8 84.3 vs 99.6).
 FILL = 0.8
-# fp8, N a multiple of 160 but not of 128 (GPT-2 XL's 1600 and 4800, where cuBLASLt itself picks
-# 128 x 160 tiles): the 128 x 160 tile, once its C leaves through TMA stores, with at least this
+# fp8, N a multiple of 160 (GPT-2 XL's 1600 and 4800, where cuBLASLt itself picks 128 x 160
+# tiles): the 128 x 160 tile, once its C leaves through TMA stores, with at least this
 # many waves of tiles and too few for the wide tile's clusters (CLUSTER_MIN_WAVES). Measured
 # (docs/results/tc-tile160-2026-11-27, % of cuBLASLt at its best, interleaved; 128x160c1 vs the
 # earlier rule's tile): H100 8192x1600x6400 (640 tiles, 4.8 waves) 107.3 vs 87.9, H200 102.8 vs
@@ -310,16 +313,24 @@ FILL = 0.8
 # Clusters of 2 lost to 1 at every shape. Where 128 divides N the wide tile wastes nothing and
 # kept its lead or tied (4096^3 H200 89.4 vs 97.6; 8192x6400x1600 H100 82.5 (c2) vs 87.2).
 TILE160_MIN_WAVES = 2
-# Where 128 divides N too, 128 x 160 runs when its tiles use the issued MMA area
-# (``issued_fraction``) this much better than 128 x 256's:
+# 128 x 160 runs when its tiles use the issued MMA area (``issued_fraction``) this much better
+# than 128 x 256's, whether or not 128 divides N. Set on both kinds of N (H100, same run, % of
+# cuBLAS at its best, docs/results/tc-pp160-2026-11-27 runs 1 and 3): where 128 does not divide
+# N, 128 x 160 ran at fraction ratios 0.91-1.0 (it had run at any ratio there) and lost every
+# time - 4096x4800x1600 (1.0) 87.9 / 84.4 vs 128x256c1 92.6 / 92.7, 2048x8000x4096 (0.91) 87.3 /
+# 87.4 vs 94.3 / 95.4, 3072x8000x4096 (0.96) 93.2 vs 96.6; at 1.018 it lost (6144x4800x1600 86.4
+# vs 99.6), tied (6144x4800x4096) or won (2048x14400x2048 92.9 vs 90.5); at 1.067 it won
+# (3072x4800x2048 92.5 vs 86.6, 2048x11200x4096 94.0 vs 89.4). Where 128 divides N too (the
+# earlier 10%, tc-tile200-2026-11-27 runs 3-4):
 # H100, same run, two processes, % of cuBLAS at its best (docs/results/tc-tile200-2026-11-27, run
 # 3): 4096x3200x4096 (fractions 0.97 vs 0.76) 128x160c1 98.4 / 98.2 vs the rules' 128x128pp 91.4 /
 # 89.6 and 128x256c1 79.3 / 78.5; held out (run 4), 8192x3200x2048 (0.97 vs 0.87) 99.7 / 98.6 vs
 # 128x256c1 87.9 / 87.2. It won at every fraction ratio from 1.12 (8192x1600x6400 1.28,
 # 2048x4800x1600 1.2) and lost at 1.04 (8192x6400x1600, above), so the margin sits between. At
-# 1.07 (held out, 2048x3200x8192) it read 99.4 / 101.8 against the kept 128x256c1's 95.3 / 97.9:
-# the line may sit lower; one shape does not move it.
-TILE160_MARGIN = 0.10
+# 1.07 (held out, 2048x3200x8192) it read 99.4 / 101.8 against the kept 128x256c1's 95.3 / 97.9.
+# So the line sits between 1.04 and 1.067 for both.
+TILE160_MARGIN = 0.05
+
 # fp8 products whose 128 x 256 tiles make two or three rounds (FRACTION_ROUNDS): the tile of
 # FRACTION_TILES whose tiles use the issued MMA area best (``issued_fraction``; ties to the wider
 # tile), ahead of the rules above. With so few rounds a round more or less, or a tile's columns
@@ -558,7 +569,8 @@ def config_rung(dtype: str, config: str, split: bool = False, streamk: bool = Fa
     tile = _TILES[config]
     if tile.pingpong and (split or streamk):
         raise ValueError(f"tile {config} is ping-pong: whole tiles only (no split-K or stream-K)")
-    bm, bn, cluster, stages = tile.bm, tile.bn, tile.cluster, tile.stages
+    bm, bn, cluster = tile.bm, tile.bn, tile.cluster
+    stages = tile.bf16_stages if dtype == "bf16" and tile.bf16_stages else tile.stages
     suffix = "_splitk" if split else "_streamk" if streamk else ""
     name = f"dispatch_{dtype}_{config}{suffix}"
     family = f"persistent_{dtype}{suffix}"
@@ -755,16 +767,18 @@ def balance(work_units: int, ctas: int) -> float:
 
 
 def tile160_wins(dtype: str, M: int, N: int, sms: int) -> bool:
-    """fp8's 128 x 160 tile: N a multiple of 160 (160 wastes no MMA past N) that 128 does not
-    divide, or that it does where 128 x 160's tiles use the issued MMA area ``TILE160_MARGIN``
-    better than 128 x 256's (``issued_fraction``: columns wasted past N, SMs idle in the last
-    round); at least ``TILE160_MIN_WAVES`` waves of its tiles, and too few for the wide tile's
-    clusters (``CLUSTER_MIN_WAVES``), which kept their lead."""
+    """fp8's 128 x 160 tile: N a multiple of 160 (160 wastes no MMA past N), its tiles using the
+    issued MMA area ``TILE160_MARGIN`` better than 128 x 256's (``issued_fraction``: columns
+    wasted past N, SMs idle in the last round), at least ``TILE160_MIN_WAVES`` waves of them, and
+    too few for the wide tile's clusters (``CLUSTER_MIN_WAVES``), which kept their lead. Weighed
+    against 128 x 256 even where the rules would run the ping-pong 128 x 128: weighed against
+    that tile's fraction instead, 6 of 12 held-out shapes went to the ping-pong, which lost 2.6-18
+    points at every one (docs/results/tc-pp160-2026-11-27, run 5)."""
     return (dtype == "fp8" and M > STREAM_M and N % 160 == 0
             and tiles(M, N, "128x160c1") >= TILE160_MIN_WAVES * sms
             and tiles(M, N, "128x256c2") < CLUSTER_MIN_WAVES * sms
-            and (N % 128 != 0 or issued_fraction(M, N, "128x160c1", sms)
-                 > issued_fraction(M, N, "128x256c1", sms) * (1 + TILE160_MARGIN)))
+            and issued_fraction(M, N, "128x160c1", sms)
+            > issued_fraction(M, N, "128x256c1", sms) * (1 + TILE160_MARGIN))
 
 
 def tile200_wins(dtype: str, M: int, N: int, sms: int) -> bool:

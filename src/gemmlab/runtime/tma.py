@@ -125,7 +125,7 @@ def rung_specs(rung: Any, M: int, N: int, K: int) -> tuple[MapSpec, MapSpec]:
     if rung.dtype == "fp8":
         return fp8_specs(M, N, K, a_rows, p["BK"], p["BN"] // cm)
     cols = getattr(rung, "b_box_cols", 64)
-    by_k = (p["BN"] // cols) % cm != 0
+    by_k = (-(-p["BN"] // cols)) % cm != 0  # whole chunks: BN = 160 takes three of 64
     return specs(M, N, K, a_rows, p["BK"], cols, p["BK"] // cm if by_k else None)
 
 
