@@ -143,9 +143,7 @@ def test_fp8_takes_160_column_tiles_where_they_use_the_issued_mmas_better():
         assert not D.tile160_wins("fp8", M, N, H100), (M, N)
         assert _plan("fp8", M, N, 1600).config == "128x256c1", (M, N)
     assert _plan("fp8", 2048, 9280, 4096).config == "128x128pp"  # 1.0: the rules' narrow tile
-    # bf16's 128 x 160 (B in three 64-column chunks) runs forced only; the streaming sizes
-    # (M <= 128) keep their rule
-    assert D.config_rung("bf16", _plan("bf16", 8192, 1600, 6400).config).params["BN"] != 160
+    # the streaming sizes (M <= 128) keep their rule
     assert _plan("fp8", 128, 4800, 1600).config == "64x128"
     # below the waves the rule needs, on a smaller GPU too
     assert not D.tile160_wins("fp8", 2048, 4800, 300)
@@ -746,7 +744,7 @@ def test_bf16_takes_128x192_where_it_wastes_less_of_the_issued_mmas():
     # in 5 rounds of 576 - the issued fraction 0.808 against 0.758
     assert D.issued_fraction(8192, 1600, "128x192c1", H100) == pytest.approx(0.808, abs=1e-3)
     assert D.issued_fraction(8192, 1600, "128x256c1", H100) == pytest.approx(0.758, abs=1e-3)
-    assert _plan("bf16", 8192, 1600, 6400).config == "128x192c1"
+    assert D.wide_tile("bf16", 8192, 1600, 1, H100) == "128x192c1"  # then 128x160c2 (below)
     assert _plan("bf16", 8192, 4800, 1600).config == "128x192c2"  # >= 8 waves: in pairs
     # equal fractions (4096 columns, 6144 at 8192 rows) keep 256; fp8 keeps its own tiles
     assert _plan("bf16", 4096, 4096, 4096).config == "128x256c1"
@@ -757,3 +755,22 @@ def test_bf16_takes_128x192_where_it_wastes_less_of_the_issued_mmas():
     fraction = lambda c: D.issued_fraction(4097, 4097, c, H100)  # noqa: E731
     assert fraction("128x192c1") > 1.1 * fraction("128x256c1")
     assert _plan("bf16", 4097, 4097, 4097).config == "128x256c1"
+
+
+def test_bf16_takes_clustered_160_column_tiles_in_no_more_rounds():
+    # 8192 x 1600: 320 pairs of 128 x 160 make 5 rounds of 66 pairs, as 576 tiles of 128 x 192 do
+    # of 132 - the same rounds, each tile 32 columns narrower
+    assert D._TILES["128x160c2"].units(8192, 1600) == 320 and D.tiles(8192, 1600, "128x192c1") == 576
+    for K in (2048, 6400):
+        assert _plan("bf16", 8192, 1600, K).config == "128x160c2", K
+    assert _plan("bf16", 6912, 1920, 4096).config == "128x160c2"
+    # more rounds than the wide tile (16384 x 1600: 10 against 9), or 160 not dividing N in the
+    # same rounds (6784 x 1856): the wide tile
+    assert not D.bf16_tile160_wins("bf16", 16384, 1600, "128x192c1", H100)
+    assert _plan("bf16", 16384, 1600, 4096).config == "128x192c1"
+    assert _plan("bf16", 6784, 1856, 4096).config == "128x192c1"
+    # fp8 has its own 128 x 160 rule; the short-K GPT-2 shapes keep theirs
+    assert not D.bf16_tile160_wins("fp8", 8192, 1600, "128x256c1", H100)
+    assert _plan("bf16", 8192, 4800, 1600).config == "128x192c2"
+    # the ping-pong and 64-row tiles are not "wide": never replaced
+    assert not D.bf16_tile160_wins("bf16", 8192, 1600, "128x128pp", H100)

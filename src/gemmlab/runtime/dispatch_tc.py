@@ -40,7 +40,9 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
      1600 x 6400 100.7 vs 89.8% of cuBLAS, 8192 x 1600 x 6400 92.5 vs 83.5 - docs/results, m128.)
    * bf16: 128 x 192 in place of 128 x 256 where its tiles use the issued MMAs more than
      ``WIDE192_MARGIN`` better - fewer columns wasted past N or fewer SMs idle in the last round
-     and C's rows take TMA stores (``wide_tile``; N = 1600 and 4800 at 8192 rows).
+     and C's rows take TMA stores (``wide_tile``; N = 1600 and 4800 at 8192 rows); and 128 x 160
+     in clusters of 2 in place of either where 160 divides N and its pairs make no more rounds
+     (``bf16_tile160_wins``; 8192 x 1600).
    * Clusters of 2 along M (B multicast to both CTAs) only for products of at least
      ``CLUSTER_MIN_WAVES`` waves of tiles.
    * fp8 with N a multiple of 160 (GPT-2 XL's 1600, 4800): the 128 x 160 tile when its tiles use
@@ -161,11 +163,10 @@ _TILES = {
     # five boxes of 32 columns (64-byte swizzle), one 64 x 160 piece per consumer: 40 KB of
     # staging, so 5 fp8 stages of 36 KB fit the 227 KB. bf16's B tile is N-major: three 64-column
     # chunks of the 128-byte swizzle (the third half past the tile; in clusters of 2 shared by
-    # rows of K), 40 KB stages, 4 of them. Forced only for bf16: five 32-column chunks of the
-    # 64-byte swizzle ran at 65-75% of cuBLAS (docs/results/tc-tile160-2026-11-27); three chunks
-    # run 70-81 alone and 71-97 in clusters of 2, best at 8192 x 1600 x K (96-100 vs the rules'
-    # 128 x 192's 89-94) but no rule found that holds elsewhere: at the same issued-fraction
-    # gain it lost 1.5-3 points at three held-out shapes (docs/results/tc-pp160-2026-11-27).
+    # rows of K), 40 KB stages, 4 of them: five 32-column chunks of the 64-byte swizzle ran at
+    # 65-75% of cuBLAS (docs/results/tc-tile160-2026-11-27); three chunks run 70-81 alone and
+    # 71-100 in clusters of 2, which the rules run where they make no more rounds than the wide
+    # tile (``bf16_tile160_wins``).
     "128x160c2": Tile(128, 160, 2, 5, bf16_stages=4),
     "128x160c1": Tile(128, 160, 1, 5, bf16_stages=4),
     # 64 x 64 (one consumer warpgroup, 16 KB stages): the most CTAs on a memory-bound stream of B
@@ -330,6 +331,16 @@ TILE160_MIN_WAVES = 2
 # 1.07 (held out, 2048x3200x8192) it read 99.4 / 101.8 against the kept 128x256c1's 95.3 / 97.9.
 # So the line sits between 1.04 and 1.067 for both.
 TILE160_MARGIN = 0.05
+# bf16's 128 x 160 in clusters of 2 (``bf16_tile160_wins``) replaces the wide 128 x 192 / 128 x 256
+# where 160 divides N and its pairs make no more rounds than the wide tile's tiles: each SM then
+# runs as many tiles, each a narrower one - tile200_wins' argument for one round. H100, same run,
+# % of cuBLAS at its best (docs/results/tc-pp160-2026-11-27, runs 2, 3 and 8), against the
+# rules' 128 x 192: 8192x1600 at K = 2048-8192 93.4-100.6 vs 89.4-94.1 (five rounds each); held
+# out 7936x1600x4096 85.6 / 94.5 vs 82.5 / 90.7, 8448x1600x3072 97.0 / 97.2 vs 93.6 / 94.5,
+# 6912x1920x4096 90.5 / 89.4 vs 89.7 / 89.0. Where 160 does not divide N it lost 1.5-5 points in
+# the same rounds (6784x1856x4096, 11776x1088x4096, 11520x1088x6144), and with more rounds than
+# the wide tile it lost or tied (16384x1600x4096 88.2 vs 90.8, 8192x3200x4096, 3072x3520x4096,
+# 11264x960x4096; 13312x1600x4096 84.5 vs 83.0). Alone (no cluster) it ran 70-81 everywhere.
 
 # fp8 products whose 128 x 256 tiles make two or three rounds (FRACTION_ROUNDS): the tile of
 # FRACTION_TILES whose tiles use the issued MMA area best (``issued_fraction``; ties to the wider
@@ -781,6 +792,15 @@ def tile160_wins(dtype: str, M: int, N: int, sms: int) -> bool:
             > issued_fraction(M, N, "128x256c1", sms) * (1 + TILE160_MARGIN))
 
 
+def bf16_tile160_wins(dtype: str, M: int, N: int, wide: str, sms: int) -> bool:
+    """bf16's 128 x 160 in clusters of 2 in place of ``wide`` (the rules' 128 x 192 or 128 x 256):
+    160 divides N and its pairs make no more rounds than ``wide``'s tiles (module comment above)."""
+    pair, tile = _TILES["128x160c2"], _TILES[wide]
+    rounds = lambda t: _cdiv(t.units(M, N), max(1, sms // t.ctas))  # noqa: E731
+    return (dtype == "bf16" and M > STREAM_M and N % 160 == 0 and tile.bn > 160
+            and rounds(pair) <= rounds(tile))
+
+
 def tile200_wins(dtype: str, M: int, N: int, sms: int) -> bool:
     """fp8's 128 x 200 tile where its tiles make one round (at most one per SM; then 128 x 256's
     do too): every SM's time is its one tile, so the narrower tile that keeps one round does
@@ -872,7 +892,8 @@ def choose_config(dtype: str, M: int, N: int, K: int, sms: int) -> str:
             return "128x200c1"
         if pingpong_one_round(dtype, M, N, wide, narrow, slots):
             return narrow
-        return wide_tile(dtype, M, N, cluster, sms)  # 128 x 256, or bf16's 128 x 192
+        wide = wide_tile(dtype, M, N, cluster, sms)  # 128 x 256, or bf16's 128 x 192
+        return "128x160c2" if bf16_tile160_wins(dtype, M, N, wide, sms) else wide
     if M > STREAM_M and fills(narrow):
         return narrow
     if M <= STREAM_M:
