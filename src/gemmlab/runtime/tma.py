@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from gemmlab.errors import InputError, UserError
+from gemmlab.kernels.families import bf16_b_span
 
 # Enumerator values of the CUDA driver API (cuda.h), used when cuda-bindings is absent in tests.
 UINT8 = 0  # CU_TENSOR_MAP_DATA_TYPE_UINT8
@@ -125,7 +126,7 @@ def rung_specs(rung: Any, M: int, N: int, K: int) -> tuple[MapSpec, MapSpec]:
     if rung.dtype == "fp8":
         return fp8_specs(M, N, K, a_rows, p["BK"], p["BN"] // cm)
     cols = getattr(rung, "b_box_cols", 64)
-    by_k = (-(-p["BN"] // cols)) % cm != 0  # whole chunks: BN = 160 takes three of 64
+    by_k = (bf16_b_span(p["BN"]) // cols) % cm != 0  # whole chunks: BN = 160 takes three of 64
     return specs(M, N, K, a_rows, p["BK"], cols, p["BK"] // cm if by_k else None)
 
 
