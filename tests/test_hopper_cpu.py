@@ -247,3 +247,23 @@ def test_2d_clusters_share_a_along_n_and_b_along_m():
     a, b = tma.rung_specs(r, 1000, 1000, 1000)
     assert a.box == (64, 128) and b.box == (64, 64)
     assert r.template_call.endswith(", 0, 1, 0>")
+
+
+def test_a_boxes_copy_only_the_rows_a_has():
+    # fewer rows than an unclustered persistent tile: A's boxes copy M rows (the kernel counts
+    # a stage's bytes alike and zeroes the rest), never rows past M for the copy engine to fill
+    from gemmlab.kernels.registry import get
+    from gemmlab.runtime import dispatch_tc as D
+
+    for dtype, bk in (("bf16", 64), ("fp8", 128)):
+        r = D.config_rung(dtype, "128x64c1", split=True)
+        assert [tma.rung_specs(r, m, 4096, 14336)[0].box for m in (1, 72, 127, 128, 1000)] == [
+            (bk, 1), (bk, 72), (bk, 127), (bk, 128), (bk, 128)]
+        # a cluster's CTAs copy their shares of rows at fixed offsets: whole boxes, as before
+        r = D.config_rung(dtype, "128x256c2")
+        assert tma.rung_specs(r, 72, 4096, 4096)[0].box == (bk, 128)
+    ladder = get("persistent_bf16")  # the ladder's rung runs clusters of 2
+    assert ladder.cluster_ctas == 2 and tma.rung_specs(ladder, 100, 512, 512)[0].box == (64, 128)
+    # rungs whose kernels count whole boxes keep them (tma_bf16.cu, ws_bf16.cu)
+    assert tma.rung_specs(get("tma_bf16"), 100, 512, 512)[0].box[1] == get("tma_bf16").params["BM"]
+    assert [tma.box_rows(16, m) for m in (1, 9, 16, 17)] == [1, 9, 16, 16]

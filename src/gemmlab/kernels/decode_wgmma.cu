@@ -14,8 +14,9 @@
 //
 // CTA = one consumer warpgroup (threads 0-127: wgmma) + one producer warp (thread 128: TMA), a
 // ring of STAGES stages, each 128 bytes of K: B's 64 x 128-byte tile (8 KB) and the tokens' TN x
-// 128-byte tile, both copied by TMA with the 128-byte swizzle; TMA writes zeros past M, N and K,
-// so ragged shapes need no guards until C.
+// 128-byte tile, both copied by TMA with the 128-byte swizzle; TMA writes zeros past N and K, and
+// the tokens' boxes hold min(M, TN) rows (the rows past them zeroed once), so ragged shapes need
+// no guards until C.
 //  * bf16 (DT = 0): B is K x N row-major (N-major), read as an (N, K) map in 64 x 64 boxes - the
 //    wgmma A operand transposed (TRANS_A = 1: M-major, one 64-column chunk, SBO = 1024 between
 //    8-row groups of K, 2048 bytes per k16 step). The tokens A (M x K row-major) are the B
@@ -80,6 +81,10 @@ __device__ __forceinline__ void swap_decode(const tc::TensorMap& tmW, const tc::
     // this block's contiguous run of the strip's k-tiles (rank y of the cluster)
     const int kt0 = static_cast<int>(static_cast<long long>(nk) * blockIdx.y / KS);
     const int kt1 = static_cast<int>(static_cast<long long>(nk) * (blockIdx.y + 1) / KS);
+    // fewer tokens than the tile: the tokens' boxes copy M rows (tma.box_rows), the rest zero
+    const int x_rows = box_rows<TN>(M);
+    if (x_rows < TN) zero_rows<STAGES, STAGE>(base + W_BYTES, x_rows, TN);
+    const unsigned stage_tx = W_BYTES + x_rows * 128u;
     if (threadIdx.x == 0) {
         prefetch_tensormap(&tmW);
         prefetch_tensormap(&tmX);
@@ -96,7 +101,7 @@ __device__ __forceinline__ void swap_decode(const tc::TensorMap& tmW, const tc::
                 const int s = it % STAGES;
                 if (it >= STAGES) mbar_wait(empty(s), ((it / STAGES) - 1) & 1);
                 const unsigned sw = base + s * STAGE;
-                mbar_arrive_expect_tx(full(s), STAGE);
+                mbar_arrive_expect_tx(full(s), stage_tx);
                 if constexpr (DT == 0) tma_load_2d(sw, &tmW, full(s), n_base, kt * BK);
                 else tma_load_2d(sw, &tmW, full(s), kt * BK, n_base);
                 tma_load_2d(sw + W_BYTES, &tmX, full(s), kt * BK, 0);

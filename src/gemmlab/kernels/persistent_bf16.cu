@@ -111,6 +111,11 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
     __shared__ alignas(8) unsigned long long turn_bars[2];  // ping-pong: PingPongTurn
     const PingPongTurn turn{smem_addr(turn_bars)};
     if (PINGPONG && threadIdx.x == 0) turn.init();
+    // a product of fewer rows than the tile, one CTA per tile: A's boxes copy its M rows (the
+    // map's box, tma.box_rows), the rows past them stay zero
+    const int a_rows = CTAS == 1 ? box_rows<BM>(M) : BM;
+    if (a_rows < BM) zero_rows<STAGES, STAGE_BYTES>(base, a_rows, BM);
+    const unsigned stage_tx = STAGE_BYTES - (BM - a_rows) * 128u;
     ring.template init<CTAS>(tmA, tmB, Roles::READERS * Grid::PEERS);
 
     if (wg == 0) {  // producer
@@ -125,7 +130,7 @@ __device__ __forceinline__ void persistent_bf16(const tc::TensorMap& tmA,
                     const int s = it % STAGES;
                     if (it >= STAGES) mbar_wait(empty(s), ((it / STAGES) - 1) & 1);
                     const unsigned sa = base + s * STAGE_BYTES, sb = sa + A_BYTES;
-                    mbar_arrive_expect_tx(full(s), STAGE_BYTES);
+                    mbar_arrive_expect_tx(full(s), stage_tx);
                     cg.template load_a<A_ROWS>(sa, &tmA, full(s), kt * BK, row0);
                     // this CTA's share of B: whole chunks, or its rows of K of every chunk
                     const int k_off = B_BY_K ? static_cast<int>(cg.rm) * B_KROWS : 0;

@@ -473,6 +473,31 @@ __device__ __forceinline__ void fence_proxy_async() {
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 
+// Rows of a K-major operand (rows of 128 bytes of K) that one TMA box copies into a tile of ROWS
+// rows: ROWS, or M where the whole operand has fewer rows than the tile (a few tokens) - so the
+// copy engine never fills rows past M, which cost it time per row (docs/kernels.md, "Rows past
+// M"). The host encodes the map's box alike (gemmlab.runtime.tma.box_rows); the rows the box
+// leaves out are zeroed once per stage (zero_rows) and stay zero.
+template <int ROWS>
+__device__ __forceinline__ int box_rows(int M) {
+    return M < ROWS ? M : ROWS;
+}
+
+// Rows [from, to) (128 bytes each) of the tile at `tile` in each of STAGES stages STAGE_BYTES
+// apart, zeroed by every thread of the block and made visible to wgmma (the async proxy): call
+// before the block (or cluster) barrier that precedes the first copy into the ring.
+template <int STAGES, unsigned STAGE_BYTES>
+__device__ __forceinline__ void zero_rows(unsigned tile, int from, int to) {
+    const int chunks = (to - from) * 8;  // 16-byte chunks per stage
+    for (int s = 0; s < STAGES; ++s)
+        for (int i = threadIdx.x; i < chunks; i += blockDim.x)
+            asm volatile("st.shared.v4.b32 [%0], {%1, %1, %1, %1};" ::"r"(
+                             tile + s * STAGE_BYTES + from * 128u + 16u * i),
+                         "r"(0u)
+                         : "memory");
+    fence_proxy_async();
+}
+
 // Two adjacent outputs (row r, columns c and c + 1) from wgmma/mma.sync accumulators: alpha * v
 // + beta * C, C read only when beta != 0, one packed 4-byte (bf16x2, cvt.rn.bf16x2.f32) or
 // 8-byte (f32) store when both columns are inside and the pair's address is aligned, guarded

@@ -159,16 +159,18 @@ class TcDispatchedGemm:
 
     def _swap_maps(self, p: Plan, a: Any, b: Any) -> tuple[Any, Any]:
         """The swapped-operand kernel's maps: B (the weights) in 64-column (bf16: N-major) or
-        64-row (fp8: K-major) boxes, A (the tokens) in boxes of the kernel's token count."""
+        64-row (fp8: K-major) boxes, A (the tokens) in boxes of its M rows (``tma.box_rows``:
+        the kernel's token count, or fewer)."""
         from gemmlab.runtime import tma
 
         def make() -> tuple[Any, ...]:
             M, N, K = self.M, self.N, self.K
+            rows = tma.box_rows(p.gemv_rows, M)
             if self.dtype == "fp8":
-                spec_x, spec_w = tma.fp8_specs(M, N, K, p.gemv_rows, dispatch_tc.BK["fp8"],
+                spec_x, spec_w = tma.fp8_specs(M, N, K, rows, dispatch_tc.BK["fp8"],
                                                dispatch_tc.SWAP_COLS)
             else:
-                spec_x, spec_w = tma.specs(M, N, K, p.gemv_rows, dispatch_tc.BK["bf16"])
+                spec_x, spec_w = tma.specs(M, N, K, rows, dispatch_tc.BK["bf16"])
             return tma.encode(spec_w, b.data.ptr), tma.encode(spec_x, a.data.ptr)
 
         # -1: the persistent kernels' maps of the same pointers differ (their boxes, C's map)

@@ -115,14 +115,26 @@ def fp8_specs(M: int, N: int, K: int, BM: int, BK: int, b_rows: int) -> tuple[Ma
     return a, b
 
 
+def box_rows(rows: int, M: int) -> int:
+    """Rows of A one box copies into a tile of ``rows`` rows: all of them, or M where A has fewer
+    (a few tokens). The copy engine then fills no rows past M: each such row cost it time on
+    every stage (docs/kernels.md, "Rows past M"). The kernels that take these maps
+    (persistent_bf16/fp8 without clusters, decode_wgmma) count a stage's bytes alike
+    (tc_common.cuh's box_rows) and zero the rows the box leaves out."""
+    return min(rows, M)
+
+
 def rung_specs(rung: Any, M: int, N: int, K: int) -> tuple[MapSpec, MapSpec]:
     """The A and B maps a TMA rung takes, by its dtype and parameters: each CTA of a cluster
     copies 1 / CLUSTER_N of A's tile (the CTAs along N share it) and 1 / CLUSTER of B's (the CTAs
     along M) - for bf16, whole 64- (32-) column chunks, or rows of K when the chunks are fewer
-    than the CTAs (persistent_bf16.cu's B_BY_K)."""
+    than the CTAs (persistent_bf16.cu's B_BY_K). A persistent rung without clusters copies only
+    A's M rows where M is under its tile's (``box_rows``)."""
     p = rung.params
     cm, cn = p.get("CLUSTER", 1), p.get("CLUSTER_N", 1)
     a_rows = p["BM"] // cn
+    if rung.persistent and cm * cn == 1:
+        a_rows = box_rows(a_rows, M)
     if rung.dtype == "fp8":
         return fp8_specs(M, N, K, a_rows, p["BK"], p["BN"] // cm)
     cols = getattr(rung, "b_box_cols", 64)
