@@ -69,7 +69,7 @@ def test_past_64_rows_a_bandwidth_rich_gpu_reads_b_once_with_128x64_split_2(dtyp
     p = plan(128, 4096, 14336, h200)
     assert (p.config, p.splits, p.ctas) == ("128x64c1", 2, 128)
     assert "B read once" in p.why
-    # from 65 rows for bf16; fp8 from 97 (at 96 it lost)
+    # from 65 rows (fp8 from 97 until A's boxes stopped at M: tma.box_rows)
     first = D.STREAM_ONCE_MIN_M[dtype]
     assert plan(first, 4096, 14336, h200).config == "128x64c1"
     assert plan(first - 1, 4096, 14336, h200).config != "128x64c1"

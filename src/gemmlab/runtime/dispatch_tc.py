@@ -400,10 +400,14 @@ AUTO_SPLIT = 2
 # rows and K (H200, same run, three rounds): bf16 won from 72 rows on - 72 / 96 / 128 x 4096 x
 # 14336 59.0 / 77.7 / 95.0 vs 52.6 / 70.5 / 85.5, 128 x 4096 x 8192 99.8 vs 94.4 - and fp8 at
 # 128 rows (128 x 4096 x 28672 96.6 vs 85.8, x 14336 95.3 vs 89.2), but not at 96 (68.8 vs 76.3;
-# 72: 58.9 vs 57.2), hence STREAM_ONCE_MIN_M. (Both tiles are slow at 72-96 rows, where cuBLAS
-# reads B at 70-85% of copy: a tile's rows past M still cost a full stream of B.)
+# 72: 58.9 vs 57.2). Both tiles were slow at 72-96 rows because the copy engine filled A's rows
+# past M with zeros, at a cost per row on every stage; with A's boxes cut to its M rows
+# (tma.box_rows; docs/results/tc-rows-2026-11-29, run 1, H200, same run, trees alternating)
+# 128 x 64 split 2 at 72 / 96 x 4096 x 14336 went from 64 / 80 to 91 / 96 (bf16) and from 60 / 69
+# to 90 / 89 (fp8), where 64 x 64's second row-tile (8 and 32 rows, still whole boxes) stays at
+# 53 / 75 and 56 / 74 - so fp8 takes the rule from 65 rows too (held out: run 2).
 STREAM_ONCE_GBPS_PER_SM = 30.0
-STREAM_ONCE_MIN_M = {"bf16": 65, "fp8": 97}
+STREAM_ONCE_MIN_M = {"bf16": 65, "fp8": 65}
 MAX_SPLIT = 32
 # Stream-K (``streamk_tiles``): at most this many full waves of tiles join the last, partial one.
 MAX_STREAMK_WAVES = 4
