@@ -14,9 +14,9 @@
 //
 // CTA = one consumer warpgroup (threads 0-127: wgmma) + one producer warp (thread 128: TMA), a
 // ring of STAGES stages, each 128 bytes of K: B's 64 x 128-byte tile (8 KB) and the tokens' TN x
-// 128-byte tile, both copied by TMA with the 128-byte swizzle; TMA writes zeros past N and K, and
-// the tokens' boxes hold min(M, TN) rows (the rows past them zeroed once), so ragged shapes need
-// no guards until C.
+// 128-byte tile, both copied by TMA with the 128-byte swizzle; TMA writes zeros past N and K (and
+// past M in the 16- and 32-token tiles; from 64 tokens on, TRIM, the tokens' boxes hold min(M,
+// TN) rows and the rows past them are zeroed once), so ragged shapes need no guards until C.
 //  * bf16 (DT = 0): B is K x N row-major (N-major), read as an (N, K) map in 64 x 64 boxes - the
 //    wgmma A operand transposed (TRANS_A = 1: M-major, one 64-column chunk, SBO = 1024 between
 //    8-row groups of K, 2048 bytes per k16 step). The tokens A (M x K row-major) are the B
@@ -59,7 +59,7 @@ __device__ __forceinline__ void swap_mma(float (&d)[TN / 2], unsigned sw, unsign
     }
 }
 
-template <int DT, int TN, int STAGES, int KS>
+template <int DT, int TN, int STAGES, int KS, int TRIM>
 __device__ __forceinline__ void swap_decode(const tc::TensorMap& tmW, const tc::TensorMap& tmX,
                                             int M, int N, int K, float alpha, float beta,
                                             tc::bf16* __restrict__ C) {
@@ -81,9 +81,11 @@ __device__ __forceinline__ void swap_decode(const tc::TensorMap& tmW, const tc::
     // this block's contiguous run of the strip's k-tiles (rank y of the cluster)
     const int kt0 = static_cast<int>(static_cast<long long>(nk) * blockIdx.y / KS);
     const int kt1 = static_cast<int>(static_cast<long long>(nk) * (blockIdx.y + 1) / KS);
-    // fewer tokens than the tile: the tokens' boxes copy M rows (tma.box_rows), the rest zero
-    const int x_rows = box_rows<TN>(M);
-    if (x_rows < TN) zero_rows<STAGES, STAGE>(base + W_BYTES, x_rows, TN);
+    // TRIM (paths.SWAP_TRIM_TN) and fewer tokens than the tile: the tokens' boxes copy M rows
+    // (tma.box_rows), the rest stay zero
+    const int x_rows = TRIM ? box_rows<TN>(M) : TN;
+    if constexpr (TRIM)
+        if (x_rows < TN) zero_rows<STAGES, STAGE>(base + W_BYTES, x_rows, TN);
     const unsigned stage_tx = W_BYTES + x_rows * 128u;
     if (threadIdx.x == 0) {
         prefetch_tensormap(&tmW);

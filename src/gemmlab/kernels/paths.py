@@ -124,7 +124,7 @@ FAMILIES: dict[str, _PathFamily] = {
     "gemv_bf16_tc": _PathFamily("decode_tc.cu", "gemmlab::gemv_bf16_tc<{MT}, {NW}, {KS}>",
                                 _GEMV_BF16_SIG, lambda p: 256,
                                 cluster=lambda p: (1, p["KS"], 1) if p["KS"] > 1 else None),
-    "swap": _PathFamily("decode_wgmma.cu", "gemmlab::swap_decode<{DT}, {TN}, {STAGES}, {KS}>",
+    "swap": _PathFamily("decode_wgmma.cu", "gemmlab::swap_decode<{DT}, {TN}, {STAGES}, {KS}, {TRIM}>",
                         _SWAP_SIG, lambda p: 160, _swap_smem,
                         cluster=lambda p: (1, p["KS"], 1) if p["KS"] > 1 else None),
 }
@@ -300,6 +300,12 @@ SWAP_TOKENS = (16, 32, 64, 128)
 SWAP_SPLITS = (1, 2, 4, 8)
 SWAP_STAGES = (4, 6, 8, 12, 16)
 SWAP_DTYPES = {"bf16": 0, "fp8": 1}
+# Token tiles from this size copy only the tokens there are (TRIM: tma.box_rows), rather than
+# boxes of the whole tile whose rows past M the copy engine fills with zeros: at 64 and 128 the
+# fill cost up to a third of the time (72 tokens, m128 x 2 CTAs a strip: 50.2 -> 37.3 us, H200);
+# at 16 it saved nothing, and the trimming code made the unsplit m16 kernel ~2% slower on the same
+# instructions in its loop (docs/results/tc-rows-2026-11-29, run 1), so 16 and 32 keep whole boxes.
+SWAP_TRIM_TN = 64
 SM90_SMEM_PER_BLOCK = 227 * 1024  # the most shared memory (static + dynamic) a block may opt in to
 
 
@@ -319,7 +325,8 @@ def swap_kernel(dtype: str, rows: int, ks: int, stages: int) -> PathKernel:
         raise ValueError(f"no {dtype} swapped-operand decode instantiation for {rows} tokens "
                          f"with {ks} blocks per strip and {stages} stages")
     return PathKernel(f"dispatch_{dtype}_swap_m{tn}_k{ks}_s{stages}", "swap",
-                      {"DT": SWAP_DTYPES[dtype], "TN": tn, "STAGES": stages, "KS": ks})
+                      {"DT": SWAP_DTYPES[dtype], "TN": tn, "STAGES": stages, "KS": ks,
+                       "TRIM": int(tn >= SWAP_TRIM_TN)})
 
 
 def swap_kernels() -> tuple[PathKernel, ...]:

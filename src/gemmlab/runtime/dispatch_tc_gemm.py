@@ -159,13 +159,13 @@ class TcDispatchedGemm:
 
     def _swap_maps(self, p: Plan, a: Any, b: Any) -> tuple[Any, Any]:
         """The swapped-operand kernel's maps: B (the weights) in 64-column (bf16: N-major) or
-        64-row (fp8: K-major) boxes, A (the tokens) in boxes of its M rows (``tma.box_rows``:
-        the kernel's token count, or fewer)."""
+        64-row (fp8: K-major) boxes, A (the tokens) in boxes of the kernel's token count, or of
+        its M rows where the kernel trims them (``paths.SWAP_TRIM_TN``, ``tma.box_rows``)."""
         from gemmlab.runtime import tma
 
         def make() -> tuple[Any, ...]:
             M, N, K = self.M, self.N, self.K
-            rows = tma.box_rows(p.gemv_rows, M)
+            rows = tma.box_rows(p.gemv_rows, M) if p.gemv.params["TRIM"] else p.gemv_rows
             if self.dtype == "fp8":
                 spec_x, spec_w = tma.fp8_specs(M, N, K, rows, dispatch_tc.BK["fp8"],
                                                dispatch_tc.SWAP_COLS)

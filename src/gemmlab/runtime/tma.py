@@ -119,8 +119,9 @@ def box_rows(rows: int, M: int) -> int:
     """Rows of A one box copies into a tile of ``rows`` rows: all of them, or M where A has fewer
     (a few tokens). The copy engine then fills no rows past M: each such row cost it time on
     every stage (docs/kernels.md, "Rows past M"). The kernels that take these maps
-    (persistent_bf16/fp8 without clusters, decode_wgmma) count a stage's bytes alike
-    (tc_common.cuh's box_rows) and zero the rows the box leaves out."""
+    (persistent_bf16/fp8 without clusters; decode_wgmma's token tiles from paths.SWAP_TRIM_TN)
+    count a stage's bytes alike (tc_common.cuh's box_rows) and zero the rows the box leaves
+    out."""
     return min(rows, M)
 
 
