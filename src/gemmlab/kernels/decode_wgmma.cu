@@ -85,7 +85,7 @@ __device__ __forceinline__ void swap_decode(const tc::TensorMap& tmW, const tc::
     // (tma.box_rows), the rest stay zero
     const int x_rows = TRIM ? box_rows<TN>(M) : TN;
     if constexpr (TRIM)
-        if (x_rows < TN) zero_rows<STAGES, STAGE>(base + W_BYTES, x_rows, TN);
+        if (x_rows < TN) zero_rows<STAGES, STAGE>(base + W_BYTES, x_rows, TN, threadIdx.x, blockDim.x);
     const unsigned stage_tx = W_BYTES + x_rows * 128u;
     if (threadIdx.x == 0) {
         prefetch_tensormap(&tmW);

@@ -484,13 +484,14 @@ __device__ __forceinline__ int box_rows(int M) {
 }
 
 // Rows [from, to) (128 bytes each) of the tile at `tile` in each of STAGES stages STAGE_BYTES
-// apart, zeroed by every thread of the block and made visible to wgmma (the async proxy): call
-// before the block (or cluster) barrier that precedes the first copy into the ring.
+// apart, zeroed by `threads` threads (this one is number `i0` of them) and made visible to wgmma
+// (the async proxy): before the barrier - a block barrier, or the stage's "full" mbarrier that
+// the zeroing threads' warp then arrives on - that hands the ring to the consumers.
 template <int STAGES, unsigned STAGE_BYTES>
-__device__ __forceinline__ void zero_rows(unsigned tile, int from, int to) {
+__device__ __forceinline__ void zero_rows(unsigned tile, int from, int to, int i0, int threads) {
     const int chunks = (to - from) * 8;  // 16-byte chunks per stage
     for (int s = 0; s < STAGES; ++s)
-        for (int i = threadIdx.x; i < chunks; i += blockDim.x)
+        for (int i = i0; i < chunks; i += threads)
             asm volatile("st.shared.v4.b32 [%0], {%1, %1, %1, %1};" ::"r"(
                              tile + s * STAGE_BYTES + from * 128u + 16u * i),
                          "r"(0u)
