@@ -405,7 +405,9 @@ AUTO_SPLIT = 2
 # (tma.box_rows; docs/results/tc-rows-2026-11-29, run 1, H200, same run, trees alternating)
 # 128 x 64 split 2 at 72 / 96 x 4096 x 14336 went from 64 / 80 to 91 / 96 (bf16) and from 60 / 69
 # to 90 / 89 (fp8), where 64 x 64's second row-tile (8 and 32 rows, still whole boxes) stays at
-# 53 / 75 and 56 / 74 - so fp8 takes the rule from 65 rows too (held out: run 2).
+# 53 / 75 and 56 / 74 - so fp8 takes the rule from 65 rows too. Held out (run 2, fp8, 64 x 64 ->
+# 128 x 64 split 2): 80 x 4096 x 14336 67.8 -> 90.1, 72 x 4096 x 28672 50.8 -> 93.7, 88 x 4096 x
+# 12288 72.2 -> 87.5.
 STREAM_ONCE_GBPS_PER_SM = 30.0
 STREAM_ONCE_MIN_M = {"bf16": 65, "fp8": 65}
 MAX_SPLIT = 32
