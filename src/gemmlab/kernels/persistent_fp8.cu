@@ -99,17 +99,8 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
 
     if (wg == 0) {  // producer
         setmaxnreg_dec<40>();
-        // a product of fewer rows than the tile, one CTA per tile: A's boxes copy its M rows (the
-        // map's box, tma.box_rows); the producer's first warp zeroes the rows past them once,
-        // before its first copy is announced. (All of it here: the same code ahead of the
-        // consumers' branch made the compiler re-read threadIdx.x in their stage loop, and the
-        // 64 x 64 tile ran ~5% slower - docs/results/tc-rows-2026-11-29, runs 1 and 5.)
-        const int a_rows = CTAS == 1 ? box_rows<BM>(M) : BM;
-        if (a_rows < BM && t < 32) {
-            zero_rows<STAGES, STAGE_BYTES>(base, a_rows, BM, t, 32);
-            __syncwarp();
-        }
-        const unsigned stage_tx = STAGE_BYTES - (BM - a_rows) * 128u;
+        // fewer rows than the tile: A's boxes copy M rows (tma.box_rows), the rest zeroed once
+        const unsigned stage_tx = stage_bytes_of_rows<BM, CTAS, STAGES, STAGE_BYTES>(base, M, t);
         if (t == 0) {
             int it = 0;  // stage uses so far, across tiles
             for_each_work<SPLITK>(cluster_id, clusters, units_m, units_n, GROUP, nk, splits,

@@ -499,6 +499,21 @@ __device__ __forceinline__ void zero_rows(unsigned tile, int from, int to, int i
     fence_proxy_async();
 }
 
+// The persistent kernels' producer warpgroup (thread t of it), before its first copy: the bytes
+// a stage's "full" barrier expects. Without clusters (CTAS == 1) and with fewer rows than the
+// tile, A's boxes copy its M rows and the first warp zeroes the rest of each stage's A tile once.
+// Called in the producer's branch, not ahead of the warpgroups' split: there ptxas re-read
+// threadIdx.x in the consumers' stage loop (docs/results/tc-rows-2026-11-29, run 1 and sass/).
+template <int BM, int CTAS, int STAGES, unsigned STAGE_BYTES>
+__device__ __forceinline__ unsigned stage_bytes_of_rows(unsigned base, int M, int t) {
+    const int a_rows = CTAS == 1 ? box_rows<BM>(M) : BM;
+    if (a_rows < BM && t < 32) {
+        zero_rows<STAGES, STAGE_BYTES>(base, a_rows, BM, t, 32);
+        __syncwarp();
+    }
+    return STAGE_BYTES - (BM - a_rows) * 128u;
+}
+
 // Two adjacent outputs (row r, columns c and c + 1) from wgmma/mma.sync accumulators: alpha * v
 // + beta * C, C read only when beta != 0, one packed 4-byte (bf16x2, cvt.rn.bf16x2.f32) or
 // 8-byte (f32) store when both columns are inside and the pair's address is aligned, guarded
