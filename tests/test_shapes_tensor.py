@@ -29,6 +29,20 @@ def test_tensor_grid_has_what_the_issue_asks_for():
     assert grids.resolve(None, None, "bf16")[0] == "tensor" and grids.resolve(None, None)[0] == "default"
 
 
+def test_batch_grid_lies_between_the_issue_grids_token_counts():
+    # serving batches off the issue's grid: 24-112 tokens, each a distinct shape the tensor grid
+    # lacks, both dtypes take it (fp8: K a multiple of 16), and M <= 64 is judged as decode
+    dims = [s.dims for s in grids.TENSOR_BATCHES]
+    assert len(set(dims)) == len(dims) == 5 * len(grids.BATCH_TOKENS)
+    assert all(16 < m < 128 for m, _, _ in dims) and not set(dims) & {s.dims for s in grids.TENSOR}
+    assert (72, 4096, 14336) in dims and (96, 8192, 28672) in dims
+    for dtype in ("bf16", "fp8"):
+        grids.ShapesOptions(grids.TENSOR_BATCHES, grid_name="tensor-batches", dtype=dtype)
+    assert grids.grid("tensor-batches") is grids.TENSOR_BATCHES
+    assert S.shape_class(40, 4096, 4096, "bf16") == "skinny-M"
+    assert S.shape_class(72, 4096, 4096, "bf16") == "rect-aligned"
+
+
 def test_options_pick_the_dtypes_dispatcher_and_refuse_a_rung_of_another_dtype():
     assert grids.ShapesOptions(grids.TENSOR_QUICK, dtype="bf16").rung == "dispatch_bf16"
     assert grids.ShapesOptions(grids.TENSOR_QUICK, dtype="fp8").rung == "dispatch_fp8"

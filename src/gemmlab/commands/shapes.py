@@ -39,7 +39,7 @@ from gemmlab.workflows.keep import check_destinations, keep
 def shapes(
     grid: Annotated[Optional[str], typer.Option(
         "--preset", help="A named grid of shapes: default, square, skinny, k, models, quick (FP32); tensor, "
-                         "tensor-squares, tensor-models, tensor-quick (BF16/FP8; see --list).")] = None,
+                         "tensor-squares, tensor-models, tensor-quick, tensor-batches (BF16/FP8; see --list).")] = None,
     grid_old: Annotated[Optional[str], typer.Option("--grid", hidden=True)] = None,
     shape_list: Annotated[Optional[str], typer.Option("--shapes", help="Your own shapes: \"M,N,K;M,N,K;...\".")] = None,
     dtype: Annotated[str, typer.Option("--dtype", help="fp32 (cuBLAS SGEMM), bf16 (cuBLAS BF16 at its best) or "

@@ -130,6 +130,15 @@ _PROJECTIONS = (
 TENSOR_MODELS: tuple[GridShape, ...] = tuple(
     _g(m, n, k, f"{label}, {m} token{'s' if m > 1 else ''}", f"{where}; {m} token(s)")
     for label, n, k, where in _PROJECTIONS for m in TOKENS)
+# Serving batches between the grid's 16 and 128 tokens, where tiles and token boxes are partly
+# empty (docs/results/tc-rows-2026-11-29: 72-96 rows read 51-82% of cuBLAS until A's boxes
+# stopped at M): the LLaMA-3-8B layer and LLaMA-3-70B's down projection, off the grid.
+BATCH_TOKENS = (24, 40, 64, 72, 96, 112)
+_BATCH_PROJECTIONS = ("LLaMA-3-8B QKV", "LLaMA-3-8B O", "LLaMA-3-8B gate+up", "LLaMA-3-8B down",
+                      "LLaMA-3-70B down")
+TENSOR_BATCHES: tuple[GridShape, ...] = tuple(
+    _g(m, n, k, f"{label}, {m} tokens", f"{where}; a serving batch of {m} tokens")
+    for label, n, k, where in _PROJECTIONS if label in _BATCH_PROJECTIONS for m in BATCH_TOKENS)
 TENSOR_QUICK: tuple[GridShape, ...] = (
     _g(512, 512, 512, "512³", _T_POW2),
     _g(511, 511, 511, "511³", _T_ODD),
@@ -153,6 +162,7 @@ GRIDS: dict[str, tuple[GridShape, ...]] = {
     "tensor-squares": TENSOR_SQUARES,
     "tensor-models": TENSOR_MODELS,
     "tensor-quick": TENSOR_QUICK,
+    "tensor-batches": TENSOR_BATCHES,
 }
 # What ``--preset`` defaults to per dtype.
 DEFAULT_GRID = {"fp32": "default", "bf16": "tensor", "fp8": "tensor"}
@@ -169,6 +179,8 @@ GRID_HELP = {
     "tensor-squares": "BF16/FP8: squares 512-16384 and their ±1 neighbours",
     "tensor-models": "BF16/FP8: model projections at 1, 16, 128, 2048, 8192 tokens",
     "tensor-quick": "BF16/FP8: six small shapes (square, odd square, decode, small batch, odd K; seconds)",
+    "tensor-batches": "BF16/FP8: serving batches of 24-112 tokens on the LLaMA-3-8B layer and LLaMA-3-70B's "
+                      "down projection (off the issue's grid)",
 }
 
 
