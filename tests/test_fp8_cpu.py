@@ -80,14 +80,14 @@ def test_persistent_grid_is_whole_clusters():
 
 
 # --- kernel text ----------------------------------------------------------------------------
-def test_wrapper_takes_uint8_operands_bf16_c_and_three_maps():
+def test_wrapper_takes_uint8_operands_bf16_c_and_four_maps():
     w = wrapper(get("persistent_fp8"))
     assert "__cluster_dims__(2, 1, 1) __launch_bounds__(384, 1) gemmlab_persistent_fp8(" in w
     assert "const unsigned char* __restrict__ A" in w and "const unsigned char* __restrict__ B" in w
     assert "unsigned short* __restrict__ C" in w
-    assert w.count("const __grid_constant__ gemmlab::tc::TensorMap") == 3
-    assert ("gemmlab::persistent_fp8<128, 256, 128, 4, 2, 8, 128, 0, 1, 0>(tmA, tmB, &tmC, M, N, K, "
-            "alpha, beta, C);") in w
+    assert w.count("const __grid_constant__ gemmlab::tc::TensorMap") == 4  # A twice, B, C
+    assert ("gemmlab::persistent_fp8<128, 256, 128, 4, 2, 8, 128, 0, 1, 0>(tmA, tmA_last, tmB, &tmC, "
+            "M, N, K, alpha, beta, C);") in w
 
 
 def test_kernel_source_uses_the_k_major_e4m3_wgmma():
@@ -209,12 +209,14 @@ def test_prepared_launch_passes_fp8_maps_and_its_geometry(fake_gpu):
     # 8 tile-rows -> 4 cluster-rows x 12 tile-columns = 48 cluster units = 96 CTAs (< 132 SMs)
     assert call["grid"] == (96, 1, 1) and call["block"] == (384, 1, 1)
     assert call["smem"] == r.dynamic_smem
-    (ma, sa, pa), (mb, sb, pb), (mc, sc, pc) = call["args"][:3]
+    (ma, sa, pa), (ml, sl, pl), (mb, sb, pb), (mc, sc, pc) = call["args"][:4]
     assert (sa.name, sa.dims, sa.box, sa.dtype, pa) == ("A", (K, M), (128, 128), "uint8", a.data.ptr)
+    # A's second map: the ladder's rung runs clusters of 2, whose CTAs copy whole boxes
+    assert (sl, pl) == (sa, a.data.ptr)
     assert (sb.name, sb.dims, sb.box, sb.dtype, pb) == ("B", (K, N), (128, 128), "uint8", b.data.ptr)
     assert (sc.name, sc.dims, sc.dtype, pc) == ("C", (N, M), "bf16", c.data.ptr)
-    assert [int(x) for x in call["args"][3:6]] == [M, N, K]
-    assert float(call["args"][6]) == 1.5 and call["args"][7] is a and call["args"][8] is b
+    assert [int(x) for x in call["args"][4:7]] == [M, N, K]
+    assert float(call["args"][7]) == 1.5 and call["args"][8] is a and call["args"][9] is b
     # the prepared call checks B's TN shape too
     with pytest.raises(InputError, match=r"b given N x K, 'TN'"):
         run(a, FakeArray((K, N), np.uint8), c)
@@ -228,7 +230,7 @@ def test_prepared_launch_gives_an_unused_zero_c_map_when_n_is_not_a_multiple_of_
     M, N, K = 300, 517, 144
     run = prepare(get("persistent_fp8"), M, N, K)
     run(*_ops(M, N, K))
-    c_map = fake_gpu[0]["args"][2]
+    c_map = fake_gpu[0]["args"][3]
     assert isinstance(c_map, np.ndarray) and not any(c_map.tobytes())
 
 
@@ -237,3 +239,35 @@ def test_prepare_refuses_k_not_a_multiple_of_16(fake_gpu):
 
     with pytest.raises(InputError, match="needs K a multiple of 16"):
         prepare("persistent_fp8", 128, 256, 136)
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "fp8"])
+def test_dispatch_passes_a_second_map_of_a_boxed_to_the_last_row_tile(monkeypatch, dtype):
+    # 96 rows in 64 x 64 tiles: the second row-tile holds 32, copied through A's second map
+    # (tma.last_rows_spec) - the kernel's parameters are A, A's last rows, B, C in that order
+    from gemmlab.runtime import compile as comp
+    from gemmlab.runtime import device
+    from gemmlab.runtime.dispatch_tc import Policy
+    from gemmlab.runtime.dispatch_tc_gemm import TcDispatchedGemm
+
+    mod = types.SimpleNamespace(ndarray=FakeArray, uint8=np.uint8, uint16=np.uint16,
+                                float32=np.float32)
+    monkeypatch.setattr(device, "require_gpu", lambda: mod)
+    monkeypatch.setattr(device, "info", lambda index=None: types.SimpleNamespace(
+        sm_count=132, name="NVIDIA H100 80GB HBM3", smem_per_block_optin=232448))
+    calls = []
+    monkeypatch.setattr(comp, "compile_rung", lambda rung, backend="nvrtc": (
+        lambda grid, block, args, shared_mem=0: calls.append(args)))
+    monkeypatch.setattr(tma, "encode", lambda spec, ptr: ("map", spec, ptr))
+    M, N, K = 96, 4096, 4096
+    g = TcDispatchedGemm(registry.get(f"dispatch_{dtype}"), M, N, K, policy=Policy(config="64x64"))
+    store = np.uint8 if dtype == "fp8" else np.uint16
+    a, b, c = FakeArray((M, K), store), FakeArray((N, K) if dtype == "fp8" else (K, N), store), \
+        FakeArray((M, N), np.uint16)
+    g(a, b, c)
+    (args,) = calls
+    bk = {"bf16": 64, "fp8": 128}[dtype]
+    (_, sa, pa), (_, sl, pl), (_, sb, pb), (_, sc, _) = args[:4]
+    assert (sa.name, sa.box, pa) == ("A", (bk, 64), a.data.ptr)
+    assert (sl.name, sl.dims, sl.box, pl) == ("A", sa.dims, (bk, 32), a.data.ptr)
+    assert (sb.name, pb, sc.name) == ("B", b.data.ptr, "C")

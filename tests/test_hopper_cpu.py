@@ -81,10 +81,11 @@ def test_persistent_grid_needs_the_devices_sm_count(name):
 def test_wrappers_pass_tensor_maps_by_value_and_the_cluster_shape():
     w = wrapper(get("persistent_bf16"))
     assert "__cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)" in w
-    assert w.count("const __grid_constant__ gemmlab::tc::TensorMap") == 3
-    assert "(tmA, tmB, &tmC, M, N, K, alpha, beta, C)" in w
+    # A, A boxed to its last row-tile's rows (tma.last_rows_spec), B, C
+    assert w.count("const __grid_constant__ gemmlab::tc::TensorMap") == 4
+    assert "(tmA, tmA_last, tmB, &tmC, M, N, K, alpha, beta, C)" in w
     w = wrapper(f32_out_twin(get("persistent_bf16")))
-    assert w.count("__grid_constant__") == 2 and "(tmA, tmB, nullptr, M, N" in w
+    assert w.count("__grid_constant__") == 3 and "(tmA, tmA_last, tmB, nullptr, M, N" in w
     w = wrapper(get("ws_bf16"))
     assert "__cluster_dims__" not in w and "(tmA, tmB, M, N, K, alpha, beta, C)" in w
     w = wrapper(get("wgmma_bf16"))
@@ -250,20 +251,30 @@ def test_2d_clusters_share_a_along_n_and_b_along_m():
 
 
 def test_a_boxes_copy_only_the_rows_a_has():
-    # fewer rows than an unclustered persistent tile: A's boxes copy M rows (the kernel counts
-    # a stage's bytes alike and zeroes the rest), never rows past M for the copy engine to fill
+    # an unclustered persistent tile copies its last row-tile, where that holds fewer rows than
+    # the tile, through a second map of A boxed to those rows (the kernel counts a stage's bytes
+    # alike): never rows past M for the copy engine to fill
     from gemmlab.kernels.registry import get
     from gemmlab.runtime import dispatch_tc as D
 
+    def boxes(r, m):
+        a, _ = tma.rung_specs(r, m, 4096, 14336)
+        return a.box, tma.last_rows_spec(r, a, m).box
+
     for dtype, bk in (("bf16", 64), ("fp8", 128)):
         r = D.config_rung(dtype, "128x64c1", split=True)
-        assert [tma.rung_specs(r, m, 4096, 14336)[0].box for m in (1, 72, 127, 128, 1000)] == [
-            (bk, 1), (bk, 72), (bk, 127), (bk, 128), (bk, 128)]
+        assert [boxes(r, m)[1] for m in (1, 72, 127, 128, 129, 1000, 1024)] == [
+            (bk, 1), (bk, 72), (bk, 127), (bk, 128), (bk, 1), (bk, 104), (bk, 128)]
+        assert {boxes(r, m)[0] for m in (1, 72, 1000)} == {(bk, 128)}  # the other row-tiles'
+        r = D.config_rung(dtype, "64x64")
+        assert [boxes(r, m)[1] for m in (40, 64, 72, 96, 112, 4097)] == [
+            (bk, 40), (bk, 64), (bk, 8), (bk, 32), (bk, 48), (bk, 1)]
         # a cluster's CTAs copy their shares of rows at fixed offsets: whole boxes, as before
         r = D.config_rung(dtype, "128x256c2")
-        assert tma.rung_specs(r, 72, 4096, 4096)[0].box == (bk, 128)
+        assert boxes(r, 72) == ((bk, 128), (bk, 128))
     ladder = get("persistent_bf16")  # the ladder's rung runs clusters of 2
-    assert ladder.cluster_ctas == 2 and tma.rung_specs(ladder, 100, 512, 512)[0].box == (64, 128)
+    a, _ = tma.rung_specs(ladder, 100, 512, 512)
+    assert ladder.cluster_ctas == 2 and tma.last_rows_spec(ladder, a, 100).box == (64, 128)
     # rungs whose kernels count whole boxes keep them (tma_bf16.cu, ws_bf16.cu)
     assert tma.rung_specs(get("tma_bf16"), 100, 512, 512)[0].box[1] == get("tma_bf16").params["BM"]
     assert [tma.box_rows(16, m) for m in (1, 9, 16, 17)] == [1, 9, 16, 16]

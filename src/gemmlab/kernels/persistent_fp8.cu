@@ -52,6 +52,7 @@ __device__ __forceinline__ void wgmma_fp8_tn(float (&d)[BN / 2], unsigned long l
 template <int BM, int BN, int BK, int STAGES, int CLUSTER, int GROUP, int EPI_PIECE,
           int SPLITK = 0, int CLUSTER_N = 1, int PINGPONG = 0>
 __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
+                                               const tc::TensorMap& tmA_last,
                                                const tc::TensorMap& tmB,
                                                const tc::TensorMap* tmC, int M, int N, int K,
                                                float alpha, float beta, void* __restrict__ C,
@@ -99,14 +100,17 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
 
     if (wg == 0) {  // producer
         setmaxnreg_dec<40>();
-        // fewer rows than the tile: A's boxes copy M rows (tma.box_rows), the rest zeroed once
-        const unsigned stage_tx = stage_bytes_of_rows<BM, CTAS, STAGES, STAGE_BYTES>(base, M, t);
         if (t == 0) {
+            if (CTAS == 1) prefetch_tensormap(&tmA_last);
             int it = 0;  // stage uses so far, across tiles
             for_each_work<SPLITK>(cluster_id, clusters, units_m, units_n, GROUP, nk, splits,
                                   [&](const WorkItem& w) {
                 const int row0 = (w.m * CLUSTER + cg.rm) * BM;
                 const int col0 = (w.n * CLUSTER_N + cg.rn) * BN;
+                // the last row-tile's boxes stop at M (tc::a_box)
+                const TensorMap* map_a;
+                const unsigned stage_tx =
+                    a_box<BM, CTAS, STAGE_BYTES>(tmA, tmA_last, row0, M, map_a);
                 for (int kt = w.kt0; kt < w.kt1; ++kt, ++it) {
                     const int s = it % STAGES;
                     if (it >= STAGES) mbar_wait(empty(s), ((it / STAGES) - 1) & 1);
@@ -114,7 +118,7 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
                     // the whole stage lands on this CTA's barrier: its own A and B rows and the
                     // rows the other CTAs of its row (A) and column (B) multicast
                     mbar_arrive_expect_tx(full(s), stage_tx);
-                    cg.template load_a<A_ROWS>(sa, &tmA, full(s), kt * BK, row0);
+                    cg.template load_a<A_ROWS>(sa, map_a, full(s), kt * BK, row0);
                     const unsigned dst = sb + cg.rm * B_ROWS * 128;
                     if (CLUSTER > 1)
                         tma_load_2d_multicast(dst, &tmB, full(s), kt * BK, col0 + cg.rm * B_ROWS,

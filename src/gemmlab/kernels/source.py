@@ -62,7 +62,8 @@ def wrapper(rung: "Rung") -> str:
 
     Every rung has the same argument list - (M, N, K, alpha, A, B, beta, C), alpha and beta
     float32 - with pointer types from the rung's input and output dtypes; TMA rungs take the
-    tensor maps of A and B first (``__grid_constant__``, 128 bytes each), and clustered rungs
+    tensor maps of A and B first (``__grid_constant__``, 128 bytes each; persistent rungs a
+    second one of A after A's, ``tma.last_rows_spec``), and clustered rungs
     carry their cluster shape as ``__cluster_dims__``. Split-K instantiations take ``int splits``
     and the float32 workspace ``W`` after K."""
     bounds = str(rung.threads)
@@ -75,13 +76,17 @@ def wrapper(rung: "Rung") -> str:
         attrs = f"__cluster_dims__({cluster[0]}, {cluster[1]}, {cluster[2]}) " + attrs
     maps = ""
     if rung.tma:  # tensor maps by value in parameter space, where TMA reads them
-        maps = ("const __grid_constant__ gemmlab::tc::TensorMap tmA,\n"
-                "    const __grid_constant__ gemmlab::tc::TensorMap tmB, ")
+        maps = "const __grid_constant__ gemmlab::tc::TensorMap tmA,\n    "
+        # persistent rungs: a second map of A, boxed to its last row-tile's rows (tma.last_rows_spec)
+        a_maps = "tmA, tmA_last" if rung.persistent else "tmA"
+        if rung.persistent:
+            maps += "const __grid_constant__ gemmlab::tc::TensorMap tmA_last,\n    "
+        maps += "const __grid_constant__ gemmlab::tc::TensorMap tmB, "
         if rung.tma_store:
             maps += "const __grid_constant__ gemmlab::tc::TensorMap tmC,\n    "
         c_map = ("&tmC, " if rung.tma_store else "nullptr, ") if rung.takes_c_map else ""
         splits = ", splits, W" if rung.splitk else ""
-        call = f"{rung.template_call}(tmA, tmB, {c_map}M, N, K, alpha, beta, C{splits});"
+        call = f"{rung.template_call}({a_maps}, tmB, {c_map}M, N, K, alpha, beta, C{splits});"
     else:
         call = f"{rung.template_call}(M, N, K, alpha, A, B, beta, C);"
     return (

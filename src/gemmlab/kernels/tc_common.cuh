@@ -499,19 +499,19 @@ __device__ __forceinline__ void zero_rows(unsigned tile, int from, int to, int i
     fence_proxy_async();
 }
 
-// The persistent kernels' producer warpgroup (thread t of it), before its first copy: the bytes
-// a stage's "full" barrier expects. Without clusters (CTAS == 1) and with fewer rows than the
-// tile, A's boxes copy its M rows and the first warp zeroes the rest of each stage's A tile once.
-// Called in the producer's branch, not ahead of the warpgroups' split: there ptxas re-read
-// threadIdx.x in the consumers' stage loop (docs/results/tc-rows-2026-11-29, run 1 and sass/).
-template <int BM, int CTAS, int STAGES, unsigned STAGE_BYTES>
-__device__ __forceinline__ unsigned stage_bytes_of_rows(unsigned base, int M, int t) {
-    const int a_rows = CTAS == 1 ? box_rows<BM>(M) : BM;
-    if (a_rows < BM && t < 32) {
-        zero_rows<STAGES, STAGE_BYTES>(base, a_rows, BM, t, 32);
-        __syncwarp();
-    }
-    return STAGE_BYTES - (BM - a_rows) * 128u;
+// The persistent kernels' copy of A for a tile whose rows start at row0: without clusters
+// (CTAS == 1), on the row-tile that holds fewer than BM rows of A (the last; every tile where M <
+// BM), the map `last` whose boxes hold just those rows (gemmlab.runtime.tma.last_rows_spec), so
+// the copy engine fills no rows past M - each cost it time on every stage (docs/kernels.md, "Rows
+// past M"); elsewhere `whole`. Returns the bytes a stage of the tile expects. A stage's rows past
+// M keep what the ring held: wgmma makes row r of C from row r of A alone, and no epilogue stores
+// C's rows past M. Clustered CTAs copy fixed shares of the rows: whole boxes.
+template <int BM, int CTAS, unsigned STAGE_BYTES>
+__device__ __forceinline__ unsigned a_box(const TensorMap& whole, const TensorMap& last, int row0,
+                                          int M, const TensorMap*& map) {
+    const int rows = M - row0;
+    map = CTAS == 1 && rows < BM ? &last : &whole;
+    return CTAS == 1 && rows < BM ? STAGE_BYTES - (BM - rows) * 128u : STAGE_BYTES;
 }
 
 // Two adjacent outputs (row r, columns c and c + 1) from wgmma/mma.sync accumulators: alpha * v

@@ -18,6 +18,8 @@ engine only moves bytes), both operands K-major:
   of a cluster copies its share of the B tile's rows in one box (and multicasts it).
 
 C (bf16, the TMA-store epilogue) is written through an (N, M) map of 64 x 64 boxes (``c_spec``).
+The persistent rungs take a second map of A, boxed to the rows of its last row-tile
+(``last_rows_spec``).
 
 The map holds the matrix's address, so it is made per operand pointer (launch caches them).
 Constraints from the CUDA driver API (cuTensorMapEncodeTiled): the base address 16-byte aligned,
@@ -27,7 +29,7 @@ sides 1..256, and with the 128-byte swizzle the box's inner side at most 128 byt
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -116,12 +118,11 @@ def fp8_specs(M: int, N: int, K: int, BM: int, BK: int, b_rows: int) -> tuple[Ma
 
 
 def box_rows(rows: int, M: int) -> int:
-    """Rows of A one box copies into a tile of ``rows`` rows: all of them, or M where A has fewer
-    (a few tokens). The copy engine then fills no rows past M: each such row cost it time on
-    every stage (docs/kernels.md, "Rows past M"). The kernels that take these maps
-    (persistent_bf16/fp8 without clusters; decode_wgmma's token tiles from paths.SWAP_TRIM_TN)
-    count a stage's bytes alike (tc_common.cuh's box_rows) and zero the rows the box leaves
-    out."""
+    """Rows of the tokens one box of the swapped decode kernel copies into a tile of ``rows``
+    tokens (from ``paths.SWAP_TRIM_TN`` on): all of them, or M where there are fewer. The copy
+    engine then fills no rows past M: each such row cost it time on every stage (docs/kernels.md,
+    "Rows past M"). The kernel counts a stage's bytes alike (tc_common.cuh's box_rows) and zeroes
+    the rows the box leaves out."""
     return min(rows, M)
 
 
@@ -129,18 +130,31 @@ def rung_specs(rung: Any, M: int, N: int, K: int) -> tuple[MapSpec, MapSpec]:
     """The A and B maps a TMA rung takes, by its dtype and parameters: each CTA of a cluster
     copies 1 / CLUSTER_N of A's tile (the CTAs along N share it) and 1 / CLUSTER of B's (the CTAs
     along M) - for bf16, whole 64- (32-) column chunks, or rows of K when the chunks are fewer
-    than the CTAs (persistent_bf16.cu's B_BY_K). A persistent rung without clusters copies only
-    A's M rows where M is under its tile's (``box_rows``)."""
+    than the CTAs (persistent_bf16.cu's B_BY_K). A persistent rung takes a second map of A as
+    well (``last_rows_spec``)."""
     p = rung.params
     cm, cn = p.get("CLUSTER", 1), p.get("CLUSTER_N", 1)
     a_rows = p["BM"] // cn
-    if rung.persistent and cm * cn == 1:
-        a_rows = box_rows(a_rows, M)
     if rung.dtype == "fp8":
         return fp8_specs(M, N, K, a_rows, p["BK"], p["BN"] // cm)
     cols = getattr(rung, "b_box_cols", 64)
     by_k = (bf16_b_span(p["BN"]) // cols) % cm != 0  # whole chunks: BN = 160 takes three of 64
     return specs(M, N, K, a_rows, p["BK"], cols, p["BK"] // cm if by_k else None)
+
+
+def last_rows_spec(rung: Any, a: MapSpec, M: int) -> MapSpec:
+    """The persistent kernels' second map of A (``a``: its map from ``rung_specs``): boxes of
+    the rows its last row-tile holds, where that is under the tile's BM (every tile's where M <
+    BM) and the rung runs no clusters - so the copy engine fills no rows past M, which cost it
+    time on every stage (docs/kernels.md, "Rows past M"). The kernel copies that row-tile with it
+    and counts its stages' bytes alike (tc_common.cuh's a_box). ``a`` itself elsewhere: a
+    cluster's CTAs copy fixed shares of the rows."""
+    p = rung.params
+    bm = p["BM"]
+    last = M - (M - 1) // bm * bm  # rows of the last row-tile, 1..BM
+    if p.get("CLUSTER", 1) * p.get("CLUSTER_N", 1) > 1 or last == bm:
+        return a
+    return replace(a, box=(a.box[0], last))
 
 
 def zero_param() -> np.ndarray:
