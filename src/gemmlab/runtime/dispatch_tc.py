@@ -28,9 +28,7 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
      more than a big tile's efficiency per MMA. M <= ``STREAM_M`` (decode and small batches) is a stream of B
      (the weights): the tile among ``STREAM_CONFIGS`` whose busiest SM streams the fewest
      operand bytes (``stream_bytes_per_sm``) - 64 x 64 while its tiles fit one wave (fp8: from
-     65 rows on), then 64 x 128 while its tiles do. Past 64 rows (fp8: 96) on a GPU with the
-     H200's DRAM bandwidth per SM and a long K, 128 x 64 split-K 2 instead of 64 x 64
-     (``stream_once_wins``: B from L2 once, not once per 64-row tile).
+     65 rows on), then 64 x 128 while its tiles do.
    * between 128 x 256 and 128 x 128 when both fill: the narrow one only when it balances the SMs
      better by more than the wide tile's per-MMA advantage (``WIDE_TILE_ADVANTAGE``) - unclustered,
      in its ping-pong form (``128x128pp``: one consumer warpgroup per tile, the two alternating,
@@ -172,10 +170,19 @@ _TILES = {
     # 64 x 64 (one consumer warpgroup, 16 KB stages): the most CTAs on a memory-bound stream of B
     # (STREAM_CONFIGS). No cluster: pairs sharing B by multicast lost at every shape tried.
     "64x64": Tile(64, 64, 1, 12),
-    # 128 x 64 (two consumer warpgroups, 24 KB stages): at M <= 128 every CTA holds all the
-    # tokens, so B crosses L2 -> SM once (64 x 64 at M = 128 carries it twice), and split-K 2
-    # puts 128 CTAs on N = 4096: the stream tile on GPUs with the H200's DRAM bandwidth per SM
-    # (``stream_once_wins``).
+    # 128 x 64 (two consumer warpgroups, 24 KB stages), forced only: at M <= 128 every CTA holds
+    # all the tokens, so B crosses L2 -> SM once (64 x 64 at 65-128 rows carries it twice), and
+    # split-K 2 puts 128 CTAs on N = 4096. A rule ran it in place of 64 x 64 on the H200 at
+    # 65-128 rows with a long K (128 x 4096 x 14336 bf16 94.1 vs 84.9 in
+    # docs/results/tc-splitk-fixup-2026-11-27). Once 64 x 64's last row-tile stopped filling rows
+    # past M (tma.last_rows_spec), the two side by side (docs/results/tc-lastrows-2026-11-29, run
+    # 5, H200, two processes) had 64 x 64 ahead at 10 of 12 (shape, dtype) pairs at 72-128 rows, K
+    # 8192-28672 - 128 x 4096 x 14336 bf16 101.9 / 104.6 vs 95.1 / 98.4, 128 x 4096 x 28672 94.7 /
+    # 93.4 vs 87.9 / 87.5, fp8 101.8 / 102.3 vs 96.7 / 97.5 - behind at bf16 72 x 4096 x 14336
+    # (92.1 / 92.3 vs 93.7 / 93.4) and level at 96 x 4096 x 28672; held out, ahead at 5 of 8,
+    # level at 2, behind at bf16 120 x 3584 x 14336 (95.4 / 95.3 vs 100.8 / 101.0). At 128 rows
+    # neither tile fills a row, so the old reading there is not explained by the fill (another
+    # H200, or kernel changes since); the rule was removed.
     "128x64c1": Tile(128, 64, 1, 8),
     # 2-D clusters: CLUSTER CTAs along M share B's tile, CLUSTER_N along N share A's (TMA
     # multicast both ways) - the arrangement cuBLAS runs at 128 x 1600 x 6400 (nvjet ..._64x32_...
@@ -385,31 +392,6 @@ TILE200_MIN_K = 4096
 SPLIT_BELOW_FILL = 0.25
 MIN_SLICE_KTILES = 48
 AUTO_SPLIT = 2
-# Where the stream rule's 64 x 64 tile covers 65-128 rows, its two row-tiles each carry B from L2
-# to their SMs: B crosses twice, and a 64 x 64 CTA streamed at most ~21 GB/s (bf16 128 x 4096 x
-# 14336: 128 CTAs, 45.0 us on the H100, 43.8 on the H200 - the same time on 43% more DRAM
-# bandwidth; under Nsight Compute its time followed the SM clock, the H200's DRAM 47% busy).
-# The 128 x 64 tile holds all 128 rows (B crosses once) in 24 KB stages, split-K 2 for 128 CTAs
-# (``stream_once_wins``: cuBLASLt's pick on the H200 there is alike - 64 rows x 256 columns,
-# B multicast to a pair, split-K). Same run, interleaved, % of cuBLAS at its best, 128 x 64
-# split 2 vs 64 x 64 at 128 x 4096 x 14336 (docs/results/tc-splitk-fixup-2026-11-27): H200 bf16
-# 94.1 vs 84.9, fp8 97.4 vs 91.1; H100 bf16 93.1 vs 104.2, fp8 89.8 vs 95.6. So only past
-# STREAM_ONCE_GBPS_PER_SM of datasheet DRAM bandwidth per SM - between the H100 SXM's 25.4 and the
-# H200's 36.4, the two GPUs measured - and with slices of MIN_SLICE_KTILES: at 128 x 4096 x 4096
-# (32 k-tiles a slice) it lost on the H200 too (bf16 92.3 vs 95.7, fp8 S=1 80.0 vs 91.3). Over
-# rows and K (H200, same run, three rounds): bf16 won from 72 rows on - 72 / 96 / 128 x 4096 x
-# 14336 59.0 / 77.7 / 95.0 vs 52.6 / 70.5 / 85.5, 128 x 4096 x 8192 99.8 vs 94.4 - and fp8 at
-# 128 rows (128 x 4096 x 28672 96.6 vs 85.8, x 14336 95.3 vs 89.2), but not at 96 (68.8 vs 76.3;
-# 72: 58.9 vs 57.2). Both tiles were slow at 72-96 rows because the copy engine filled A's rows
-# past M with zeros, at a cost per row on every stage; with A's boxes cut to its M rows
-# (tma.box_rows; docs/results/tc-rows-2026-11-29, run 1, H200, same run, trees alternating)
-# 128 x 64 split 2 at 72 / 96 x 4096 x 14336 went from 64 / 80 to 91 / 96 (bf16) and from 60 / 69
-# to 90 / 89 (fp8), where 64 x 64's second row-tile (8 and 32 rows, still whole boxes) stays at
-# 53 / 75 and 56 / 74 - so fp8 takes the rule from 65 rows too. Held out (run 2, fp8, 64 x 64 ->
-# 128 x 64 split 2): 80 x 4096 x 14336 67.8 -> 90.1, 72 x 4096 x 28672 50.8 -> 93.7, 88 x 4096 x
-# 12288 72.2 -> 87.5.
-STREAM_ONCE_GBPS_PER_SM = 30.0
-STREAM_ONCE_MIN_M = {"bf16": 65, "fp8": 65}
 MAX_SPLIT = 32
 # Stream-K (``streamk_tiles``): at most this many full waves of tiles join the last, partial one.
 MAX_STREAMK_WAVES = 4
@@ -487,7 +469,7 @@ SWAP_TILE_M = 128
 SWAP_CTA_GBPS = 43.0
 SWAP_BW_SHARE = 0.8
 # a GPU the spec table lacks: the H100 SXM's datasheet bandwidth per SM (3350 GB/s / 132), for
-# the rules that weigh DRAM bandwidth (``swap_fill_ctas``, ``stream_once_wins``)
+# the rule that weighs DRAM bandwidth (``swap_fill_ctas``)
 DEFAULT_GBPS_PER_SM = 3350.0 / 132
 SWAP_INFLIGHT_STAGES = 1100
 SWAP_MIN_RUN = 4  # k-tiles a CTA gets at least (the shallowest ring's depth)
@@ -935,18 +917,6 @@ def choose_split(dtype: str, M: int, N: int, K: int, sms: int, config: str) -> i
     return max(1, min(slots // t, nk // MIN_SLICE_KTILES, AUTO_SPLIT))
 
 
-def stream_once_wins(dtype: str, M: int, N: int, K: int, sms: int,
-                     dram_gbps: Optional[float] = None) -> bool:
-    """Whether the rules' 64 x 64 stream tile at ``STREAM_ONCE_MIN_M`` - 128 rows gives way to
-    128 x 64 split-K 2 (B from L2 once instead of twice): more than ``STREAM_ONCE_GBPS_PER_SM``
-    of datasheet DRAM bandwidth per SM (``dram_gbps``; None: the H100 SXM's), K long enough for
-    two slices of ``MIN_SLICE_KTILES`` and the slices within one wave."""
-    return (STREAM_ONCE_MIN_M[dtype] <= M <= STREAM_M
-            and datasheet_gbps(sms, dram_gbps) / sms > STREAM_ONCE_GBPS_PER_SM
-            and _cdiv(K, BK[dtype]) >= AUTO_SPLIT * MIN_SLICE_KTILES
-            and tiles(M, N, "128x64c1") * AUTO_SPLIT <= sms)
-
-
 def decode_rows(dtype: str, M: int) -> int:
     """The decode instantiation for M tokens: the fewest rows that hold them."""
     rows = paths.GEMV_BF16_ROWS if dtype == "bf16" else tuple(8 * t for t in paths.GEMV_FP8_TILES)
@@ -1164,7 +1134,7 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
          policy: Policy = Policy(), dram_gbps: Optional[float] = None) -> Plan:
     """The launches for C = alpha * A @ B + beta * C at this shape (see the module docstring) on a
     GPU of ``sms`` SMs and ``dram_gbps`` GB/s of datasheet DRAM bandwidth (None: the H100 SXM's
-    per SM; the swapped decode kernel's CTA count and ``stream_once_wins`` read it)."""
+    per SM; the swapped decode kernel's CTA count reads it)."""
     if dtype not in DTYPES:
         raise InputError(f"dispatch dtype={dtype!r}: expected one of {', '.join(DTYPES)}")
     check_shape(M, N, K)
@@ -1211,14 +1181,10 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
         raise InputError(f"dispatch policy config={policy.config!r} is fp8 only (bf16's N-major B "
                          f"tile comes in 64-column swizzle atoms)")
     config = policy.config or choose_config(dtype, M, N, K, sms)
-    once = (not policy.config and policy.streamk is None and config == "64x64"
-            and stream_once_wins(dtype, M, N, K, sms, dram_gbps))
-    if once:
-        config = "128x64c1"
     sk = 0
     if policy.streamk is not None:
         sk = streamk_tiles(M, N, config, sms, policy.streamk)
-    splits = policy.split or (1 if policy.streamk is not None else AUTO_SPLIT if once
+    splits = policy.split or (1 if policy.streamk is not None
                               else choose_split(dtype, M, N, K, sms, config))
     if _TILES[config].pingpong:
         if (policy.split or 1) > 1 or policy.streamk is not None:
@@ -1232,11 +1198,7 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
     ctas = grid_ctas(M, N, config, splits, sms)
     t = tiles(M, N, config)
     why = f"{t} tiles of {config} on {sms} SMs"
-    if once and splits > 1:
-        why += (f": B read once for all {M} rows (64 x 64 tiles would carry it twice, past "
-                f"{STREAM_ONCE_GBPS_PER_SM:g} GB/s of DRAM an SM), K cut into {splits} slices of "
-                f"about {_cdiv(nk, splits)} k-tiles")
-    elif splits > 1:
+    if splits > 1:
         why += (f": under {SPLIT_BELOW_FILL:.0%} of the SMs busy, K cut into {splits} slices of "
                 f"about {_cdiv(nk, splits)} k-tiles (the last slice of a tile adds them)")
     if sk:
