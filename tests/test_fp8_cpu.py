@@ -271,3 +271,19 @@ def test_dispatch_passes_a_second_map_of_a_boxed_to_the_last_row_tile(monkeypatc
     assert (sa.name, sa.box, pa) == ("A", (bk, 64), a.data.ptr)
     assert (sl.name, sl.dims, sl.box, pl) == ("A", sa.dims, (bk, 32), a.data.ptr)
     assert (sb.name, pb, sc.name) == ("B", b.data.ptr, "C")
+
+
+def test_prepared_unclustered_persistent_rung_boxes_a_to_the_last_row_tile(fake_gpu):
+    # a persistent rung without clusters (an autotune candidate's shape) gets A's second map
+    # boxed to its last row-tile's rows: 1000 rows in 128-row tiles leave 104 in the eighth
+    from gemmlab.runtime.launch import prepare
+
+    r = families.make_rung("persistent_fp8_c1", 1, "persistent_fp8", "one CTA a cluster",
+                           BM=128, BN=256, BK=128, STAGES=4, PRODUCER=1, MINB=1, CLUSTER=1,
+                           GROUP=8, EPI_PIECE=128)
+    M, N, K = 1000, 3000, 128
+    a, b, c = _ops(M, N, K)
+    prepare(r, M, N, K)(a, b, c)
+    (_, sa, pa), (_, sl, pl), (_, sb, _) = fake_gpu[0]["args"][:3]
+    assert (sa.box, sl.dims, sl.box, pl) == ((128, 128), sa.dims, (128, 104), pa)
+    assert sb.name == "B"

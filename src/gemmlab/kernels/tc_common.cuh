@@ -476,8 +476,9 @@ __device__ __forceinline__ void fence_proxy_async() {
 // Rows of a K-major operand (rows of 128 bytes of K) that one TMA box copies into a tile of ROWS
 // rows: ROWS, or M where the whole operand has fewer rows than the tile (a few tokens) - so the
 // copy engine never fills rows past M, which cost it time per row (docs/kernels.md, "Rows past
-// M"). The host encodes the map's box alike (gemmlab.runtime.tma.box_rows); the rows the box
-// leaves out are zeroed once per stage (zero_rows) and stay zero.
+// M"). The swapped decode kernel's token tiles (decode_wgmma.cu); the host encodes the map's box
+// alike (gemmlab.runtime.tma.box_rows), and the rows the box leaves out are zeroed once per stage
+// (zero_rows) and stay zero. The persistent tiles take a second map instead (a_box below).
 template <int ROWS>
 __device__ __forceinline__ int box_rows(int M) {
     return M < ROWS ? M : ROWS;
