@@ -242,9 +242,7 @@ class TcDispatchedGemm:
             spec_a, spec_b = tma.rung_specs(r, self.M, self.N, self.K)
             spec_a = replace(spec_a, pitch=p.lda * eb)
             spec_b = replace(spec_b, pitch=p.ldb * eb)
-            maps = (tma.encode(spec_a, a.data.ptr),
-                    tma.encode(tma.last_rows_spec(r, spec_a, self.M), a.data.ptr),
-                    tma.encode(spec_b, b.data.ptr))
+            maps = tma.operand_maps(r, spec_a, spec_b, self.M, a.data.ptr, b.data.ptr)
             if r.takes_c_map:
                 if r.tma_store and self.N % 8 == 0 and c.data.ptr % 16 == 0:
                     maps += (tma.encode(tma.c_spec(self.M, self.N, r.c_box_cols), c.data.ptr),)

@@ -106,10 +106,7 @@ class PreparedGemm:
             spec_a, spec_b = tma.rung_specs(rung, self.M, self.N, self.K)
             if len(self._maps) >= 8:  # many operand buffers: keep the cache small
                 self._maps.clear()
-            maps = (tma.encode(spec_a, a.data.ptr),)
-            if rung.persistent:  # A again, boxed to its last row-tile's rows
-                maps += (tma.encode(tma.last_rows_spec(rung, spec_a, self.M), a.data.ptr),)
-            maps += (tma.encode(spec_b, b.data.ptr),)
+            maps = tma.operand_maps(rung, spec_a, spec_b, self.M, a.data.ptr, b.data.ptr)
             if rung.tma_store and rung.dtype == "fp8" and self.N % 8:
                 # C's rows are not 16-byte multiples: the kernel stores C directly and never
                 # reads this map (persistent_fp8.cu)

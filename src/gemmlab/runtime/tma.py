@@ -157,6 +157,17 @@ def last_rows_spec(rung: Any, a: MapSpec, M: int) -> MapSpec:
     return replace(a, box=(a.box[0], last))
 
 
+def operand_maps(rung: Any, a: MapSpec, b: MapSpec, M: int, a_ptr: int,
+                 b_ptr: int) -> tuple[np.ndarray, ...]:
+    """The encoded maps of A and B in the order a TMA rung's kernel takes them
+    (gemmlab.kernels.source.wrapper): A, then for a persistent rung A again boxed to its last
+    row-tile (``last_rows_spec``), then B. C's map, where the rung takes one, follows."""
+    maps = (encode(a, a_ptr),)
+    if rung.persistent:
+        maps += (encode(last_rows_spec(rung, a, M), a_ptr),)
+    return maps + (encode(b, b_ptr),)
+
+
 def zero_param() -> np.ndarray:
     """A 128-byte all-zero map parameter, for a map slot the kernel will not read (the FP8 rung's
     C map when N % 8 != 0: it stores C directly then)."""
