@@ -9,6 +9,11 @@
 the way the shape map chooses it. The timed calls run between cudaProfilerStart and Stop, so
 ``ncu --profile-from-start off`` sees only them - not the candidates' selection or the set-up.
 
+``--flush`` reads the harness's L2 flush buffer (``bench.timer.CupyBackend``) before every call,
+outside the events, so that with ``ncu --cache-control none -k regex:...`` the profiled kernel
+starts from the cache state the harness gives it, not from the replay's invalidated caches
+(``docs/results/tc-launch-2026-11-29/``: the two disagree on the fp8 decode kernels).
+
 Prints the plan that ran and, without a profiler, the median of --runs calls (CUDA events)."""
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ def main(argv=None) -> int:
     p.add_argument("--policy", default="{}", help="dispatch_tc.Policy fields as JSON")
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--cublas", action="store_true", help="run cuBLAS at its best instead")
+    p.add_argument("--flush", action="store_true",
+                   help="flush L2 as the harness does (a read of twice its size) before each call")
     args = p.parse_args(argv)
     from gemmlab.kernels import registry
     from gemmlab.runtime import device
@@ -50,8 +57,15 @@ def main(argv=None) -> int:
     b = (rng.integers(0, 0x3F00 if args.dtype == "bf16" else 0x38, b_shape)).astype(store)
     c = cupy.zeros((M, N), dtype=cupy.uint16)
     times = []
+    flush = None
+    if args.flush:
+        from gemmlab.bench.timer import CupyBackend
+
+        flush = CupyBackend(flush_l2=True).flush_l2
     cupy.cuda.runtime.profilerStart()
     for _ in range(args.runs):
+        if flush is not None:
+            flush()
         start, end = cupy.cuda.Event(), cupy.cuda.Event()
         start.record()
         run(a, b, c, 1.0, 0.0)
