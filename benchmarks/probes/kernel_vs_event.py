@@ -47,50 +47,41 @@ def main(argv=None) -> int:
     import cupy
     import torch  # noqa: F401 - before torch.profiler
 
-    from gemmlab.bench.cublas_best import best_fp8
     from gemmlab.bench.timer import CupyBackend, TimingOptions
-    from gemmlab.kernels import registry
-    from gemmlab.numerics import fp8 as conv
     from gemmlab.runtime import device
-    from gemmlab.runtime.dispatch_tc_gemm import TcDispatchedGemm
     from gemmlab.shapes import grids
+    from probe_rounds import fp8_pair, interleaved
 
     device.require_gpu()
     out = cupy.zeros(4, dtype=cupy.uint32)
     empty = cupy.RawKernel('extern "C" __global__ void probe_empty(unsigned* o) '
                            "{ if (threadIdx.x == 1u << 30) o[0] = 1; }", "probe_empty")
-    sides = [("empty kernel", "probe_empty", lambda: empty((1,), (32,), (out,)))]
-    for s in grids.parse_shapes(args.shapes):
-        M, N, K = s.dims
-        rng = cupy.random.default_rng(M + N + K)
-        a = conv.to_bits(rng.random((M, K), dtype=cupy.float32) - 0.5)
-        b = conv.to_bits(rng.random((N, K), dtype=cupy.float32) - 0.5)
-        c = cupy.zeros((M, N), dtype=cupy.uint16)
-        ours = TcDispatchedGemm(registry.get("dispatch_fp8"), M, N, K)
-        ref = best_fp8(M, N, K)
-        sides.append((f"fp8 {M}x{N}x{K} {ours.plan.name}", "gemmlab_dispatch",
-                       lambda ours=ours, a=a, b=b, c=c: ours(a, b, c, 1.0, 0.0)))
-        sides.append((f"fp8 {M}x{N}x{K} cuBLASLt", "nvjet",
-                      lambda ref=ref, a=a, b=b, c=c: ref(a, b, c, 1.0, 0.0)))
+    # (label, call, the name its kernel starts with)
+    sides = [("empty kernel", lambda: empty((1,), (32,), (out,)), "probe_empty")]
+    for shape in grids.parse_shapes(args.shapes):
+        (l_ours, ours), (l_ref, ref) = fp8_pair(*shape.dims)
+        sides += [(l_ours, ours, "gemmlab_dispatch"), (l_ref, ref, "nvjet")]
     backend = CupyBackend(flush_l2=True)
     opts = TimingOptions(warmup_ms=2.0, rep_ms=6.0)
-    got = {label: {"event_s": [], "kernel_s": []} for label, _, _ in sides}
-    for r in range(args.rounds):
-        for label, prefix, fn in (sides if r % 2 == 0 else sides[::-1]):
-            samples, events = _kernels(fn, backend, opts)
-            mine = [e.duration_ns * 1e-9 for e in events if e.name.startswith(prefix)]
-            mine = mine[-len(samples):]  # the timed runs are the last ones
-            if len(mine) != len(samples):
-                print(f"{label}: {len(mine)} kernels for {len(samples)} runs; kernel times skipped",
-                      file=sys.stderr)
-                mine = []
-            got[label]["event_s"].append(statistics.median(samples))
-            if mine:
-                got[label]["kernel_s"].append(statistics.median(mine))
+
+    def measure(i):
+        label, fn, prefix = sides[i]
+        samples, events = _kernels(fn, backend, opts)
+        mine = [e.duration_ns * 1e-9 for e in events if e.name.startswith(prefix)]
+        mine = mine[-len(samples):]  # the timed runs are the last ones
+        if len(mine) != len(samples):
+            print(f"{label}: {len(mine)} kernels for {len(samples)} runs; kernel times skipped",
+                  file=sys.stderr)
+            return statistics.median(samples), None
+        return statistics.median(samples), statistics.median(mine)
+
+    rounds = interleaved([s[0] for s in sides], args.rounds, measure)
+    got = {label: {"event_s": [e for e, _ in r], "kernel_s": [k for _, k in r if k is not None]}
+           for label, r in rounds.items()}
     print(f"{device.info().name}: medians over {args.rounds} rounds (us)")
     print(f"  {'side':42s} {'events':>8s} {'kernel':>8s} {'events - kernel':>16s}")
     rec = []
-    for label, _, _ in sides:
+    for label, *_ in sides:
         ev = statistics.median(got[label]["event_s"])
         ks = got[label]["kernel_s"]
         k = statistics.median(ks) if ks else float("nan")

@@ -14,8 +14,6 @@ Prints each variant's median over the rounds (each round: the harness's median).
 from __future__ import annotations
 
 import argparse
-import json
-import statistics
 import sys
 
 SOURCE = r"""
@@ -54,8 +52,9 @@ def main(argv=None) -> int:
     import cupy
     import numpy as np
 
-    from gemmlab.bench.timer import CupyBackend, TimingOptions, time_fn
     from gemmlab.runtime import device
+    from gemmlab.runtime.tma import as_param
+    from probe_rounds import fp8_pair, harness_medians, report
 
     device.require_gpu()
     mod = cupy.RawModule(code=SOURCE, options=("--std=c++17", "-arch=sm_90a"))
@@ -64,8 +63,6 @@ def main(argv=None) -> int:
                               ("empty_plain", "empty_smem", "empty_cluster2", "empty_maps"))
     for f in (smem, cl2, maps):
         f.max_dynamic_shared_size_bytes = 200 * 1024
-    from gemmlab.runtime.tma import as_param
-
     m = as_param([0] * 16)  # a zeroed CUtensorMap, passed by value as the decode kernels' maps are
     sides = [
         ("empty 1 x 32", lambda: plain((1,), (32,), (out,))),
@@ -80,39 +77,11 @@ def main(argv=None) -> int:
                                        np.float32(1), np.float32(0), out), shared_mem=83072)),
     ]
     if args.shapes:
-        from gemmlab.bench.cublas_best import best_fp8
-        from gemmlab.kernels import registry
-        from gemmlab.numerics import fp8 as conv
-        from gemmlab.runtime.dispatch_tc_gemm import TcDispatchedGemm
         from gemmlab.shapes import grids
 
-        for s in grids.parse_shapes(args.shapes):
-            M, N, K = s.dims
-            rng = cupy.random.default_rng(M + N + K)
-            a = conv.to_bits(rng.random((M, K), dtype=cupy.float32) - 0.5)
-            b = conv.to_bits(rng.random((N, K), dtype=cupy.float32) - 0.5)
-            c = cupy.zeros((M, N), dtype=cupy.uint16)
-            ours = TcDispatchedGemm(registry.get("dispatch_fp8"), M, N, K)
-            ref = best_fp8(M, N, K)
-            sides.append((f"fp8 {M}x{N}x{K} {ours.plan.name}",
-                          lambda ours=ours, a=a, b=b, c=c: ours(a, b, c, 1.0, 0.0)))
-            sides.append((f"fp8 {M}x{N}x{K} cuBLASLt", lambda ref=ref, a=a, b=b, c=c: ref(a, b, c, 1.0, 0.0)))
-    backend = CupyBackend(flush_l2=True)
-    opts = TimingOptions(warmup_ms=2.0, rep_ms=8.0)
-    times = {label: [] for label, _ in sides}
-    for r in range(args.rounds):
-        for label, fn in (sides if r % 2 == 0 else sides[::-1]):
-            times[label].append(statistics.median(time_fn(fn, backend, opts).samples_s))
-    print(f"{device.info().name}: harness medians, {args.rounds} interleaved rounds")
-    rec = []
-    for label, _ in sides:
-        t = statistics.median(times[label])
-        spread = " / ".join(f"{x * 1e6:.2f}" for x in times[label])
-        print(f"  {label:45s} {t * 1e6:7.2f} us   (rounds {spread})")
-        rec.append({"label": label, "median_s": t, "rounds_s": times[label]})
-    if args.json_path:
-        with open(args.json_path, "w") as f:
-            json.dump({"device": device.info().name, "sides": rec}, f, indent=1)
+        for shape in grids.parse_shapes(args.shapes):
+            sides += fp8_pair(*shape.dims)
+    report(device.info().name, harness_medians(sides, args.rounds), args.json_path)
     return 0
 
 

@@ -14,8 +14,6 @@ weights (the swapped decode kernel's box) on one barrier and waits for them.
 from __future__ import annotations
 
 import argparse
-import json
-import statistics
 import sys
 
 SOURCE = r"""
@@ -71,8 +69,8 @@ def main(argv=None) -> int:
     import cupy
     import numpy as np
 
-    from gemmlab.bench.timer import CupyBackend, TimingOptions, time_fn
     from gemmlab.runtime import device, tma
+    from probe_rounds import harness_medians, report
 
     device.require_gpu()
     N = K = 8192
@@ -96,22 +94,7 @@ def main(argv=None) -> int:
             (f"{nb:2d} boxes, map in global memory", lambda nb=nb, smem=smem: f_glob(
                 (128,), (128,), (gm, np.int32(nb), out), shared_mem=smem)),
         ]
-    backend = CupyBackend(flush_l2=True)
-    opts = TimingOptions(warmup_ms=2.0, rep_ms=8.0)
-    times = {label: [] for label, _ in sides}
-    for r in range(args.rounds):
-        for label, fn in (sides if r % 2 == 0 else sides[::-1]):
-            times[label].append(statistics.median(time_fn(fn, backend, opts).samples_s))
-    print(f"{device.info().name}: harness medians, {args.rounds} interleaved rounds")
-    rec = []
-    for label, _ in sides:
-        t = statistics.median(times[label])
-        spread = " / ".join(f"{x * 1e6:.2f}" for x in times[label])
-        print(f"  {label:40s} {t * 1e6:7.2f} us   (rounds {spread})")
-        rec.append({"label": label, "median_s": t, "rounds_s": times[label]})
-    if args.json_path:
-        with open(args.json_path, "w") as f:
-            json.dump({"device": device.info().name, "sides": rec}, f, indent=1)
+    report(device.info().name, harness_medians(sides, args.rounds), args.json_path, width=40)
     return 0
 
 
