@@ -116,6 +116,51 @@ def test_tensor_map_spec_refuses_what_the_driver_would():
         tma.encode(tma.c_spec(64, 64), 0x1002)
 
 
+def test_encode_hands_the_driver_the_spec_and_128_byte_promotion(monkeypatch):
+    """What cuTensorMapEncodeTiled receives, through a stand-in driver module (CPU CI has no
+    cuda-bindings): the spec's dims, pitch and box, its swizzle, and L2 promotion of 128 bytes
+    (tma.L2_PROMOTION: 256 bytes cost bf16's swapped decode 8 points on the H200)."""
+    import sys
+    import types
+
+    seen = {}
+
+    class Enum:
+        def __init__(self, prefix):
+            self.prefix = prefix
+
+        def __getattr__(self, name):
+            if not name.startswith(self.prefix):
+                raise AttributeError(name)
+            return name
+
+    def encode(dtype, rank, ptr, dims, pitches, box, strides, interleave, swizzle, promo, oob):
+        seen.update(dtype=dtype, rank=rank, ptr=ptr, dims=dims, pitches=pitches, box=box,
+                    swizzle=swizzle, promo=promo)
+        return "CUDA_SUCCESS", list(range(16))
+
+    driver = types.SimpleNamespace(
+        cuuint32_t=int, cuuint64_t=int, cuTensorMapEncodeTiled=encode,
+        CUtensorMapDataType=Enum("CU_TENSOR_MAP_DATA_TYPE_"),
+        CUtensorMapInterleave=Enum("CU_TENSOR_MAP_INTERLEAVE_"),
+        CUtensorMapSwizzle=Enum("CU_TENSOR_MAP_SWIZZLE_"),
+        CUtensorMapL2promotion=Enum("CU_TENSOR_MAP_L2_PROMOTION_"),
+        CUtensorMapFloatOOBfill=Enum("CU_TENSOR_MAP_FLOAT_OOB_FILL_"),
+        CUresult=types.SimpleNamespace(CUDA_SUCCESS="CUDA_SUCCESS"))
+    bindings = types.ModuleType("cuda.bindings")
+    bindings.driver = driver
+    monkeypatch.setitem(sys.modules, "cuda", types.ModuleType("cuda"))
+    monkeypatch.setitem(sys.modules, "cuda.bindings", bindings)
+    monkeypatch.setitem(sys.modules, "cuda.bindings.driver", driver)
+    a, _ = tma.specs(M=300, N=200, K=512, BM=128, BK=64)
+    p = tma.encode(a, 0x1000)
+    assert p.dtype.itemsize == 128
+    assert seen == {"dtype": "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16", "rank": 2, "ptr": 0x1000,
+                    "dims": list(a.dims), "pitches": [a.pitch], "box": list(a.box),
+                    "swizzle": "CU_TENSOR_MAP_SWIZZLE_128B",
+                    "promo": "CU_TENSOR_MAP_L2_PROMOTION_L2_128B"}
+
+
 def test_tensor_map_param_is_one_128_byte_value():
     words = list(range(16))
     p = tma.as_param(words)

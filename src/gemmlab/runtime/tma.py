@@ -44,7 +44,16 @@ BFLOAT16 = 9  # CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
 ELEMENT_TYPES = {"bf16": ("CU_TENSOR_MAP_DATA_TYPE_BFLOAT16", 2, "bf16"),
                  "uint8": ("CU_TENSOR_MAP_DATA_TYPE_UINT8", 1, "e4m3")}
 SWIZZLE_128B = 3  # CU_TENSOR_MAP_SWIZZLE_128B
-L2_PROMOTION_256B = 3  # CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+# L2 promotion of every map's loads: a miss fetches the 128-byte line a box row touches, not 256
+# bytes. bf16's B is N-major, read in 64-column boxes (one 128-byte line a row); the swapped
+# decode kernel gives each CTA one 64-column strip, so the other half of a 256-byte promotion is
+# the next CTA's strip, fetched early and evicted before it is read. On the H200 (driver
+# 580.159.04, docs/results/tc-l2promo-2026-11-29, one process per setting, alternating, order
+# reversed in pass 2, % of cuBLAS at its best): bf16 16 x 4096 x 14336 96.0 / 96.2 with 256 B,
+# 104.0 / 104.2 with none, 104.2 / 104.0 with 128 B; 1 x 4096 x 14336 97.1 / 97.2 -> 103.9 / 103.6,
+# 103.5 / 104.4. fp8 decode (B K-major, the next 128 bytes are the same CTA's next stage) and the
+# compute-bound controls (bf16 4096^3, fp8 8192 x 4800 x 1600) moved within a point either way.
+L2_PROMOTION = "CU_TENSOR_MAP_L2_PROMOTION_L2_128B"
 BOX_MAX = 256  # largest box side cuTensorMapEncodeTiled accepts
 SWIZZLE_BYTES = 128
 # swizzle span in bytes -> CUtensorMapSwizzle enumerator name (0: rows as they are)
@@ -206,7 +215,7 @@ def encode(spec: MapSpec, ptr: int) -> np.ndarray:
         [u32(spec.box[0]), u32(spec.box[1])], [u32(1), u32(1)],
         cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
         getattr(cu.CUtensorMapSwizzle, SWIZZLES[spec.swizzle]),
-        cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        getattr(cu.CUtensorMapL2promotion, L2_PROMOTION),
         cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
     if err != cu.CUresult.CUDA_SUCCESS:
         raise UserError(f"{spec.name}: cuTensorMapEncodeTiled failed ({err.name}) for dims "
