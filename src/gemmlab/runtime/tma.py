@@ -44,15 +44,15 @@ BFLOAT16 = 9  # CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
 ELEMENT_TYPES = {"bf16": ("CU_TENSOR_MAP_DATA_TYPE_BFLOAT16", 2, "bf16"),
                  "uint8": ("CU_TENSOR_MAP_DATA_TYPE_UINT8", 1, "e4m3")}
 SWIZZLE_128B = 3  # CU_TENSOR_MAP_SWIZZLE_128B
-# L2 promotion of every map's loads: a miss fetches the 128-byte line a box row touches, not 256
-# bytes. bf16's B is N-major, read in 64-column boxes (one 128-byte line a row); the swapped
-# decode kernel gives each CTA one 64-column strip, so the other half of a 256-byte promotion is
-# the next CTA's strip, fetched early and evicted before it is read. On the H200 (driver
-# 580.159.04, docs/results/tc-l2promo-2026-11-29, one process per setting, alternating, order
-# reversed in pass 2, % of cuBLAS at its best): bf16 16 x 4096 x 14336 96.0 / 96.2 with 256 B,
-# 104.0 / 104.2 with none, 104.2 / 104.0 with 128 B; 1 x 4096 x 14336 97.1 / 97.2 -> 103.9 / 103.6,
-# 103.5 / 104.4. fp8 decode (B K-major, the next 128 bytes are the same CTA's next stage) and the
-# compute-bound controls (bf16 4096^3, fp8 8192 x 4800 x 1600) moved within a point either way.
+# L2 promotion of every map's loads: 128 bytes, the line a 128-byte box row touches, not 256.
+# Measured on the H200 (driver 580.159.04, docs/results/tc-l2promo-2026-11-29; one process per
+# setting, alternating, order reversed in pass 2, % of cuBLAS at its best): bf16's B streams lost
+# 4-9 points to 256 bytes - swapped decode 16 x 4096 x 14336 95.9 / 96.2 -> 104.2 / 104.0,
+# 1 x 4096 x 14336 97.1 / 97.2 -> 103.5 / 104.4; 128 rows, the tiles: 128 x 28672 x 4096 94.7 / 95.0
+# -> 100.1 / 99.8, 128 x 11008 x 4096 90.3 / 93.3 -> 95.8 / 98.0. Nsight Compute there: the same
+# DRAM bytes either way, and 11% (decode) to 26% (128 x 28672 x 4096) more L2 sector reads from the
+# SMs with 256. No promotion read as 128 bytes; fp8 decode and compute-bound shapes (bf16 4096^3,
+# fp8 8192 x 4800 x 1600) moved within a point.
 L2_PROMOTION = "CU_TENSOR_MAP_L2_PROMOTION_L2_128B"
 BOX_MAX = 256  # largest box side cuTensorMapEncodeTiled accepts
 SWIZZLE_BYTES = 128
