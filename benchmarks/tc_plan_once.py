@@ -12,7 +12,12 @@ the way the shape map chooses it. The timed calls run between cudaProfilerStart 
 ``--flush`` reads the harness's L2 flush buffer (``bench.timer.CupyBackend``) before every call,
 outside the events, so that with ``ncu --cache-control none -k regex:...`` the profiled kernel
 starts from the cache state the harness gives it, not from the replay's invalidated caches
-(``docs/results/tc-launch-2026-11-29/``: the two disagree on the fp8 decode kernels).
+(``docs/results/tc-launch-2026-11-29/``: the two disagree on the fp8 decode kernels). Add
+``--replay-mode application``: under kernel replay only the first of ``--set full``'s passes
+follows the flush; the others start from the L2 the pass before left, the kernel's own operands
+(fp8 16 x 4096 x 4096, 16 MB of B on the H200's 50 MB L2: 0 bytes read from DRAM;
+``docs/results/tc-l2promo-2026-11-29/``). Application replay reruns the script, flush included,
+for every pass.
 
 Prints the plan that ran and, without a profiler, the median of --runs calls (CUDA events)."""
 
