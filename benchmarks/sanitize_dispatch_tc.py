@@ -113,8 +113,9 @@ MEMCHECK = [
     ("bf16", (1, 200, 1040), {"config": "gemv", "cols": 16, "split": 8}, ""),
     ("fp8", (16, 1000, 6400), {"config": "gemv", "split": 4}, ""),
     ("fp8", (7, 200, 1040), {"config": "gemv", "split": 8}, ""),
-    # the swapped-operand wgmma decode kernel (decode_wgmma.cu): both token tiles, clusters of 1-8
-    # CTAs a strip, rings of 4-16 stages, ragged N (fp8: odd) and K, CTAs with no K, misaligned C
+    # the swapped-operand wgmma decode kernel (decode_wgmma.cu): every token tile (8 tokens
+    # and fewer: m64n8), clusters of 1-8 CTAs a strip, rings of 4-16 stages, ragged N (fp8: odd)
+    # and K, CTAs with no K, misaligned C
     ("bf16", (16, 1000, 14336), {"config": "swap", "split": 4, "stages": 4}, ""),
     ("fp8", (9, 203, 1040), {"config": "swap", "split": 8, "stages": 16}, ""),
     ("bf16", (32, 4104, 4112), {"config": "swap", "split": 2, "stages": 6}, ""),
@@ -129,6 +130,10 @@ MEMCHECK = [
     # one CTA a strip (no cluster: a block barrier, its own shared memory), C off 8 bytes and N
     # odd: the one-at-a-time stores
     ("fp8", (16, 203, 1040), {"config": "swap", "split": 1, "stages": 4}, "c"),
+    # token tiles (forced): a CTA per tile of TN tokens of a strip, the last partly empty
+    ("fp8", (17, 1000, 4112), {"config": "swap", "tokens": 8, "split": 2, "stages": 6}, ""),
+    ("bf16", (40, 1000, 1040), {"config": "swap", "tokens": 8, "split": 1, "stages": 16}, ""),
+    ("bf16", (33, 203 * 8, 1040), {"config": "swap", "tokens": 32, "split": 4, "stages": 4}, "c"),
 ]
 INITCHECK = [
     ("bf16", (1000, 3001, 77), None, ""), ("bf16", (127, 1000, 4096), {"config": "64x128", "split": 3}, ""),
@@ -177,6 +182,7 @@ RACECHECK = [
     ("fp8", (30, 130, 512), {"config": "swap", "split": 2, "stages": 4}, ""),
     ("bf16", (1, 200, 4096), {"config": "swap", "split": 1, "stages": 16}, ""),
     ("bf16", (128, 136, 1032), {"config": "swap", "split": 2, "stages": 4}, ""),
+    ("fp8", (16, 130, 512), {"config": "swap", "tokens": 8, "split": 2, "stages": 4}, ""),
 ]
 SETS = {"memcheck": MEMCHECK, "initcheck": INITCHECK, "racecheck": RACECHECK}
 

@@ -134,13 +134,24 @@ def alternatives(dtype, M, N, K, sms, quick=False, decode=False, dram_gbps=None)
                     seen.add(p.name)
                     out.append((f"mma c={cols} ks={ks}", pol))
     if D.decode_fits(dtype, M, N, K, D.Operands(), D.SWAP_MAX_M):
-        for ks in D.paths.SWAP_SPLITS:
-            for st in D.paths.swap_stages(next(t for t in D.paths.SWAP_TOKENS if t >= M)):
-                pol = D.Policy(config="swap", split=ks, stages=st)
-                p = D.plan(dtype, M, N, K, sms, D.Operands(), pol, dram_gbps)
-                if p.name not in seen:
-                    seen.add(p.name)
-                    out.append((f"swap ks={ks} s={st}", pol))
+        rule_tile = D.swap_tokens(M)
+        # the rules' token tile, smaller ones (token tiles, a CTA each) up to 4 tiles a strip,
+        # and the 16-token tile where the rules' is smaller (its rule until m64n8)
+        tiles = [t for t in D.paths.SWAP_TOKENS if t <= max(rule_tile, 16) and -(-M // t) <= 4
+                 and (t == rule_tile or t < D.paths.SWAP_TRIM_TN)]
+        for tn in sorted(tiles, key=lambda t: t != rule_tile):
+            tag = "" if tn == rule_tile else f" t={tn}"
+            if tag:  # the rules' split and ring for this tile's CTAs
+                pol = D.Policy(config="swap", tokens=tn)
+                seen.add(D.plan(dtype, M, N, K, sms, D.Operands(), pol, dram_gbps).name)
+                out.append((f"swap{tag} auto", pol))
+            for ks in D.paths.SWAP_SPLITS:
+                for st in D.paths.swap_stages(tn):
+                    pol = D.Policy(config="swap", split=ks, stages=st, tokens=tn if tag else None)
+                    name = D.plan(dtype, M, N, K, sms, D.Operands(), pol, dram_gbps).name
+                    if name not in seen:
+                        seen.add(name)
+                        out.append((f"swap{tag} ks={ks} s={st}", pol))
     if D.decode_fits(dtype, M, N, K, D.Operands(), D.max_decode_rows(dtype)):
         one = dtype == "fp8" or D.decode_rows(dtype, M) == 1  # K shared by a cluster
         for cols in (D.paths.GEMV_BF16_COLS if dtype == "bf16" else (None,)):

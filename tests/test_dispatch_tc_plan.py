@@ -436,7 +436,7 @@ def test_every_plan_kernel_compiles_without_spills():
               if D._TILES[c].bm == 128 and D._TILES[c].bn >= 160 and single(c)]
     # the swapped decode kernels: every token tile x cluster at its deepest ring, and every ring
     # of the 16-token tile (a ring's depth is a constant of the loop, not of the registers; the
-    # GPU tests compile and run all 136: compiling them here cost ~8 s)
+    # GPU tests compile and run all 176: compiling them here cost ~10 s)
     swap_sample = [paths.swap_kernel(d, tn, ks, max(paths.swap_stages(tn)))
                    for d in paths.SWAP_DTYPES for tn in paths.SWAP_TOKENS for ks in paths.SWAP_SPLITS]
     swap_sample += [paths.swap_kernel(d, 16, 1, st) for d in paths.SWAP_DTYPES
@@ -460,8 +460,8 @@ def test_every_plan_kernel_compiles_without_spills():
     # the decode kernels: mma.sync e4m3 needs sm_89+; no spills even at 16 tokens x 8 columns
     assert {d.kernel for d in decode} == {k.kernel for k in paths.gemv_kernels()}
     assert not any(d.spills or d.stack_frame for d in decode), decode
-    # the swapped-operand wgmma decode kernels: m64n16 to m64n128 accumulators (8-64 a thread)
-    assert {d.kernel for d in swap} == {k.kernel for k in swap_sample} and len(swap) == 40
+    # the swapped-operand wgmma decode kernels: m64n8 to m64n128 accumulators (4-64 a thread)
+    assert {d.kernel for d in swap} == {k.kernel for k in swap_sample} and len(swap) == 48
     assert not any(d.spills or d.stack_frame or d.registers > 128 for d in swap), swap
 
 
@@ -472,10 +472,11 @@ def test_a_few_aligned_tokens_run_the_swapped_decode_kernel(dtype):
         if dtype == "fp8" and M <= D.DECODE_M[dtype]:  # fp8's mma.sync kernel keeps these
             assert (p.config, p.gemv_rows) == ("gemv", 8), (M, p)
             continue
-        assert (p.config, p.gemv_rows, p.gemv_cols) == ("swap", 16, 64), (M, p)
+        tile = 8 if M <= 8 else 16  # up to 8 tokens the 8-token tile (SWAP_RULE_MIN_TOKENS)
+        assert (p.config, p.gemv_rows, p.gemv_cols) == ("swap", tile, 64), (M, p)
         assert not (p.copy_a or p.copy_b) and p.workspace_bytes == 0
         # the profiler's dispatch filter (^gemmlab_dispatch_(bf16|fp8)_) finds the kernel
-        assert p.kernel.startswith(f"gemmlab_dispatch_{dtype}_swap_m16_")
+        assert p.kernel.startswith(f"gemmlab_dispatch_{dtype}_swap_m{tile}_")
         assert p.name == p.gemv.name.removeprefix(f"dispatch_{dtype}_")
         assert p.gemv.arch == "sm_90a" and p.gemv.threads == 160
         with pytest.raises(ValueError, match="decode kernel"):
@@ -564,7 +565,7 @@ def test_swap_policy_forces_any_cluster_and_ring_and_checks_them():
     assert (p.name, p.grid, p.gemv_rows) == ("swap_m32_k2_s4", (64, 2, 1), 32)
     assert p.gemv.dynamic_smem == 4 * (64 + 32) * 128 + 16 * 4 + 1024  # the partial sums reuse it
     assert _plan("bf16", 1, 4096, 4096, config="swap", split=1).stages == D.SWAP_STAGES
-    assert _plan("bf16", 1, 4096, 4096, config="swap", split=None).name == "swap_m16_k1_s16"
+    assert _plan("bf16", 1, 4096, 4096, config="swap", split=None).name == "swap_m8_k1_s16"
     with pytest.raises(InputError, match="not a decode shape"):
         _plan("bf16", 129, 4096, 4096, config="swap")
     # 64 and 128 tokens (m64n64 / m64n128: forced only), rings that fit a block's shared memory
@@ -591,6 +592,37 @@ def test_swap_policy_forces_any_cluster_and_ring_and_checks_them():
         len(D.paths.swap_stages(t)) for t in D.paths.SWAP_TOKENS)
     assert max(k.dynamic_smem for k in ks) <= 227 * 1024
     assert "__cluster_dims__(1, 8, 1)" in D.paths.wrapper(D.paths.swap_kernel("fp8", 16, 8, 4))
+
+
+def test_swap_token_tiles_are_forced_only_and_count_as_strips():
+    # the rules' token tile: the smallest that holds M, from 8 (SWAP_RULE_MIN_TOKENS) on; token
+    # tiles (M past the tile) only where forced
+    assert [D.swap_tokens(m) for m in (1, 8, 9, 16, 17, 33, 100)] == [8, 8, 16, 16, 32, 64, 128]
+    assert D.swap_tokens(16, 8) == 8 and D.swap_tokens(1, 16) == 16
+    # one token on the 8-token tile: the strips, split and ring of the 16-token tile, m64n8
+    p = _plan("fp8", 1, 8192, 8192)
+    assert (p.name, p.grid, p.ctas, p.gemv_rows) == ("swap_m8_k1_s8", (128, 1, 1), 128, 8)
+    assert p.gemv.dynamic_smem == 8 * (64 + 8) * 128 + 16 * 8 + 1024
+    assert _plan("fp8", 1, 8192, 8192, config="swap", tokens=16).name == "swap_m16_k1_s8"
+    # 16 tokens over two 8-token tiles: each strip's two CTAs count as strips for the split and
+    # the ring (the H200's 89 CTAs: 64 strips x 2 tiles need no split; 128 CTAs x 8 stages)
+    p = D.plan("fp8", 16, 4096, 4096, H100, policy=D.Policy(config="swap", tokens=8),
+               dram_gbps=4800.0)
+    assert (p.name, p.grid, p.ctas) == ("swap_m8_k1_s8", (128, 1, 1), 128)
+    assert "2 token tiles a strip" in p.why
+    assert D.choose_swap("fp8", 4096, 4096, H100, 4800.0, rows=8, token_tiles=2) == (1, 8)
+    assert D.choose_swap("fp8", 4096, 4096, H100, 4800.0, rows=16) == (2, 8)
+    p = _plan("bf16", 100, 1600, 6400, config="swap", tokens=32, split=2, stages=4)
+    assert (p.grid, p.ctas) == ((100, 2, 1), 200)  # 25 strips x 4 token tiles, 2 CTAs each
+    # the 64- and 128-token tiles copy M rows (TRIM): one token tile only
+    with pytest.raises(InputError, match="token tiles are 8-32 tokens"):
+        _plan("fp8", 100, 1600, 6400, config="swap", tokens=64)
+    assert _plan("fp8", 64, 1600, 6400, config="swap", tokens=64).grid[0] == 25
+    for bad in (12, 256, True):
+        with pytest.raises(InputError, match="tokens="):
+            D.Policy(config="swap", tokens=bad)
+    with pytest.raises(InputError, match="config='swap' only"):
+        D.Policy(config="gemv", tokens=8)
 
 
 def test_forced_decode_kernels_keep_their_own_plans():

@@ -323,10 +323,10 @@ def test_a_boxes_copy_only_the_rows_a_has():
     # rungs whose kernels count whole boxes keep them (tma_bf16.cu, ws_bf16.cu)
     assert tma.rung_specs(get("tma_bf16"), 100, 512, 512)[0].box[1] == get("tma_bf16").params["BM"]
     assert [tma.box_rows(16, m) for m in (1, 9, 16, 17)] == [1, 9, 16, 16]
-    # the swapped decode kernel trims its token boxes from 64-token tiles on (16 and 32 keep
-    # whole boxes: no gain there); the host builds the tokens' map from the same parameter
+    # the swapped decode kernel trims its token boxes from 64-token tiles on (8 to 32 keep whole
+    # boxes: no gain there); the host builds the tokens' map from the same parameter
     from gemmlab.kernels import paths
 
     assert [paths.swap_kernel("fp8", t, 1, 4).params["TRIM"] for t in paths.SWAP_TOKENS] == [
-        0, 0, 1, 1]
+        0, 0, 0, 1, 1]
     assert paths.swap_kernel("fp8", 100, 1, 4).template_call.endswith("swap_decode<1, 128, 4, 1, 1>")

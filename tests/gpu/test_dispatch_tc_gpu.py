@@ -239,17 +239,18 @@ def test_every_mma_decode_instantiation(cp, dev):
 
 @pytest.mark.parametrize("dtype", ["bf16", "fp8"])
 def test_every_swap_decode_instantiation(cp, dev, dtype):
-    """The swapped-operand wgmma decode kernel (decode_wgmma.cu) at every token tile (16 to 128,
-    partly empty: 1, 9, 17, 33, 100 tokens), every cluster size and ring depth (K long enough to wrap every
-    ring several times), N not a multiple of the 64-column strip (fp8: not of 8 either), K not a
-    multiple of the 128-byte stage and shorter than one stage per CTA of the cluster (empty
-    runs), beta = 0 and beta != 0."""
+    """The swapped-operand wgmma decode kernel (decode_wgmma.cu) at every token tile the rules
+    give (8 to 128, partly empty: 1, 9, 17, 33, 100 tokens), every cluster size and ring depth
+    (K long enough to wrap every ring several times), N not a multiple of the 64-column strip
+    (fp8: not of 8 either), K not a multiple of the 128-byte stage and shorter than one stage per
+    CTA of the cluster (empty runs), beta = 0 and beta != 0."""
     from gemmlab.kernels import paths
+    from gemmlab.runtime.dispatch_tc import swap_tokens
 
     odd_n = 203 if dtype == "fp8" else 200
     bad = []
     for M in (1, 9, 16, 17, 32, 33, 64, 100, 128):
-        tn = next(t for t in paths.SWAP_TOKENS if t >= M)
+        tn = swap_tokens(M)
         for N, K in ((4104, 4112), (8, 16), (1000, 14336), (odd_n, 1040)):
             for ks, st in itertools.product(paths.SWAP_SPLITS, paths.swap_stages(tn)):
                 run = _prepared(dtype, (M, N, K), config="swap", split=ks, stages=st)
@@ -263,6 +264,34 @@ def test_every_swap_decode_instantiation(cp, dev, dtype):
                                  beta=beta)
                     if not res.ok:
                         bad.append((M, N, K, ks, st, beta, p.name, res.reason))
+    assert not bad, bad[:10]
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "fp8"])
+def test_swap_decode_token_tiles(cp, dev, dtype):
+    """Token tiles (Policy(tokens=...)): the 8-token tile (m64n8) and M past the tile, a CTA per
+    token tile of each strip - the last tile partly empty (9, 17, 31, 33, 100 tokens) or whole
+    (16, 40 over 8) - every cluster size, the shallowest and deepest ring, the ragged N and K of
+    the test above, beta = 0 and beta != 0; the grid is strips x token tiles by the cluster."""
+    from gemmlab.kernels import paths
+
+    odd_n = 203 if dtype == "fp8" else 200
+    bad = []
+    for tn, M in ((8, 1), (8, 7), (8, 9), (8, 16), (8, 40), (16, 17), (16, 31), (32, 33),
+                  (32, 100)):
+        for N, K in ((4104, 4112), (8, 16), (1000, 14336), (odd_n, 1040)):
+            depths = paths.swap_stages(tn)
+            for ks, st in itertools.product(paths.SWAP_SPLITS, (min(depths), max(depths))):
+                run = _prepared(dtype, (M, N, K), config="swap", split=ks, stages=st, tokens=tn)
+                p = run.plan
+                assert run.grid == (-(-N // 64) * -(-M // tn), ks, 1)
+                assert p.gemv.params["TN"] == tn
+                for beta in (0.0, BETA):
+                    res = _check(cp, run, (M, N, K), dtype,
+                                 zlib.crc32(f"tt{dtype}{tn}{M}{N}{K}{ks}{st}{beta}".encode()),
+                                 beta=beta)
+                    if not res.ok:
+                        bad.append((M, N, K, tn, ks, st, beta, p.name, res.reason))
     assert not bad, bad[:10]
 
 

@@ -1,12 +1,13 @@
 // Decode on Hopper's wgmma with the operands swapped (dispatch_bf16 / dispatch_fp8, issue #20):
-// C = alpha * A @ B + beta * C for a few tokens (M <= TN: 16, 32, 64 or 128), bf16 C, FP32
-// accumulation.
+// C = alpha * A @ B + beta * C for a few tokens (TN: 8, 16, 32, 64 or 128 a tile; M > TN takes
+// cdiv(M, TN) token tiles, each CTA one - forced only: each re-reads the strip's B from L2, and
+// 16 tokens as 2 x 8 lost or tied, docs/results/tc-tokens-2026-11-29), bf16 C, FP32 accumulation.
 //
 // wgmma's M side is 64 rows, at least; a 64-row tile over 16 tokens computes 48 rows of zeros
 // and - worse for a product that only streams B - gives each CTA 64 or 128 columns of B, so at
 // N = 4096-6144 the tiles cover a third to three quarters of the SMs. Swapping the operands
 // (C^T = B^T A^T, what cuBLAS's small-M kernels do) puts 64 of B's columns on the M side and the
-// tokens on the N side (n16; n32-n128 for more): no MMA is wasted on missing tokens, and a
+// tokens on the N side (n16; n8, or n32-n128 for more): no MMA is wasted on missing tokens, and a
 // cluster of KS CTAs (grid.y, cluster dims (1, KS, 1)) shares one 64-column strip's K, so
 // N / 64 x KS CTAs stream B - as many as it takes to fill the SMs. The KS partial sums meet
 // through distributed shared memory in rank order (cluster_reduce: deterministic, one launch, no
@@ -39,19 +40,22 @@ namespace gemmlab {
 template <int DT, int TN>
 __device__ __forceinline__ void swap_mma(float (&d)[TN / 2], unsigned sw, unsigned sx) {
     using namespace tc;
-    static_assert(TN == 16 || TN == 32 || TN == 64 || TN == 128, "m64n16 / 32 / 64 / 128");
+    static_assert(TN == 8 || TN == 16 || TN == 32 || TN == 64 || TN == 128,
+                  "m64n8 / 16 / 32 / 64 / 128");
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) {
         const unsigned long long b = wgmma_desc(sx + 32 * kk, 16, 1024);
         if constexpr (DT == 0) {
             const unsigned long long a = wgmma_desc(sw + 2048 * kk, 8192, 1024);
-            if constexpr (TN == 16) wgmma_m64n16k16_bf16<0, 1>(d, a, b, 1);
+            if constexpr (TN == 8) wgmma_m64n8k16_bf16<0, 1>(d, a, b, 1);
+            else if constexpr (TN == 16) wgmma_m64n16k16_bf16<0, 1>(d, a, b, 1);
             else if constexpr (TN == 32) wgmma_m64n32k16_bf16<0, 1>(d, a, b, 1);
             else if constexpr (TN == 64) wgmma_m64n64k16_bf16<0, 1>(d, a, b, 1);
             else wgmma_m64n128k16_bf16<0, 1>(d, a, b, 1);
         } else {
             const unsigned long long a = wgmma_desc(sw + 32 * kk, 16, 1024);
-            if constexpr (TN == 16) wgmma_m64n16k32_e4m3(d, a, b, 1);
+            if constexpr (TN == 8) wgmma_m64n8k32_e4m3(d, a, b, 1);
+            else if constexpr (TN == 16) wgmma_m64n16k32_e4m3(d, a, b, 1);
             else if constexpr (TN == 32) wgmma_m64n32k32_e4m3(d, a, b, 1);
             else if constexpr (TN == 64) wgmma_m64n64k32_e4m3(d, a, b, 1);
             else wgmma_m64n128k32_e4m3(d, a, b, 1);
@@ -76,14 +80,20 @@ __device__ __forceinline__ void swap_decode(const tc::TensorMap& tmW, const tc::
     const unsigned bars = base + STAGES * STAGE;
     auto full = [&](int s) { return bars + 8u * s; };
     auto empty = [&](int s) { return bars + 8u * (STAGES + s); };
-    const int n_base = blockIdx.x * ROWS;
+    // blockIdx.x: the strip and, where M holds more tokens than the tile (token tiles), which TN
+    // of them - the tiles of one strip neighbours in launch order, so they stream its B together
+    // and L2 serves the later ones
+    const int token_tiles = cdiv(M, TN);
+    const int n_base = (blockIdx.x / token_tiles) * ROWS;
+    const int tok0 = (blockIdx.x % token_tiles) * TN, rows_here = M - tok0;
     const int nk = cdiv(K, BK);
     // this block's contiguous run of the strip's k-tiles (rank y of the cluster)
     const int kt0 = static_cast<int>(static_cast<long long>(nk) * blockIdx.y / KS);
     const int kt1 = static_cast<int>(static_cast<long long>(nk) * (blockIdx.y + 1) / KS);
     // TRIM (paths.SWAP_TRIM_TN) and fewer tokens than the tile: the tokens' boxes copy M rows
     // (tma.box_rows), the rest stay zero
-    const int x_rows = TRIM ? box_rows<TN>(M) : TN;
+    // (a TRIM kernel runs one token tile: the host's boxes hold min(M, TN) rows)
+    const int x_rows = TRIM ? box_rows<TN>(rows_here) : TN;
     if constexpr (TRIM)
         if (x_rows < TN) zero_rows<STAGES, STAGE>(base + W_BYTES, x_rows, TN, threadIdx.x, blockDim.x);
     const unsigned stage_tx = W_BYTES + x_rows * 128u;
@@ -106,7 +116,7 @@ __device__ __forceinline__ void swap_decode(const tc::TensorMap& tmW, const tc::
                 mbar_arrive_expect_tx(full(s), stage_tx);
                 if constexpr (DT == 0) tma_load_2d(sw, &tmW, full(s), n_base, kt * BK);
                 else tma_load_2d(sw, &tmW, full(s), kt * BK, n_base);
-                tma_load_2d(sw + W_BYTES, &tmX, full(s), kt * BK, 0);
+                tma_load_2d(sw + W_BYTES, &tmX, full(s), kt * BK, tok0);
             }
         }
     } else {  // consumer warpgroup
@@ -142,7 +152,8 @@ __device__ __forceinline__ void swap_decode(const tc::TensorMap& tmW, const tc::
     __syncwarp();  // the producer warp whole again: the cluster barrier is .aligned
     // every thread of every block of the cluster: the sums, in rank order, to C
     const float* red = reinterpret_cast<const float*>(smem_raw + (base - smem_addr(smem_raw)));
-    cluster_reduce<KS>(red, TN, ROWS, RED_LD, M, N, n_base, alpha, beta, C);
+    cluster_reduce<KS>(red, TN, ROWS, RED_LD, rows_here, N, n_base, alpha, beta,
+                       C + static_cast<long long>(tok0) * N);
 }
 
 }  // namespace gemmlab

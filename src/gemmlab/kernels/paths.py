@@ -293,10 +293,11 @@ def mma_decode_kernel(rows: int, cols: int, ks: int) -> PathKernel:
                       {"MT": mt, "NW": nw, "KS": ks, "MINB": 2 if (mt, nw) == (1, 1) else 0})
 
 
-# The swapped-operand wgmma decode kernel (swap_decode): TN tokens as wgmma's N side (m64n16 to
+# The swapped-operand wgmma decode kernel (swap_decode): TN tokens as wgmma's N side (m64n8 to
 # m64n128), 64 columns of C per CTA, KS CTAs of a cluster sharing a strip's K, STAGES stages of
-# 128 bytes of K (10 KB at 16 tokens, 12 KB at 32).
-SWAP_TOKENS = (16, 32, 64, 128)
+# 128 bytes of K (9 KB at 8 tokens, 10 KB at 16, 12 KB at 32). M past TN takes cdiv(M, TN) token
+# tiles, a CTA each (8- to 32-token tiles).
+SWAP_TOKENS = (8, 16, 32, 64, 128)
 SWAP_SPLITS = (1, 2, 4, 8)
 SWAP_STAGES = (4, 6, 8, 12, 16)
 SWAP_DTYPES = {"bf16": 0, "fp8": 1}
@@ -311,14 +312,15 @@ SM90_SMEM_PER_BLOCK = 227 * 1024  # the most shared memory (static + dynamic) a 
 
 def swap_stages(tn: int) -> tuple[int, ...]:
     """The ring depths instantiated for ``tn`` tokens: those whose ring fits a block's shared
-    memory (all five at 16 and 32 tokens, to 12 at 64, to 8 at 128). The partial sums reuse the
+    memory (all five at 8 to 32 tokens, to 12 at 64, to 8 at 128). The partial sums reuse the
     ring once it is read: the kernel has no static shared memory."""
     return tuple(st for st in SWAP_STAGES if _swap_smem({"STAGES": st, "TN": tn}) <= SM90_SMEM_PER_BLOCK)
 
 
 def swap_kernel(dtype: str, rows: int, ks: int, stages: int) -> PathKernel:
-    """The swapped-operand wgmma decode kernel for up to ``rows`` tokens (16 or 32) with ``ks``
-    CTAs of a cluster sharing each 64-column strip's K and a ring of ``stages`` stages."""
+    """The swapped-operand wgmma decode kernel whose token tile is the smallest of
+    ``SWAP_TOKENS`` that holds ``rows`` tokens, with ``ks`` CTAs of a cluster sharing each
+    64-column strip's K and a ring of ``stages`` stages."""
     tn = next((t for t in SWAP_TOKENS if t >= rows), None)
     if (dtype not in SWAP_DTYPES or tn is None or ks not in SWAP_SPLITS
             or stages not in swap_stages(tn)):

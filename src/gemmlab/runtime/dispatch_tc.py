@@ -9,7 +9,8 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
 
 0. **Decode**: up to ``SWAP_M`` (16) tokens with 16-byte rows and aligned A and B run the
    swapped-operand wgmma decode kernel (decode_wgmma.cu, ``swap_wins``): 64 columns of B as
-   wgmma's M side and the tokens as its N side (m64n16), B streamed by TMA in 64-column strips,
+   wgmma's M side and the tokens as its N side (m64n8 up to 8 tokens, ``SWAP_RULE_MIN_TOKENS``;
+   m64n16), B streamed by TMA in 64-column strips,
    each strip's K shared by a cluster of ``choose_swap`` CTAs (about half the SMs busy) that add
    their partial sums through distributed shared memory, a ring deep enough for ~11 MB of B in
    flight over the GPU - one launch. Where the earlier decode kernels (decode_tc.cu) measured
@@ -486,6 +487,22 @@ GEMV_KEEPS_FILL = 1.0
 SM90_SMEM_PER_SM = 228 * 1024
 SMEM_RESERVED_PER_BLOCK = 1024
 SWAP_STAGES = 8  # a forced plan's ring (Policy(config="swap") without stages)
+# The token tile the rules give M tokens: the smallest of paths.SWAP_TOKENS from this size on
+# that holds them. Up to 8 tokens take the 8-token tile (m64n8): each stage carries half the
+# tokens' bytes (1 KB, not 2, beside B's 8 KB) and wgmma computes no empty columns. H200, fp8,
+# same run, interleaved, % of cuBLASLt at its best, one token on the rules' split and ring, m64n8
+# vs m64n16 (docs/results/tc-tokens-2026-11-29, run 1): 1x28672x4096 96.3 vs 93.9, 1x28672x8192
+# 97.0 vs 95.5, 1x11008x4096 99.9 vs 98.3, 1x4096x4096 99.0 vs 97.8, 1x10240x8192 98.0 vs 97.0,
+# 1x8192x8192 100.5 vs 99.9, 1x4096x14336 106.6 vs 105.9, 1x1600x6400 119.4 vs 119.0,
+# 1x8192x28672 99.9 vs 99.9; bf16 alike (run 2: 9 of 9 ahead or level, 1x28672x8192 99.6 vs
+# 94.8). Held out (run 2, 2-8 tokens off the grid, read after the rule was set): fp8 ahead at 6
+# of 6 (1x18944x3584 103.0 vs 100.3), bf16 at 6 of 7 (1x5120x5120 107.2 vs 103.6; 2x13824x5120
+# 100.7 vs 101.0). Token tiles - M past the tile, a CTA per tile of a strip, each reading the
+# strip's B (L2 serving the later reads) - are no rule: at 16 tokens as 2 x 8 the best of 20
+# splits and rings lost to the 16-token plan at six of the grid's 11 shapes, by up to 14 points
+# (16x4096x14336 92.8 vs 107.0), and led by 0.2-2.9 at the rest - a best of 20 reads high.
+# Policy(tokens=...) forces them.
+SWAP_RULE_MIN_TOKENS = 8
 # fp8, one token: the pipelined decode kernel at every N, past DECODE_FILL too. Measured (same
 # machine, % of cuBLASLt at its best, decode kernel vs 64 x 128; .../tc-decode-mma-2026-11-26/fp8):
 # H200 1x28672x4096 97.2 vs 92.8, 1x10240x8192 79.7 vs 72.9, 1x28672x8192 86.4 vs 81.4,
@@ -517,6 +534,9 @@ class Policy:
     # (``streamk_tiles``); None: the rules decide
     streamk: Optional[int] = None
     stages: Optional[int] = None  # with config="swap": the ring's stages (paths.SWAP_STAGES)
+    # with config="swap": the token tile (paths.SWAP_TOKENS); fewer than M takes cdiv(M, tokens)
+    # token tiles, a CTA each (8- to 32-token tiles only)
+    tokens: Optional[int] = None
 
     def __post_init__(self) -> None:
         if self.config is not None and self.config not in _TILES and self.config not in DECODE_CONFIGS:
@@ -535,6 +555,10 @@ class Policy:
         if self.stages is not None and (self.config != "swap" or self.stages not in paths.SWAP_STAGES):
             raise InputError(f"dispatch policy stages={self.stages!r}: config='swap' only, one of "
                              f"{', '.join(map(str, paths.SWAP_STAGES))}")
+        if self.tokens is not None and (self.config != "swap" or isinstance(self.tokens, bool)
+                                        or self.tokens not in paths.SWAP_TOKENS):
+            raise InputError(f"dispatch policy tokens={self.tokens!r}: config='swap' only, one of "
+                             f"{', '.join(map(str, paths.SWAP_TOKENS))}")
         if self.config == "swap" and self.cols is not None:
             raise InputError(f"dispatch policy config='swap', cols={self.cols!r}: its strips are "
                              f"{SWAP_COLS} columns (wgmma's M side)")
@@ -1035,15 +1059,22 @@ def swap_fill_ctas(sms: int, dram_gbps: Optional[float] = None) -> float:
     return SWAP_BW_SHARE * datasheet_gbps(sms, dram_gbps) / SWAP_CTA_GBPS
 
 
+def swap_tokens(M: int, tokens: Optional[int] = None) -> int:
+    """The swapped kernel's token tile for M tokens: ``tokens`` where forced, else the smallest
+    of ``paths.SWAP_TOKENS`` from ``SWAP_RULE_MIN_TOKENS`` on that holds all of them."""
+    return tokens or next(t for t in paths.SWAP_TOKENS if t >= max(M, SWAP_RULE_MIN_TOKENS))
+
+
 def choose_swap(dtype: str, N: int, K: int, sms: int, dram_gbps: Optional[float] = None,
-                rows: int = SWAP_M) -> tuple[int, int]:
+                rows: int = SWAP_M, token_tiles: int = 1) -> tuple[int, int]:
     """The swapped-operand decode kernel's (CTAs per 64-column strip sharing its K, ring stages):
     the fewest of 1, 2, 4, 8 CTAs per strip that make ``swap_fill_ctas`` (none with a run under
     ``SWAP_MIN_RUN`` k-tiles, no split with more CTAs than SMs; the most such CTAs where none
     does), then the deepest ring of the ``rows``-token instantiation that keeps the whole grid's
     stages (8 KB of B each, whatever the token tile) within ``SWAP_INFLIGHT_STAGES`` with every
-    CTA resident at once (the shallowest where none does). See SWAP_M."""
-    strips = _cdiv(N, SWAP_COLS)
+    CTA resident at once (the shallowest where none does). ``token_tiles`` CTAs stream each strip
+    (M past the token tile): they count as strips. See SWAP_M."""
+    strips = _cdiv(N, SWAP_COLS) * token_tiles
     most = max(1, _cdiv(K, BK[dtype]) // SWAP_MIN_RUN)
     # a split never puts more CTAs than SMs on the stream: an SM holding two streams each at
     # most SWAP_CTA_GBPS, the split lost wherever it did (75 strips x 2, H100 88.0 vs 98.3, H200
@@ -1089,9 +1120,15 @@ def swap_wins(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands,
 
 
 def _swap_plan(dtype: str, M: int, N: int, K: int, sms: int, ks: Optional[int],
-               stages: Optional[int], dram_gbps: Optional[float] = None) -> Plan:
-    rows = next(t for t in paths.SWAP_TOKENS if t >= M)
-    auto_ks, auto_stages = choose_swap(dtype, N, K, sms, dram_gbps, rows)
+               stages: Optional[int], dram_gbps: Optional[float] = None,
+               tokens: Optional[int] = None) -> Plan:
+    rows = swap_tokens(M, tokens)
+    token_tiles = _cdiv(M, rows)
+    if token_tiles > 1 and rows >= paths.SWAP_TRIM_TN:
+        raise InputError(f"dispatch policy config='swap', tokens={rows}: M = {M} would take "
+                         f"{token_tiles} tiles of {rows} tokens; token tiles are 8-"
+                         f"{max(t for t in paths.SWAP_TOKENS if t < paths.SWAP_TRIM_TN)} tokens")
+    auto_ks, auto_stages = choose_swap(dtype, N, K, sms, dram_gbps, rows, token_tiles)
     if ks is None and stages is None:
         ks, stages = auto_ks, auto_stages
     ks = ks or auto_ks
@@ -1101,11 +1138,12 @@ def _swap_plan(dtype: str, M: int, N: int, K: int, sms: int, ks: Optional[int],
                          f"rings of {', '.join(map(str, paths.swap_stages(rows)))} stages (shared "
                          f"memory)")
     strips = _cdiv(N, SWAP_COLS)
+    tiled = f", {token_tiles} token tiles a strip (a CTA each)" if token_tiles > 1 else ""
     why = (f"{M} token(s): swapped-operand wgmma decode kernel (m64n{rows}: {SWAP_COLS} columns "
-           f"of B as the M side), B streamed by TMA in {strips} strips, {ks} CTA(s) of a cluster "
-           f"per strip sharing K")
+           f"of B as the M side), B streamed by TMA in {strips} strips{tiled}, {ks} CTA(s) of a "
+           f"cluster per strip sharing K")
     return Plan(dtype, M, N, K, "swap", ks, False, False, K, N if dtype == "bf16" else K,
-                strips * ks, why, rows, SWAP_COLS, stages=stages)
+                strips * token_tiles * ks, why, rows, SWAP_COLS, stages=stages)
 
 
 def _decode_plan(dtype: str, M: int, N: int, K: int, sms: int, cols: Optional[int],
@@ -1151,7 +1189,8 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
             raise InputError(f"dispatch policy config='swap': M = {M}, N = {N}, K = {K} (or a "
                              f"pointer) is not a decode shape (M <= {SWAP_MAX_M}, 16-byte rows, "
                              f"aligned A and B)")
-        return _swap_plan(dtype, M, N, K, sms, policy.split, policy.stages, dram_gbps)
+        return _swap_plan(dtype, M, N, K, sms, policy.split, policy.stages, dram_gbps,
+                          policy.tokens)
     if policy.config == "gemv":
         if not decode_fits(dtype, M, N, K, ops, max_decode_rows(dtype)):
             raise InputError(f"dispatch policy config='gemv': M = {M}, N = {N}, K = {K} (or a "
