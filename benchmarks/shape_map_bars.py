@@ -65,7 +65,20 @@ def summarise(path: str, m: dict | None = None) -> list[str]:
 
 
 if __name__ == "__main__":
-    remap = "--remap" in sys.argv[1:]
-    for arg in (a for a in sys.argv[1:] if a != "--remap"):
-        for m in stored_maps(arg) if remap else [None]:
-            print("\n".join(summarise(arg, m)))
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("maps", nargs="+", help="shape maps' JSON (.json or .json.xz), or with "
+                    "--remap results databases")
+    ap.add_argument("--remap", action="store_true",
+                    help="rebuild every stored shapes run of each database with this tree's maths")
+    args = ap.parse_args()
+    for arg in args.maps:
+        try:
+            maps = stored_maps(arg) if args.remap else [None]
+            for m in maps:
+                print("\n".join(summarise(arg, m)))
+        except (OSError, ValueError, KeyError) as e:
+            print(f"shape_map_bars: {arg}: not a shape map{' database' if args.remap else ''} "
+                  f"({e})", file=sys.stderr)
+            sys.exit(2)
