@@ -500,8 +500,9 @@ SWAP_STAGES = 8  # a forced plan's ring (Policy(config="swap") without stages)
 # 100.7 vs 101.0). Token tiles - M past the tile, a CTA per tile of a strip, each reading the
 # strip's B (L2 serving the later reads) - are no rule: at 16 tokens as 2 x 8 the best of 20
 # splits and rings lost to the 16-token plan at six of the grid's 11 shapes, by up to 14 points
-# (16x4096x14336 92.8 vs 107.0), and led by 0.2-2.9 at the rest - a best of 20 reads high.
-# Policy(tokens=...) forces them.
+# (16x4096x14336 92.8 vs 107.0), and led by 0.2-2.9 at the rest - a best of 20 reads high; with
+# the pair a cluster sharing B by multicast (cuBLASLt's 16x4096x4096 arrangement; run 6, not
+# kept) it lost at 9 of 11 (fp8 16x4096x4096 91.9 vs 98.1). Policy(tokens=...) forces them.
 SWAP_RULE_MIN_TOKENS = 8
 # fp8, one token: the pipelined decode kernel at every N, past DECODE_FILL too. Measured (same
 # machine, % of cuBLASLt at its best, decode kernel vs 64 x 128; .../tc-decode-mma-2026-11-26/fp8):

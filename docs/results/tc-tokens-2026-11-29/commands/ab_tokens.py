@@ -37,17 +37,18 @@ def table(path: str, new: str, old: str, title: str, rows=lambda M: True) -> Non
           f"mean change {sum(diffs) / len(diffs):+.2f} points")
 
 
-def best_token_tiles(path: str, title: str) -> None:
-    """16 tokens as two 8-token tiles: the best of every split and ring tried vs the rules."""
+def best_token_tiles(path: str, title: str, prefix: str = "swap t=8") -> None:
+    """16 tokens as two 8-token tiles: the best of every split and ring tried (variants whose
+    label starts with ``prefix``) vs the rules."""
     d = json.loads((HERE / path).read_text())
     print(f"\n{title} ({path}; {d['meta']['device']}, {d['meta']['dtype']})")
-    print("| shape | best 2 x 8 tokens | rules (16-token tile) | change |\n| --- | --- | --- | --- |")
+    print(f"| shape | best of '{prefix}' | rules (16-token tile) | change |\n| --- | --- | --- | --- |")
     for rec in d["shapes"]:
         if rec["shape"][0] != 16:
             continue
         v = [x for x in rec["variants"] if "error" not in x and x["ok"]]
         rule = next(x for x in v if x["variant"] == "dispatch")
-        best = max((x for x in v if x["variant"].startswith("swap t=8")), key=lambda x: x["vs_cublas"])
+        best = max((x for x in v if x["variant"].startswith(prefix)), key=lambda x: x["vs_cublas"])
         M, N, K = rec["shape"]
         print(f"| {M}x{N}x{K} | {100 * best['vs_cublas']:.1f} ({best['ran']}) | "
               f"{100 * rule['vs_cublas']:.1f} ({rule['ran']}) | "
@@ -64,3 +65,6 @@ if __name__ == "__main__":
     for dt in ("fp8", "bf16"):
         table(f"r2/held_{dt}.json", "dispatch", "swap t=16 auto",
               f"Run 2, held-out shapes, {dt}: the rules (8-token tile) vs the 16-token tile")
+    for dt in ("fp8", "bf16"):
+        best_token_tiles(f"r6/mc_{dt}.json", f"Run 6, {dt} grid 16-token shapes: multicast pairs",
+                         prefix="swap t=8 mc")
