@@ -237,6 +237,17 @@ def test_every_mma_decode_instantiation(cp, dev):
     assert not bad, bad[:10]
 
 
+def _both_betas(cp, run, shape, dtype, seed):
+    """What fails of one prepared run, checked with beta = 0 and beta != 0 (inputs seeded from
+    ``seed`` and beta): (shape, beta, plan, reason) each."""
+    bad = []
+    for beta in (0.0, BETA):
+        res = _check(cp, run, shape, dtype, zlib.crc32(f"{seed}{beta}".encode()), beta=beta)
+        if not res.ok:
+            bad.append((shape, beta, run.plan.name, res.reason))
+    return bad
+
+
 @pytest.mark.parametrize("dtype", ["bf16", "fp8"])
 def test_every_swap_decode_instantiation(cp, dev, dtype):
     """The swapped-operand wgmma decode kernel (decode_wgmma.cu) at every token tile the rules
@@ -258,12 +269,7 @@ def test_every_swap_decode_instantiation(cp, dev, dtype):
                 assert p.config == "swap" and run.grid == (-(-N // 64), ks, 1)
                 assert p.name == p.gemv.name.removeprefix(f"dispatch_{dtype}_")
                 assert p.gemv.params["STAGES"] == st
-                for beta in (0.0, BETA):
-                    res = _check(cp, run, (M, N, K), dtype,
-                                 zlib.crc32(f"swap{dtype}{M}{N}{K}{ks}{st}{beta}".encode()),
-                                 beta=beta)
-                    if not res.ok:
-                        bad.append((M, N, K, ks, st, beta, p.name, res.reason))
+                bad += _both_betas(cp, run, (M, N, K), dtype, f"swap{dtype}{M}{N}{K}{ks}{st}")
     assert not bad, bad[:10]
 
 
@@ -286,12 +292,7 @@ def test_swap_decode_token_tiles(cp, dev, dtype):
                 p = run.plan
                 assert run.grid == (-(-N // 64) * -(-M // tn), ks, 1)
                 assert p.gemv.params["TN"] == tn
-                for beta in (0.0, BETA):
-                    res = _check(cp, run, (M, N, K), dtype,
-                                 zlib.crc32(f"tt{dtype}{tn}{M}{N}{K}{ks}{st}{beta}".encode()),
-                                 beta=beta)
-                    if not res.ok:
-                        bad.append((M, N, K, tn, ks, st, beta, p.name, res.reason))
+                bad += _both_betas(cp, run, (M, N, K), dtype, f"tt{dtype}{tn}{M}{N}{K}{ks}{st}")
     assert not bad, bad[:10]
 
 

@@ -1,0 +1,1 @@
+mkdir -p $OUT/r7; PYTHONPATH=src timeout 280 python -m pytest -q -p no:cacheprovider tests/gpu/test_dispatch_tc_gpu.py -k "swap_decode" > $OUT/r7/gpu_tests.txt 2>&1; echo "exit $?" >> $OUT/r7/gpu_tests.txt
