@@ -98,14 +98,15 @@ struct PingPongTurn {
     unsigned bars;  // two mbarriers (8 bytes each): warpgroup 0's items done, warpgroup 1's
     __device__ __forceinline__ unsigned done(int w) const { return bars + 8u * w; }
     __device__ __forceinline__ void init() const {  // one thread, before the block's first sync
-        tc::mbar_init(done(0), 1);
-        tc::mbar_init(done(1), 1);
+        tc::mbar_init(done(0), 4);  // one arrival per warp of the warpgroup
+        tc::mbar_init(done(1), 4);
     }
     // consumer warpgroup cw, before waiting on item j's stages (j % 2 == cw)
     __device__ __forceinline__ void wait(int cw, int j) const {
         if (j > 0) tc::mbar_wait(done(1 - cw), ((j - 1) / 2) & 1);
     }
-    // one thread of warpgroup cw, once every thread is past item j's stage waits
+    // lane 0 of each warp of warpgroup cw, the warp converged, once it is past item j's stage
+    // waits
     __device__ __forceinline__ void pass(int cw) const { tc::mbar_arrive(done(cw)); }
 };
 
@@ -217,9 +218,14 @@ __device__ __forceinline__ void consume_tiles(const Ring& ring, const Grid& cg,
             else stage(kt, Steps<1>{});
             ++it;
         }
+        // the other warpgroup may issue its item's MMAs now, queued behind these in the tensor
+        // pipe: each warp is past item j's stage waits (CUTLASS's ping-pong arrives at its order
+        // barrier once the mainloop is issued, before its tail waits for the last MMAs)
+        if (PINGPONG) {
+            __syncwarp();
+            if (t % 32 == 0) turn.pass(cw);
+        }
         wgmma_wait<0>();
-        // every thread of the warpgroup is past item j's waits (wgmma is warpgroup-wide)
-        if (PINGPONG && t == 0) turn.pass(cw);
         // an empty slice (more slices than K-tiles) consumed no stage: nothing to release
         if (kt1 > kt0) cg.release(t, [&] { return empty(before); });
 #pragma unroll
