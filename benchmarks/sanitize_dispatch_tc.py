@@ -92,6 +92,11 @@ MEMCHECK = [
     ("bf16", (1000, 3000, 1000), {"config": "128x128pp"}, ""),
     ("fp8", (2047, 2000, 512), {"config": "128x128pp"}, ""),
     ("bf16", (300, 520, 256), {"config": "128x128pp"}, "c"),
+    # fp8's ping-pong 128 x 160 (160 accumulators a thread, C by TMA in five 32-column boxes):
+    # several tiles per CTA, ragged M and N, a last K-tile short of K (1120: 3 k32 steps); C
+    # misaligned
+    ("fp8", (2047, 3000, 1120), {"config": "128x160pp"}, ""),
+    ("fp8", (300, 1000, 512), {"config": "128x160pp"}, "c"),
     # 128 x 192 (bf16 B in three 64-column chunks, shared by rows of K in pairs): ragged N, split-K,
     # stream-K
     ("bf16", (300, 1000, 640), {"config": "128x192c1"}, ""),
@@ -145,6 +150,7 @@ INITCHECK = [
     ("fp8", (4097, 4095, 640), {"config": "128x256c2", "streamk": 0}, ""),
     ("bf16", (200, 1000, 1000), {"config": "64x32c2x4", "split": 3}, ""),
     ("fp8", (1000, 3000, 1024), {"config": "128x128pp"}, ""),
+    ("fp8", (1000, 3000, 1024), {"config": "128x160pp"}, ""),
     ("fp8", (1000, 1016, 1600), {"config": "128x256c1", "split": 3}, ""),
     ("bf16", (97, 1000, 6144), {"config": "128x64c1", "split": 2}, ""),
     ("fp8", (300, 1000, 1120), {"config": "128x200c1", "split": 3}, ""),
@@ -174,6 +180,7 @@ RACECHECK = [
     ("fp8", (300, 520, 256), {"config": "128x200c1"}, ""),
     ("fp8", (130, 330, 512), {"config": "128x200c1", "streamk": 0}, ""),
     ("fp8", (300, 1016, 160), {"config": "128x128pp"}, ""),
+    ("fp8", (300, 1016, 160), {"config": "128x160pp"}, ""), ("fp8", (300, 650, 256), {"config": "128x160pp"}, ""),
     ("bf16", (130, 1016, 96), {"config": "128x256c1", "streamk": 0}, ""),
     ("bf16", (1, 72, 1032), {"config": "gemv", "cols": 64, "split": 4}, ""),
     ("fp8", (9, 40, 2048), {"config": "gemv", "split": 2}, ""),

@@ -161,7 +161,7 @@ def _check_fp8(p: Mapping[str, int], nt: int) -> str | None:
           and p["BN"] // cl <= 256
           and p.get("EPI_PIECE", 0) in (0, 32, 40, 64, 128, 160, 192, 200, 256)
           and p["BN"] % max(p.get("EPI_PIECE", 0), 1) == 0
-          and (not p.get("PINGPONG", 0) or p["BM"] * p["BN"] <= 128 * 128))
+          and (not p.get("PINGPONG", 0) or p["BM"] * p["BN"] <= 128 * 160))
     return None if ok else "FP8 Hopper tiling"
 
 

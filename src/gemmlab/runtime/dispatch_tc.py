@@ -54,6 +54,10 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
    * fp8 products whose 128 x 256 tiles make two or three rounds, before the rules above: the
      tile of 128 x 256, 128 x 200 (K >= ``TILE200_MIN_K``), 128 x 160 and ping-pong 128 x 128
      whose tiles use the issued MMA area best (``fraction_tile``).
+   * After all of those, a short K (at most ``PINGPONG_MAX_KTILES`` k-tiles): a ping-pong tile in
+     place of the cooperative 128-row tile chosen - fp8's 128 x 160 where 160 divides N, bf16's
+     128 x 128 - where its tiles make two rounds or more and use the issued MMAs at least as
+     well (``pingpong_short_k``): each warpgroup's epilogue then runs under the other's MMAs.
 2. **Split-K** (``choose_split``): when the tiles leave most SMs idle - fewer than
    ``SPLIT_BELOW_FILL`` of the persistent grid - and K is long enough that each slice keeps
    ``MIN_SLICE_KTILES`` k-tiles, K is cut into S = ``AUTO_SPLIT`` slices (``Policy(split=S)``
@@ -210,6 +214,11 @@ _TILES = {
     # one wins (fp8 4096^3 93.2 vs 97.2), nor to cuBLAS. In clusters of 2 (B shared) and at
     # 64 x 256 it lost to the cooperative tiles (docs/results), so those are not built.
     "128x128pp": Tile(128, 128, 1, 6, pingpong=True),
+    # fp8's 128 x 160 in ping-pong (160 accumulators a thread, no spill; 5 stages of 36 KB and two
+    # 40 KB staging buffers): ``pingpong_short_k``'s tile where 160 divides N. bf16's lost to its
+    # 128 x 128 ping-pong at every shape tried (B's 160 columns take three 64-column chunks, 192
+    # columns a stage; docs/results/tc-pp160k-2026-11-29, run 2), so it is not built.
+    "128x160pp": Tile(128, 160, 1, 5, pingpong=True),
     # 128 x 192 (m64n192; bf16's B in three 64-column chunks of the 128-byte swizzle, shared by
     # rows of K in pairs): bf16's wide tile where its tiles use the issued MMA area better than
     # 256 columns do (``wide_tile``). 4 stages of 40 KB and a 192-column TMA-store piece.
@@ -225,7 +234,7 @@ _TILES = {
     "128x200c1": Tile(128, 200, 1, 4),
 }
 CONFIGS = tuple(_TILES)
-FP8_ONLY = ("128x200c1",)
+FP8_ONLY = ("128x200c1", "128x160pp")
 
 
 def configs(dtype: str) -> tuple[str, ...]:
@@ -321,7 +330,7 @@ FILL = 0.8
 # put it near 80, where the clustered tile reads 84-87 on every machine, so it stays clustered.
 # Clusters of 2 lost to 1 at every shape. Where 128 divides N the wide tile wastes nothing and
 # kept its lead or tied (4096^3 H200 89.4 vs 97.6; 8192x6400x1600 H100 82.5 (c2) vs 87.2).
-TILE160_MIN_WAVES = 2
+TILE160_MIN_WAVES = 2  # (its tile becomes the ping-pong 128 x 160 at a short K: pingpong_short_k)
 # 128 x 160 runs when its tiles use the issued MMA area (``issued_fraction``) this much better
 # than 128 x 256's, whether or not 128 divides N. Set on both kinds of N (H100, same run, % of
 # cuBLAS at its best, docs/results/tc-pp160-2026-11-27 runs 1 and 3): where 128 does not divide
@@ -371,6 +380,41 @@ FRACTION_TILES = ("128x256c1", "128x200c1", "128x160c1", "128x128pp")
 # lost at 2048x4800x1600 (94.3 vs ~101) and tied at 2048x3200x1600 and 3072^3. The one-round rule
 # (``tile200_wins``) does not take this bound.
 TILE200_MIN_K = 4096
+# Short K: a ping-pong tile in place of a cooperative 128-row one (128 x 256, 128 x 192, 128 x 160,
+# 128 x 200; ``pingpong_short_k``) - fp8's 128 x 160 where 160 divides N, bf16's 128 x 128 - where
+# a tile's K is at most PINGPONG_MAX_KTILES k-tiles, the ping-pong tiles make at least
+# PINGPONG_MIN_ROUNDS rounds and use the issued MMA area at least as well (``issued_fraction``).
+# A cooperative tile's two warpgroups stage C together, so the tensor pipe idles through every
+# epilogue (with it removed fp8 8192x4800x1600 read 103 against 89,
+# docs/results/tc-epilogue-2026-11-27); a ping-pong warpgroup stages C under the other's MMAs.
+# That is worth most where a tile has least K; the price, paid on every k-tile, is a narrower
+# tile's operand bytes per MMA - rows of A and B per output element (128 + 160) / (128 x 160) =
+# 0.0141 against 128 x 256's 0.0117 - a cost that grows with K while the epilogue's does not.
+# Since the turn passes once a mainloop is issued (tile_finish.cuh) and the stage loop steps its
+# descriptors, fp8's 128 x 160 ping-pong ran (H200, same run, interleaved, % of cuBLAS at
+# its best, docs/results/tc-pp160k-2026-11-29 run 2; forced vs the earlier rules' plan):
+# 8192x4800x1600 97.9 vs 87.6 (128x256c2), 8192x6400x1600 96.2 vs 88.5, 6144x4800x1600 102.6 vs
+# 97.0, 4096x4800x1600 96.9 vs 92.0 (equal fractions), 8192x4800x4096 97.9 vs 93.8, 2048x4800x1600
+# 101.0 vs 98.7 (128x160c1), 8192x1600x6400 (50 k-tiles) 105.5 vs 102.9, 16384x1600x4096 102.9 vs
+# 101.3, 4096x3200x4096 99.2 vs 98.3; at 64 k-tiles it lost or tied (8192x10240x8192 103.9 vs
+# 107.7, 2048x10240x8192 100.4 vs 100.7), and with 1.2 rounds it lost (2048x1600x6400 75.7 vs
+# 103.4 for 128x200c1). bf16's 128 x 128 ping-pong alike (a bf16 k-tile of 64 takes a tensor core
+# as long as fp8's 128): 25 k-tiles 8192x4800x1600 95.4 vs 92.7 (128x192c2), 8192x6400x1600 98.2
+# vs 93.6, 6144x4800x1600 97.5 vs 95.2, 4096x4800x1600 97.3 vs 94.5; 64 k-tiles tied or lost
+# (8192x4800x4096 99.5 vs 100.2, 16384x1600x4096 85.7 vs 93.3), 100 lost (8192x1600x6400 86.6
+# vs 100.8). So the line sits between 50 and 64 k-tiles for both. fp8's 128 x 128 ping-pong did
+# not win there (8192x4800x1600 85.2): it brings a third more operand bytes per MMA than 128 x 256.
+# Held out (run 3: 18 shapes per dtype chosen before they ran, never used to set the rule), the
+# rules' plan against the earlier rules': fp8 ahead at 10 of the 10 it changed, mean +3.8
+# (8192x7680x2048 96.7 vs 91.6, 4096x4800x7168 at 56 k-tiles 94.2 vs 93.7); bf16 at 10 of 13,
+# mean +1.6 (16384x2048x1024 97.7 vs 92.0; behind at 4096x5120x3584 95.5 vs 98.2, 4096x8192x3072
+# 97.3 vs 97.8, 5120x4800x3200 97.7 vs 97.8). Measured on the H200 only: the H100, whose bars
+# issue #20 sets, has not run it (the cooperative 128 x 160 read ~80 there at 8192x4800x1600).
+PINGPONG_MAX_KTILES = 56  # between 50 k-tiles (won) and 64 (tied or lost), for both dtypes
+# under two rounds a CTA's second warpgroup has at most one tile: fp8 2048x1600x6400 (1.2 rounds)
+# 75.7 vs 103.4 above; bf16 2048^3 (1.9 rounds) ping-pong 93.7 vs 128 x 256's 97.2 on the H100
+# (docs/results/tc-pingpong-2026-11-27)
+PINGPONG_MIN_ROUNDS = 2
 # Split K automatically only when the tiles fill less than this fraction of the persistent grid
 # and each of the (at most AUTO_SPLIT) slices keeps MIN_SLICE_KTILES k-tiles. History: the first
 # two designs lost everywhere but long-K decode (v1: float32 slices + a reduction launch,
@@ -844,6 +888,26 @@ def pingpong_one_round(dtype: str, M: int, N: int, wide: str, narrow: str, slots
             and balance(tiles(M, N, narrow), slots) >= balance(tiles(M, N, wide), slots))
 
 
+def pingpong_short_k(dtype: str, M: int, N: int, K: int, chosen: str, sms: int) -> Optional[str]:
+    """The ping-pong tile in place of ``chosen``, a cooperative 128-row tile at least 160 wide,
+    where a tile's K is short (at most ``PINGPONG_MAX_KTILES`` k-tiles): fp8's 128 x 160 (160
+    dividing N) or bf16's 128 x 128, when its tiles make ``PINGPONG_MIN_ROUNDS`` rounds or more and
+    use the issued MMA area at least as well as ``chosen``'s, and C's rows take TMA stores; None
+    elsewhere. See PINGPONG_MAX_KTILES."""
+    tile = _TILES[chosen]
+    if (M <= STREAM_M or tile.bm != 128 or tile.pingpong or tile.bn < 160
+            or _cdiv(K, BK[dtype]) > PINGPONG_MAX_KTILES or not pitch_ok("bf16", N)):
+        return None
+    pp = "128x160pp" if dtype == "fp8" else "128x128pp"
+    if dtype == "fp8" and N % 160:
+        return None
+    slots = max(1, sms // tile.ctas) * tile.ctas
+    if (tiles(M, N, pp) < PINGPONG_MIN_ROUNDS * sms
+            or issued_fraction(M, N, pp, sms) < issued_fraction(M, N, chosen, slots)):
+        return None
+    return pp
+
+
 def issued_fraction(M: int, N: int, config: str, slots: int) -> float:
     """The useful share of the MMA area a persistent grid issues: M x N over the rounds of tiles
     (each of ``slots`` CTAs one tile a round) times a tile's area - what columns wasted past N
@@ -886,7 +950,15 @@ def choose_config(dtype: str, M: int, N: int, K: int, sms: int) -> str:
     SMs (``FILL``), else the 64 x 64 tile (the most CTAs); between the two 128-row tiles, the
     narrow one only when it balances the SMs better by more than ``WIDE_TILE_ADVANTAGE``; fp8's
     128 x 160 where it divides N and makes enough waves (``tile160_wins``); first, fp8's
-    best-fraction tile at two or three rounds of 128 x 256 (``fraction_tile``)."""
+    best-fraction tile at two or three rounds of 128 x 256 (``fraction_tile``); then, at a short
+    K, a ping-pong tile in place of a cooperative one (``pingpong_short_k``)."""
+    chosen = cooperative_config(dtype, M, N, K, sms)
+    return pingpong_short_k(dtype, M, N, K, chosen, sms) or chosen
+
+
+def cooperative_config(dtype: str, M: int, N: int, K: int, sms: int) -> str:
+    """The tile ``choose_config`` weighs ``pingpong_short_k`` against: every rule of rule 1 but that
+    one."""
     best = fraction_tile(dtype, M, N, K, sms)
     if best is not None:
         return best
