@@ -215,9 +215,10 @@ _TILES = {
     # 64 x 256 it lost to the cooperative tiles (docs/results), so those are not built.
     "128x128pp": Tile(128, 128, 1, 6, pingpong=True),
     # fp8's 128 x 160 in ping-pong (160 accumulators a thread, no spill; 5 stages of 36 KB and two
-    # 40 KB staging buffers): ``pingpong_short_k``'s tile where 160 divides N. bf16's lost to its
-    # 128 x 128 ping-pong at every shape tried (B's 160 columns take three 64-column chunks, 192
-    # columns a stage; docs/results/tc-pp160k-2026-11-29, run 2), so it is not built.
+    # 40 KB staging buffers): ``pingpong_short_k``'s tile where 160 divides N. bf16's led the best
+    # other tile at none of 12 shapes - behind its 128 x 128 ping-pong at 9, behind the clustered
+    # 128 x 160 at the rest (B's 160 columns take three 64-column chunks, 192 columns a stage;
+    # docs/results/tc-pp160k-2026-11-29, run 2) - so it is not built.
     "128x160pp": Tile(128, 160, 1, 5, pingpong=True),
     # 128 x 192 (m64n192; bf16's B in three 64-column chunks of the 128-byte swizzle, shared by
     # rows of K in pairs): bf16's wide tile where its tiles use the issued MMA area better than
