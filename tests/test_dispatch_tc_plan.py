@@ -103,11 +103,10 @@ def test_narrow_tile_only_for_a_real_balance_gain():
 
 def test_fp8_takes_160_column_tiles_where_they_use_the_issued_mmas_better():
     # GPT-2 XL: N = 1600 and 4800 are 10 and 30 tiles of 160; 128 leaves half a tile over
-    # (the tile before pingpong_short_k: test_short_k_takes_the_ping_pong_tiles)
-    assert D.cooperative_config("fp8", 8192, 1600, 6400, H100) == "128x160c1"  # 640: 4.8 waves
+    assert _plan("fp8", 8192, 1600, 6400).config == "128x160c1"  # 640 tiles: 4.8 waves
     # 8192 x 4800: 1216 wide tiles (9.2 waves) take clusters of 2, which kept their lead
-    assert D.cooperative_config("fp8", 8192, 4800, 1600, H100) == "128x256c2"
-    assert D.cooperative_config("fp8", 2048, 4800, 1600, H100) == "128x160c1"  # 480: 3.6 waves
+    assert _plan("fp8", 8192, 4800, 1600).config == "128x256c2"
+    assert _plan("fp8", 2048, 4800, 1600).config == "128x160c1"  # 480 tiles: 3.6 waves
     # 160 tiles are 1.2 waves (the second 21% full): 128 x 256's 112 tiles make one (and 128 x
     # 200's 128 one too, narrower: test_fp8_one_round_products_take_the_narrower_tile)
     assert _plan("fp8", 2048, 1600, 6400).config == "128x200c1"
@@ -115,18 +114,18 @@ def test_fp8_takes_160_column_tiles_where_they_use_the_issued_mmas_better():
     # 128 divides N (4096, 6400, 10240): the wide tile wastes nothing either (at most 1.04 times
     # 128 x 160's issued fraction, under TILE160_MARGIN)
     for N in (4096, 6400, 10240):
-        assert D.config_rung("fp8", D.cooperative_config("fp8", 8192, N, 4096, H100)).params["BN"] != 160, N
+        assert not D.config_rung("fp8", _plan("fp8", 8192, N, 4096).config).params["BN"] == 160, N
     # ... unless 128 x 256's last round leaves SMs idle that 160's fills: 4096 x 3200 (640 tiles of
     # 160, 5 rounds, fraction 0.97; 416 of 256, 3.2 rounds, 0.76)
-    assert D.cooperative_config("fp8", 4096, 3200, 4096, H100) == "128x160c1"
-    assert D.cooperative_config("fp8", 8192, 3200, 2048, H100) == "128x160c1"  # 0.97 vs 0.87: 1.12
+    assert _plan("fp8", 4096, 3200, 4096).config == "128x160c1"
+    assert _plan("fp8", 8192, 3200, 2048).config == "128x160c1"  # 0.97 vs 0.87: 1.12
     # 4096 x 3840: 0.91 vs 0.85, 1.067 over TILE160_MARGIN (128 x 256 before, at 1.10)
-    assert D.cooperative_config("fp8", 4096, 3840, 4096, H100) == "128x160c1"
+    assert _plan("fp8", 4096, 3840, 4096).config == "128x160c1"
     # 160 divides N and 128 does not, but 128 x 256's last round is as full or fuller: 4096 x
     # 4800 (1.0), 2048 x 8000 (0.91), 6144 x 4800 (1.018) take the wide tile
     for M, N in ((4096, 4800), (2048, 8000), (6144, 4800)):
         assert not D.tile160_wins("fp8", M, N, H100), (M, N)
-        assert D.cooperative_config("fp8", M, N, 1600, H100) == "128x256c1", (M, N)
+        assert _plan("fp8", M, N, 1600).config == "128x256c1", (M, N)
     assert _plan("fp8", 2048, 9280, 4096).config == "128x128pp"  # 1.0: the rules' narrow tile
     # the streaming sizes (M <= 128) keep their rule
     assert _plan("fp8", 128, 4800, 1600).config == "64x128"
@@ -135,43 +134,58 @@ def test_fp8_takes_160_column_tiles_where_they_use_the_issued_mmas_better():
     assert D.tile160_wins("fp8", 2048, 4800, 132)
 
 
-def test_short_k_takes_the_ping_pong_tiles():
+H200_GBPS = 4800.0  # the H200's datasheet DRAM bandwidth, as the rung reads it from the spec table
+
+
+def test_short_k_takes_the_ping_pong_tiles_on_the_h200():
+    def h200(dtype, M, N, K):
+        return D.plan(dtype, M, N, K, H100, D.Operands(), D.Policy(), H200_GBPS).config
+
+    def short_k(dtype, M, N, K, chosen, sms=H100, gbps=H200_GBPS):
+        return D.pingpong_short_k(dtype, M, N, K, chosen, sms, gbps)
+
     # a cooperative 128-row tile at least 160 wide gives way to the ping-pong tile - fp8's 128 x
     # 160 (160 dividing N), bf16's 128 x 128 - at K up to PINGPONG_MAX_KTILES k-tiles
-    assert _plan("fp8", 8192, 4800, 1600).config == "128x160pp"  # was 128x256c2
-    assert _plan("fp8", 2048, 4800, 1600).config == "128x160pp"  # was 128x160c1
-    assert _plan("fp8", 8192, 1600, 6400).config == "128x160pp"  # 50 k-tiles
-    assert _plan("bf16", 8192, 4800, 1600).config == "128x128pp"  # was 128x192c2
-    assert _plan("bf16", 8192, 6400, 1600).config == "128x128pp"  # was 128x256c2
+    assert h200("fp8", 8192, 4800, 1600) == "128x160pp"  # H100: 128x256c2
+    assert h200("fp8", 2048, 4800, 1600) == "128x160pp"  # H100: 128x160c1
+    assert h200("fp8", 8192, 1600, 6400) == "128x160pp"  # 50 k-tiles
+    assert h200("bf16", 8192, 4800, 1600) == "128x128pp"  # H100: 128x192c2
+    assert h200("bf16", 8192, 6400, 1600) == "128x128pp"  # H100: 128x256c2
+    # only where it was measured: the H100's bandwidth, or a GPU the spec table lacks, keeps the
+    # cooperative tiles (the earlier tests above are the H100's plans)
+    for dtype, M, N, K in (("fp8", 8192, 4800, 1600), ("bf16", 8192, 4800, 1600)):
+        coop = D.cooperative_config(dtype, M, N, K, H100)
+        assert _plan(dtype, M, N, K).config == coop == D.choose_config(dtype, M, N, K, H100, 3350.0)
+        assert short_k(dtype, M, N, K, coop, gbps=None) is None
     # the line, in k-tiles of each dtype (fp8 128 of K, bf16 64)
     for dtype in D.DTYPES:
         last = D.PINGPONG_MAX_KTILES * D.BK[dtype]
-        assert _plan(dtype, 8192, 4800, last).config.endswith("pp"), dtype
-        assert D.pingpong_short_k(dtype, 8192, 4800, last + 1, "128x256c2", H100) is None
-        assert _plan(dtype, 8192, 4800, last + 1).config == D.cooperative_config(
+        assert h200(dtype, 8192, 4800, last).endswith("pp"), dtype
+        assert short_k(dtype, 8192, 4800, last + 1, "128x256c2") is None
+        assert h200(dtype, 8192, 4800, last + 1) == D.cooperative_config(
             dtype, 8192, 4800, last + 1, H100)
     # bf16 at 100 k-tiles keeps its clustered 128 x 160 (8192 x 1600 x 6400)
-    assert _plan("bf16", 8192, 1600, 6400).config == "128x160c2"
+    assert h200("bf16", 8192, 1600, 6400) == "128x160c2"
     # fp8 needs 160 to divide N; bf16's 128 x 128 does not
-    assert _plan("fp8", 8192, 4096, 2048).config == "128x256c1"
-    assert _plan("bf16", 8192, 4096, 2048).config == "128x128pp"
+    assert h200("fp8", 8192, 4096, 2048) == "128x256c1"
+    assert h200("bf16", 8192, 4096, 2048) == "128x128pp"
     # the ping-pong tiles use the issued MMA area less well: 2560 x 4800, 128 x 160's 480 tiles
     # make 4 rounds (0.909), 128 x 256's 380 make 3 (0.947)
     assert D.issued_fraction(2560, 4800, "128x160pp", H100) < D.issued_fraction(
         2560, 4800, "128x256c1", H100)
-    assert _plan("fp8", 2560, 4800, 1600).config == "128x256c1"
+    assert h200("fp8", 2560, 4800, 1600) == "128x256c1"
     # under two rounds of ping-pong tiles: 2048 x 1600's 160 tiles of 160 (128 x 200 keeps its
     # one round), bf16 2048^3's 256 of 128 - and the rounds follow the SMs
-    assert _plan("fp8", 2048, 1600, 1600).config == "128x200c1"
-    assert _plan("bf16", 2048, 2048, 2048).config == "128x256c1"
-    assert D.pingpong_short_k("fp8", 2048, 4800, 1600, "128x160c1", H100) == "128x160pp"
-    assert D.pingpong_short_k("fp8", 2048, 4800, 1600, "128x160c1", 2 * H100) is None
+    assert h200("fp8", 2048, 1600, 1600) == "128x200c1"
+    assert h200("bf16", 2048, 2048, 2048) == "128x256c1"
+    assert short_k("fp8", 2048, 4800, 1600, "128x160c1") == "128x160pp"
+    assert short_k("fp8", 2048, 4800, 1600, "128x160c1", sms=2 * H100) is None
     # only cooperative tiles at least 160 wide give way, never under STREAM_M rows, and only
     # where C's rows take TMA stores
     for chosen in ("128x128pp", "128x128c1", "128x128c2", "64x256", "64x128"):
-        assert D.pingpong_short_k("bf16", 8192, 4800, 1600, chosen, H100) is None, chosen
-    assert D.pingpong_short_k("bf16", 128, 4800, 1600, "128x256c1", H100) is None
-    assert D.pingpong_short_k("bf16", 8192, 4804, 1600, "128x256c2", H100) is None
+        assert short_k("bf16", 8192, 4800, 1600, chosen) is None, chosen
+    assert short_k("bf16", 128, 4800, 1600, "128x256c1") is None
+    assert short_k("bf16", 8192, 4804, 1600, "128x256c2") is None
     # fp8 only: bf16 has no 128 x 160 ping-pong instantiation
     assert "128x160pp" in D.configs("fp8") and "128x160pp" not in D.configs("bf16")
 
@@ -187,8 +201,8 @@ def test_fp8_one_round_products_take_the_narrower_tile():
     assert not D.tile200_wins("fp8", 2304, 1600, H100)
     assert _plan("fp8", 2304, 1600, 4096).config == "128x256c1"
     # ... the rules never give 128 x 200 more than one round, nor to bf16 (no such instantiation)
-    assert D.cooperative_config("fp8", 8192, 4800, 1600, H100) == "128x256c2"
-    assert D.cooperative_config("fp8", 8192, 1600, 6400, H100) == "128x160c1"
+    assert _plan("fp8", 8192, 4800, 1600).config == "128x256c2"
+    assert _plan("fp8", 8192, 1600, 6400).config == "128x160c1"
     assert "128x200c1" not in D.configs("bf16") and "128x200c1" in D.configs("fp8")
     with pytest.raises(InputError, match="fp8 only"):
         _plan("bf16", 2048, 1600, 6400, config="128x200c1")
@@ -212,8 +226,8 @@ def test_fp8_two_or_three_rounds_take_the_best_fraction():
                                      "128x128pp": 0.758}
     assert _plan("fp8", 4096, 1600, 8192).config == "128x200c1"  # was 128 x 160 (tile160_wins)
     # ... but 128 x 200 only from TILE200_MIN_K: at K = 1600 the next best, 128 x 160
-    assert D.cooperative_config("fp8", 4096, 1600, D.TILE200_MIN_K - 1, H100) == "128x160c1"
-    assert D.cooperative_config("fp8", 2048, 3200, 1600, H100) == "128x160c1"
+    assert _plan("fp8", 4096, 1600, D.TILE200_MIN_K - 1).config == "128x160c1"
+    assert _plan("fp8", 2048, 3200, 1600).config == "128x160c1"
     assert _plan("fp8", 2048, 3200, 4096).config == "128x200c1"
     # 3072 x 1600: ping-pong by balance before; 128 x 160's 240 tiles make 2 rounds at 0.91
     assert _plan("fp8", 3072, 1600, 4096).config == "128x160c1"
@@ -230,7 +244,7 @@ def test_fp8_two_or_three_rounds_take_the_best_fraction():
     # outside two or three rounds of 128 x 256 the other rules stand
     assert D.fraction_tile("fp8", 2048, 1600, 6400, H100) is None  # one round: 128 x 200's rule
     assert D.fraction_tile("fp8", 4096, 3200, 4096, H100) is None  # 4 rounds: 128 x 160's
-    assert D.cooperative_config("fp8", 4096, 3200, 4096, H100) == "128x160c1"
+    assert _plan("fp8", 4096, 3200, 4096).config == "128x160c1"
     # neither bf16, nor rows under STREAM_M, nor N whose bf16 rows of C take no TMA stores
     assert D.fraction_tile("bf16", 4096, 1600, 8192, H100) is None
     assert D.fraction_tile("fp8", 4096, 1604, 8192, H100) is None
@@ -803,12 +817,12 @@ def test_bf16_takes_128x192_where_it_wastes_less_of_the_issued_mmas():
     assert D.issued_fraction(8192, 1600, "128x192c1", H100) == pytest.approx(0.808, abs=1e-3)
     assert D.issued_fraction(8192, 1600, "128x256c1", H100) == pytest.approx(0.758, abs=1e-3)
     assert D.wide_tile("bf16", 8192, 1600, 1, H100) == "128x192c1"  # then 128x160c2 (below)
-    assert D.cooperative_config("bf16", 8192, 4800, 1600, H100) == "128x192c2"  # >= 8 waves: pairs
+    assert _plan("bf16", 8192, 4800, 1600).config == "128x192c2"  # >= 8 waves: in pairs
     # equal fractions (4096 columns, 6144 at 8192 rows) keep 256; fp8 keeps its own tiles
     assert _plan("bf16", 4096, 4096, 4096).config == "128x256c1"
     assert _plan("bf16", 8192, 6144, 4096).config == "128x256c2"
-    assert D.cooperative_config("fp8", 8192, 1600, 6400, H100) == "128x160c1"
-    assert D.cooperative_config("fp8", 8192, 4800, 1600, H100) == "128x256c2"
+    assert _plan("fp8", 8192, 1600, 6400).config == "128x160c1"
+    assert _plan("fp8", 8192, 4800, 1600).config == "128x256c2"
     # C without a 16-byte pitch leaves through the direct epilogue, where 128 x 192 lost
     fraction = lambda c: D.issued_fraction(4097, 4097, c, H100)  # noqa: E731
     assert fraction("128x192c1") > 1.1 * fraction("128x256c1")
@@ -829,6 +843,6 @@ def test_bf16_takes_clustered_160_column_tiles_in_no_more_rounds():
     assert _plan("bf16", 6784, 1856, 4096).config == "128x192c1"
     # fp8 has its own 128 x 160 rule; the short-K GPT-2 shapes keep theirs
     assert not D.bf16_tile160_wins("fp8", 8192, 1600, "128x256c1", H100)
-    assert D.cooperative_config("bf16", 8192, 4800, 1600, H100) == "128x192c2"
+    assert _plan("bf16", 8192, 4800, 1600).config == "128x192c2"
     # the ping-pong and 64-row tiles are not "wide": never replaced
     assert not D.bf16_tile160_wins("bf16", 8192, 1600, "128x128pp", H100)

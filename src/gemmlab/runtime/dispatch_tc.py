@@ -54,10 +54,11 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
    * fp8 products whose 128 x 256 tiles make two or three rounds, before the rules above: the
      tile of 128 x 256, 128 x 200 (K >= ``TILE200_MIN_K``), 128 x 160 and ping-pong 128 x 128
      whose tiles use the issued MMA area best (``fraction_tile``).
-   * After all of those, a short K (at most ``PINGPONG_MAX_KTILES`` k-tiles): a ping-pong tile in
-     place of the cooperative 128-row tile chosen - fp8's 128 x 160 where 160 divides N, bf16's
-     128 x 128 - where its tiles make two rounds or more and use the issued MMAs at least as
-     well (``pingpong_short_k``): each warpgroup's epilogue then runs under the other's MMAs.
+   * After all of those, a short K (at most ``PINGPONG_MAX_KTILES`` k-tiles) on the H200 (where it
+     was measured; ``PINGPONG_MIN_GBPS``): a ping-pong tile in place of the cooperative 128-row
+     tile chosen - fp8's 128 x 160 where 160 divides N, bf16's 128 x 128 - where its tiles make
+     two rounds or more and use the issued MMAs at least as well (``pingpong_short_k``): each
+     warpgroup's epilogue then runs under the other's MMAs.
 2. **Split-K** (``choose_split``): when the tiles leave most SMs idle - fewer than
    ``SPLIT_BELOW_FILL`` of the persistent grid - and K is long enough that each slice keeps
    ``MIN_SLICE_KTILES`` k-tiles, K is cut into S = ``AUTO_SPLIT`` slices (``Policy(split=S)``
@@ -409,9 +410,18 @@ TILE200_MIN_K = 4096
 # rules' plan against the earlier rules': fp8 ahead at 10 of the 10 it changed, mean +3.8
 # (8192x7680x2048 96.7 vs 91.6, 4096x4800x7168 at 56 k-tiles 94.2 vs 93.7); bf16 at 10 of 13,
 # mean +1.6 (16384x2048x1024 97.7 vs 92.0; behind at 4096x5120x3584 95.5 vs 98.2, 4096x8192x3072
-# 97.3 vs 97.8, 5120x4800x3200 97.7 vs 97.8). Measured on the H200 only: the H100, whose bars
-# issue #20 sets, has not run it (the cooperative 128 x 160 read ~80 there at 8192x4800x1600).
+# 97.3 vs 97.8, 5120x4800x3200 97.7 vs 97.8).
 PINGPONG_MAX_KTILES = 56  # between 50 k-tiles (won) and 64 (tied or lost), for both dtypes
+# ... and only on the GPUs where it was measured to win: the H200, told from the H100 by its
+# datasheet DRAM bandwidth (4800 GB/s against 3350; a GPU the spec table lacks is not measured).
+# The bandwidth is no cause - these shapes' operands fit the 50 MB L2 - it only tells the two
+# apart. On the H100 the same ping-pong tiles, on the same stage loop (before the turn moved), read
+# 15 points under the cooperative ones at these very shapes (docs/results/tc-stage-loop-2026-11-27
+# run 7, same run: bf16 8192x4800x1600 128x128pp 79.5 / 80.2 vs the rules' 95.4; fp8
+# 2048x4800x1600 86.1 / 81.5 vs 101.5 / 89.6; fp8 8192x4800x1600 69.0 / 67.5 vs 89.9), where the
+# H200 reads them 2-3 points over (bf16 95.4 vs 92.7 above). Why the two GPUs part is not known;
+# until the H100 measures this loop and turn, it keeps the cooperative tiles.
+PINGPONG_MIN_GBPS = 4800.0
 # under two rounds a CTA's second warpgroup has at most one tile: fp8 2048x1600x6400 (1.2 rounds)
 # 75.7 vs 103.4 above; bf16 2048^3 (1.9 rounds) ping-pong 93.7 vs 128 x 256's 97.2 on the H100
 # (docs/results/tc-pingpong-2026-11-27)
@@ -889,14 +899,17 @@ def pingpong_one_round(dtype: str, M: int, N: int, wide: str, narrow: str, slots
             and balance(tiles(M, N, narrow), slots) >= balance(tiles(M, N, wide), slots))
 
 
-def pingpong_short_k(dtype: str, M: int, N: int, K: int, chosen: str, sms: int) -> Optional[str]:
+def pingpong_short_k(dtype: str, M: int, N: int, K: int, chosen: str, sms: int,
+                     dram_gbps: Optional[float] = None) -> Optional[str]:
     """The ping-pong tile in place of ``chosen``, a cooperative 128-row tile at least 160 wide,
     where a tile's K is short (at most ``PINGPONG_MAX_KTILES`` k-tiles): fp8's 128 x 160 (160
     dividing N) or bf16's 128 x 128, when its tiles make ``PINGPONG_MIN_ROUNDS`` rounds or more and
-    use the issued MMA area at least as well as ``chosen``'s, and C's rows take TMA stores; None
-    elsewhere. See PINGPONG_MAX_KTILES."""
+    use the issued MMA area at least as well as ``chosen``'s, and C's rows take TMA stores - on a
+    GPU of at least ``PINGPONG_MIN_GBPS`` datasheet bandwidth (``dram_gbps``; None, a GPU the spec
+    table lacks: no), the one it was measured on; None elsewhere. See PINGPONG_MAX_KTILES."""
     tile = _TILES[chosen]
-    if (M <= STREAM_M or tile.bm != 128 or tile.pingpong or tile.bn < 160
+    if (not dram_gbps or dram_gbps < PINGPONG_MIN_GBPS
+            or M <= STREAM_M or tile.bm != 128 or tile.pingpong or tile.bn < 160
             or _cdiv(K, BK[dtype]) > PINGPONG_MAX_KTILES or not pitch_ok("bf16", N)):
         return None
     pp = "128x160pp" if dtype == "fp8" else "128x128pp"
@@ -946,15 +959,17 @@ def wide_tile(dtype: str, M: int, N: int, cluster: int, sms: int) -> str:
     return wide
 
 
-def choose_config(dtype: str, M: int, N: int, K: int, sms: int) -> str:
+def choose_config(dtype: str, M: int, N: int, K: int, sms: int,
+                  dram_gbps: Optional[float] = None) -> str:
     """The tile (rule 1 of the module docstring): the largest tile whose tiles fill a wave of the
     SMs (``FILL``), else the 64 x 64 tile (the most CTAs); between the two 128-row tiles, the
     narrow one only when it balances the SMs better by more than ``WIDE_TILE_ADVANTAGE``; fp8's
     128 x 160 where it divides N and makes enough waves (``tile160_wins``); first, fp8's
     best-fraction tile at two or three rounds of 128 x 256 (``fraction_tile``); then, at a short
-    K, a ping-pong tile in place of a cooperative one (``pingpong_short_k``)."""
+    K on the GPUs where it was measured (``dram_gbps``), a ping-pong tile in place of a
+    cooperative one (``pingpong_short_k``)."""
     chosen = cooperative_config(dtype, M, N, K, sms)
-    return pingpong_short_k(dtype, M, N, K, chosen, sms) or chosen
+    return pingpong_short_k(dtype, M, N, K, chosen, sms, dram_gbps) or chosen
 
 
 def cooperative_config(dtype: str, M: int, N: int, K: int, sms: int) -> str:
@@ -1293,7 +1308,7 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
     if policy.config in FP8_ONLY and dtype != "fp8":
         raise InputError(f"dispatch policy config={policy.config!r} is fp8 only (bf16's N-major B "
                          f"tile comes in 64-column swizzle atoms)")
-    config = policy.config or choose_config(dtype, M, N, K, sms)
+    config = policy.config or choose_config(dtype, M, N, K, sms, dram_gbps)
     sk = 0
     if policy.streamk is not None:
         sk = streamk_tiles(M, N, config, sms, policy.streamk)
