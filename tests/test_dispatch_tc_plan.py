@@ -186,8 +186,10 @@ def test_short_k_takes_the_ping_pong_tiles_on_the_h200():
         assert short_k("bf16", 8192, 4800, 1600, chosen) is None, chosen
     assert short_k("bf16", 128, 4800, 1600, "128x256c1") is None
     assert short_k("bf16", 8192, 4804, 1600, "128x256c2") is None
-    # fp8 only: bf16 has no 128 x 160 ping-pong instantiation
+    # fp8 only: bf16 has no 128 x 160 ping-pong instantiation, and forcing it says why
     assert "128x160pp" in D.configs("fp8") and "128x160pp" not in D.configs("bf16")
+    with pytest.raises(InputError, match="fp8 only .bf16's led no shape"):
+        _plan("bf16", 8192, 4800, 1600, config="128x160pp")
 
 
 def test_fp8_one_round_products_take_the_narrower_tile():

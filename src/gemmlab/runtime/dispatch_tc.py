@@ -236,7 +236,9 @@ _TILES = {
     "128x200c1": Tile(128, 200, 1, 4),
 }
 CONFIGS = tuple(_TILES)
-FP8_ONLY = ("128x200c1", "128x160pp")
+# why each fp8-only tile has no bf16 instantiation (the forcing error's words)
+FP8_ONLY = {"128x200c1": "bf16's N-major B tile comes in 64-column swizzle atoms",
+            "128x160pp": "bf16's led no shape it was measured at; not built"}
 
 
 def configs(dtype: str) -> tuple[str, ...]:
@@ -332,7 +334,7 @@ FILL = 0.8
 # put it near 80, where the clustered tile reads 84-87 on every machine, so it stays clustered.
 # Clusters of 2 lost to 1 at every shape. Where 128 divides N the wide tile wastes nothing and
 # kept its lead or tied (4096^3 H200 89.4 vs 97.6; 8192x6400x1600 H100 82.5 (c2) vs 87.2).
-TILE160_MIN_WAVES = 2  # (its tile becomes the ping-pong 128 x 160 at a short K: pingpong_short_k)
+TILE160_MIN_WAVES = 2  # (on the H200 at a short K its tile goes ping-pong: pingpong_short_k)
 # 128 x 160 runs when its tiles use the issued MMA area (``issued_fraction``) this much better
 # than 128 x 256's, whether or not 128 divides N. Set on both kinds of N (H100, same run, % of
 # cuBLAS at its best, docs/results/tc-pp160-2026-11-27 runs 1 and 3): where 128 does not divide
@@ -1306,8 +1308,8 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
                f"rung's scalar twin (cp.async, 2-byte loads)")
         return Plan(dtype, M, N, K, "wgmma", 1, False, False, K, N, 0, why)
     if policy.config in FP8_ONLY and dtype != "fp8":
-        raise InputError(f"dispatch policy config={policy.config!r} is fp8 only (bf16's N-major B "
-                         f"tile comes in 64-column swizzle atoms)")
+        raise InputError(f"dispatch policy config={policy.config!r} is fp8 only "
+                         f"({FP8_ONLY[policy.config]})")
     config = policy.config or choose_config(dtype, M, N, K, sms, dram_gbps)
     sk = 0
     if policy.streamk is not None:
