@@ -809,8 +809,34 @@ def test_ping_pong_tile_is_whole_tiles_on_two_alternating_warpgroups(dtype):
         _plan(dtype, 2048, 4800, 1600, config="128x128pp", streamk=0)
     with pytest.raises(ValueError, match="ping-pong"):
         D.config_rung(dtype, "128x128pp", split=True)
-    # the rules never split it: it is chosen only where its tiles fill the SMs
-    assert _plan(dtype, 2048, 11008, 4096).name == "128x128pp"
+    # the rules never split it: it is chosen only where its tiles fill the SMs (fp8 at 11008
+    # columns takes its 168-column twin: test_fp8_ping_pong_width_follows_the_issued_fraction)
+    assert _plan(dtype, 2048, 11008, 4096).name == ("128x128pp" if dtype == "bf16" else "128x168pp")
+
+
+def test_fp8_ping_pong_width_follows_the_issued_fraction():
+    # 2048 x 11008 on 132 SMs: 128 x 128 makes 1376 tiles in 10.4 rounds (fraction 0.948), 128 x
+    # 168 1056 in exactly 8 (0.993, 80 columns past N) - more than 2% better: 168
+    assert D.issued_fraction(2048, 11008, "128x128pp", H100) == pytest.approx(0.948, abs=1e-3)
+    assert D.issued_fraction(2048, 11008, "128x168pp", H100) == pytest.approx(0.993, abs=1e-3)
+    assert _plan("fp8", 2048, 11008, 4096).config == "128x168pp"
+    # 512 x 5120: 160 columns make 128 tiles, one round (0.97); 168 leave 4 SMs more idle
+    assert D.pingpong_width("fp8", 512, 5120, "128x128pp", H100) == "128x160pp"
+    # where 128 x 128 is as good (2048^3: 128 tiles, one round) it stays
+    assert D.pingpong_width("fp8", 2048, 2048, "128x128pp", H100) == "128x128pp"
+    assert _plan("fp8", 2048, 2048, 2048).config == "128x128pp"
+    # past the margin it moves (2048 x 8704: 2.9% better with 160), within it it stays (384 x
+    # 21504: 1.6% better with 168)
+    fraction = lambda M, N, c: D.issued_fraction(M, N, c, H100)  # noqa: E731
+    assert fraction(2048, 8704, "128x160pp") == pytest.approx(1.029 * fraction(2048, 8704, "128x128pp"), abs=1e-3)
+    assert D.pingpong_width("fp8", 2048, 8704, "128x128pp", H100) == "128x160pp"
+    assert fraction(384, 21504, "128x168pp") == pytest.approx(1.016 * fraction(384, 21504, "128x128pp"), abs=1e-3)
+    assert D.pingpong_width("fp8", 384, 21504, "128x128pp", H100) == "128x128pp"
+    # only fp8 (bf16 has no 160- or 168-column ping-pong tile), only in place of 128 x 128
+    # ping-pong, only where C's rows take TMA stores
+    assert D.pingpong_width("bf16", 2048, 11008, "128x128pp", H100) == "128x128pp"
+    assert D.pingpong_width("fp8", 2048, 11008, "128x256c1", H100) == "128x256c1"
+    assert D.pingpong_width("fp8", 2048, 11007, "128x128pp", H100) == "128x128pp"
 
 
 def test_bf16_takes_128x192_where_it_wastes_less_of_the_issued_mmas():

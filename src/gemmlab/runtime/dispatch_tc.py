@@ -54,6 +54,9 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
    * fp8 products whose 128 x 256 tiles make two or three rounds, before the rules above: the
      tile of 128 x 256, 128 x 200 (K >= ``TILE200_MIN_K``), 128 x 160 and ping-pong 128 x 128
      whose tiles use the issued MMA area best (``fraction_tile``).
+   * fp8 where those chose the ping-pong 128 x 128: the ping-pong tile of 128, 160 or 168
+     columns whose tiles use the issued MMA area best, by more than ``PINGPONG_WIDTH_MARGIN``
+     (``pingpong_width``; 2048 x 11008 in 8 whole rounds of 128 x 168).
    * After all of those, a short K (at most ``PINGPONG_MAX_KTILES`` k-tiles) on the H200 (where it
      was measured; ``PINGPONG_MIN_GBPS``): a ping-pong tile in place of the cooperative 128-row
      tile chosen - fp8's 128 x 160 where 160 divides N, bf16's 128 x 128 - where its tiles make
@@ -221,6 +224,11 @@ _TILES = {
     # 128 x 160 at the rest (B's 160 columns take three 64-column chunks, 192 columns a stage;
     # docs/results/tc-pp160k-2026-11-29, run 2) - so it is not built.
     "128x160pp": Tile(128, 160, 1, 5, pingpong=True),
+    # fp8's 128 x 168 in ping-pong (m64n168: 21 swizzle atoms of B; 168 accumulators a thread):
+    # where its tiles fill whole rounds that 128 and 160 leave ragged (2048 x 11008 on 132 SMs:
+    # 1056 tiles, 8 rounds, against 128 x 128's 1376 in 10.4). C leaves in one unswizzled box of
+    # 168 columns (336-byte rows, as 128 x 200); 4 stages of 37 KB beside 42 KB of staging.
+    "128x168pp": Tile(128, 168, 1, 4, pingpong=True),
     # 128 x 192 (m64n192; bf16's B in three 64-column chunks of the 128-byte swizzle, shared by
     # rows of K in pairs): bf16's wide tile where its tiles use the issued MMA area better than
     # 256 columns do (``wide_tile``). 4 stages of 40 KB and a 192-column TMA-store piece.
@@ -238,7 +246,8 @@ _TILES = {
 CONFIGS = tuple(_TILES)
 # why each fp8-only tile has no bf16 instantiation (the forcing error's words)
 FP8_ONLY = {"128x200c1": "bf16's N-major B tile comes in 64-column swizzle atoms",
-            "128x160pp": "bf16's led no shape it was measured at; not built"}
+            "128x160pp": "bf16's led no shape it was measured at; not built",
+            "128x168pp": "bf16's N-major B tile comes in 64-column swizzle atoms"}
 
 
 def configs(dtype: str) -> tuple[str, ...]:
@@ -424,6 +433,19 @@ PINGPONG_MAX_KTILES = 56  # between 50 k-tiles (won) and 64 (tied or lost), for 
 # H200 reads them 2-3 points over (bf16 95.4 vs 92.7 above). Why the two GPUs part is not known;
 # until the H100 measures this loop and turn, it keeps the cooperative tiles.
 PINGPONG_MIN_GBPS = 4800.0
+# fp8's ping-pong width: where the rules above chose the ping-pong 128 x 128, the ping-pong tile of
+# PINGPONG_WIDTHS whose tiles use the issued MMA area best (``issued_fraction``: SMs idle in the
+# last round, columns wasted past N), when that beats 128 x 128's by more than
+# PINGPONG_WIDTH_MARGIN (``pingpong_width``). cuBLASLt runs 168- and 176-wide tiles at these shapes
+# itself (2048x11008x4096: "tile 168x128"). H200, same run, interleaved, % of cuBLASLt at its
+# best (docs/results/tc-pp168-2026-11-29, run 1; fractions 128 / 160 / 168 in brackets):
+# 2048x11008x4096 128x168pp 97.2 vs 128x128pp 93.4 [0.95 / 0.93 / 0.99: 1056 tiles, 8 rounds],
+# 1536x9216x4096 97.3 vs 92.9 [0.94 / 0.87 / 1.00], 768x3584x4096 100.1 vs 79.0 (128x160pp 67.6)
+# [0.64 / 0.55 / 0.97: one round], 512x5120x4096 128x160pp 101.9 vs 74.6 (128x168pp 97.2)
+# [0.61 / 0.97 / 0.92]. The margin stands for a tile's own rate: 128 x 168 holds 4 stages where
+# 128 x 128 holds 6, and at 2048x11008x4096 its time per unit of fraction was 0.6% dearer.
+PINGPONG_WIDTHS = ("128x128pp", "128x160pp", "128x168pp")
+PINGPONG_WIDTH_MARGIN = 0.02
 # under two rounds a CTA's second warpgroup has at most one tile: fp8 2048x1600x6400 (1.2 rounds)
 # 75.7 vs 103.4 above; bf16 2048^3 (1.9 rounds) ping-pong 93.7 vs 128 x 256's 97.2 on the H100
 # (docs/results/tc-pingpong-2026-11-27)
@@ -901,6 +923,18 @@ def pingpong_one_round(dtype: str, M: int, N: int, wide: str, narrow: str, slots
             and balance(tiles(M, N, narrow), slots) >= balance(tiles(M, N, wide), slots))
 
 
+def pingpong_width(dtype: str, M: int, N: int, chosen: str, sms: int) -> str:
+    """fp8's ping-pong tile of ``PINGPONG_WIDTHS`` in place of ``chosen`` = 128 x 128 ping-pong
+    whose tiles use the issued MMA area best, where that beats 128 x 128's by more than
+    ``PINGPONG_WIDTH_MARGIN`` and C's rows take TMA stores; ``chosen`` elsewhere (ties: the
+    earlier of PINGPONG_WIDTHS). See PINGPONG_WIDTHS."""
+    if dtype != "fp8" or chosen != "128x128pp" or not pitch_ok("bf16", N):
+        return chosen
+    fraction = {c: issued_fraction(M, N, c, sms) for c in PINGPONG_WIDTHS}
+    best = max(PINGPONG_WIDTHS, key=lambda c: round(fraction[c], 9))
+    return best if fraction[best] > fraction[chosen] * (1 + PINGPONG_WIDTH_MARGIN) else chosen
+
+
 def pingpong_short_k(dtype: str, M: int, N: int, K: int, chosen: str, sms: int,
                      dram_gbps: Optional[float] = None) -> Optional[str]:
     """The ping-pong tile in place of ``chosen``, a cooperative 128-row tile at least 160 wide,
@@ -967,10 +1001,11 @@ def choose_config(dtype: str, M: int, N: int, K: int, sms: int,
     SMs (``FILL``), else the 64 x 64 tile (the most CTAs); between the two 128-row tiles, the
     narrow one only when it balances the SMs better by more than ``WIDE_TILE_ADVANTAGE``; fp8's
     128 x 160 where it divides N and makes enough waves (``tile160_wins``); first, fp8's
-    best-fraction tile at two or three rounds of 128 x 256 (``fraction_tile``); then, at a short
-    K on the GPUs where it was measured (``dram_gbps``), a ping-pong tile in place of a
-    cooperative one (``pingpong_short_k``)."""
-    chosen = cooperative_config(dtype, M, N, K, sms)
+    best-fraction tile at two or three rounds of 128 x 256 (``fraction_tile``); fp8's ping-pong
+    width by the same fraction where 128 x 128 ping-pong was chosen (``pingpong_width``); then,
+    at a short K on the GPUs where it was measured (``dram_gbps``), a ping-pong tile in place of
+    a cooperative one (``pingpong_short_k``)."""
+    chosen = pingpong_width(dtype, M, N, cooperative_config(dtype, M, N, K, sms), sms)
     return pingpong_short_k(dtype, M, N, K, chosen, sms, dram_gbps) or chosen
 
 
