@@ -822,6 +822,8 @@ def test_fp8_ping_pong_width_follows_the_issued_fraction():
     assert _plan("fp8", 2048, 11008, 4096).config == "128x168pp"
     # 512 x 5120: 160 columns make 128 tiles, one round (0.97); 168 leave 4 SMs more idle
     assert D.pingpong_width("fp8", 512, 5120, "128x128pp", H100) == "128x160pp"
+    # 2048 x 2816: 176 columns make 256 tiles, two whole rounds (0.97 against 128's 0.89)
+    assert D.pingpong_width("fp8", 2048, 2816, "128x128pp", H100) == "128x176pp"
     # where 128 x 128 is as good (2048^3: 128 tiles, one round) it stays
     assert D.pingpong_width("fp8", 2048, 2048, "128x128pp", H100) == "128x128pp"
     assert _plan("fp8", 2048, 2048, 2048).config == "128x128pp"

@@ -80,8 +80,8 @@ __device__ __forceinline__ void finish_tile(const TileLoop& L, const WorkItem& w
 // runs while the other's MMAs do (CUTLASS's KernelTmaWarpSpecializedPingpong).
 template <int BM, int BN, int SPLITK, int PINGPONG>
 struct Consumers {
-    static_assert(!PINGPONG || (SPLITK == 0 && BM * BN <= 128 * 168),
-                  "ping-pong: whole tiles, a BM x BN accumulator per warpgroup (at most 168 regs)");
+    static_assert(!PINGPONG || (SPLITK == 0 && BM * BN <= 128 * 176),
+                  "ping-pong: whole tiles, a BM x BN accumulator per warpgroup (at most 176 regs)");
     static constexpr int WARPGROUPS = PINGPONG ? 2 : BM / 64;
     static constexpr int READERS = PINGPONG ? 1 : WARPGROUPS;  // warpgroups reading each stage
     static constexpr int HALVES = PINGPONG ? BM / 64 : 1;      // 64-row wgmma blocks per warpgroup

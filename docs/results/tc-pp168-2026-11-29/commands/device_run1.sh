@@ -10,7 +10,7 @@ t0=$(date +%s)
 ( for c in 128x160pp 128x256c1 128x200c1; do python3 benchmarks/tc_plan_once.py --dtype fp8 --shape 2048,11008,4096 --runs 1 --policy "{\"config\":\"$c\"}"; done ) > $R/warm2.log 2>&1 &
 ( python3 benchmarks/tc_plan_once.py --dtype bf16 --shape 2048,4800,1600 --runs 1 --policy '{"config":"128x128pp"}' ) > $R/warm3.log 2>&1 &
 wait; echo "warm $(( $(date +%s) - t0 )) s"
-timeout 150 python3 docs/results/tc-pp168-2026-11-29/commands/pp_check.py > $R/pp_check.log 2>&1
+timeout 150 python3 _dev/pp_check.py > $R/pp_check.log 2>&1
 echo "pp_check rc $? $(tail -1 $R/pp_check.log) $(( $(date +%s) - t0 )) s"
 T="2048,11008,4096;768,3584,4096;512,5120,4096;1536,9216,4096"
 timeout 300 python3 benchmarks/tc_dispatch_compare.py --dtype fp8 --shapes "$T" \
