@@ -145,7 +145,7 @@ def test_short_k_takes_the_ping_pong_tiles_on_the_h200():
         return D.pingpong_short_k(dtype, M, N, K, chosen, sms, gbps)
 
     # a cooperative 128-row tile at least 160 wide gives way to the ping-pong tile - fp8's 128 x
-    # 160 (160 dividing N), bf16's 128 x 128 - at K up to PINGPONG_MAX_KTILES k-tiles
+    # 160 where 160 divides N, bf16's 128 x 128 - at K up to PINGPONG_MAX_KTILES k-tiles
     assert h200("fp8", 8192, 4800, 1600) == "128x160pp"  # H100: 128x256c2
     assert h200("fp8", 2048, 4800, 1600) == "128x160pp"  # H100: 128x160c1
     assert h200("fp8", 8192, 1600, 6400) == "128x160pp"  # 50 k-tiles
@@ -166,7 +166,14 @@ def test_short_k_takes_the_ping_pong_tiles_on_the_h200():
             dtype, 8192, 4800, last + 1, H100)
     # bf16 at 100 k-tiles keeps its clustered 128 x 160 (8192 x 1600 x 6400)
     assert h200("bf16", 8192, 1600, 6400) == "128x160c2"
-    # fp8 needs 160 to divide N; bf16's 128 x 128 does not
+    # where 160 does not divide N, fp8 takes the best-fraction width of 160, 168 and 176 columns
+    # if it is no worse than the cooperative tile's: 8192 x 6144 in 2240 tiles of 176, 17 rounds
+    # (0.996) against 128 x 256's 1536 in 11.6 (0.97); 4096 x 11008 in 2112 of 168, 16 rounds
+    # (0.993 against 0.948)
+    assert h200("fp8", 8192, 6144, 4096) == "128x176pp"  # H100: 128x256c2
+    assert h200("fp8", 4096, 11008, 4096) == "128x168pp"
+    # 8192 x 4096: 160 (0.955), 168 (0.909), 176 (0.94) all under 128 x 256's 0.97 - never 128 x
+    # 128, whose fraction ties it (fp8's narrow ping-pong lost at a short K); bf16's does
     assert h200("fp8", 8192, 4096, 2048) == "128x256c1"
     assert h200("bf16", 8192, 4096, 2048) == "128x128pp"
     # the ping-pong tiles use the issued MMA area less well: 2560 x 4800, 128 x 160's 480 tiles

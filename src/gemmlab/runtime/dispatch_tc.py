@@ -59,7 +59,8 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
      (``pingpong_width``; 2048 x 11008 in 8 whole rounds of 128 x 168).
    * After all of those, a short K (at most ``PINGPONG_MAX_KTILES`` k-tiles) on the H200 (where it
      was measured; ``PINGPONG_MIN_GBPS``): a ping-pong tile in place of the cooperative 128-row
-     tile chosen - fp8's 128 x 160 where 160 divides N, bf16's 128 x 128 - where its tiles make
+     tile chosen - fp8's 128 x 160 where 160 divides N, else the best-fraction one of 160, 168
+     and 176 columns (``SHORT_K_WIDTHS``); bf16's 128 x 128 - where its tiles make
      two rounds or more and use the issued MMAs at least as well (``pingpong_short_k``): each
      warpgroup's epilogue then runs under the other's MMAs.
 2. **Split-K** (``choose_split``): when the tiles leave most SMs idle - fewer than
@@ -437,6 +438,18 @@ PINGPONG_MAX_KTILES = 56  # between 50 k-tiles (won) and 64 (tied or lost), for 
 # H200 reads them 2-3 points over (bf16 95.4 vs 92.7 above). Why the two GPUs part is not known;
 # until the H100 measures this loop and turn, it keeps the cooperative tiles.
 PINGPONG_MIN_GBPS = 4800.0
+# fp8's short-K ping-pong where 160 does not divide N: the widest ping-pong tiles, 160, 168 and 176
+# columns, by issued fraction (ties: the narrower) - not 128 x 128, with a third more operand bytes
+# per MMA than 128 x 256 (above). H200, same run, interleaved, % of cuBLAS at its best, the tile
+# this picks (forced) against the earlier rules' cooperative plan (docs/results/
+# tc-pp168-2026-11-29, runs 3-4): 8192x6144x4096 128x176pp 95.5 vs 93.8 (128x256c2),
+# 6144x7168x4096 97.1 vs 90.7, 4096x11008x4096 128x168pp 98.9 vs 94.0, 8192x8192x2048 98.4 vs
+# 93.9, 4096x14336x4096 128x160pp 99.2 vs 93.0, 4096x7168x6144 96.4 vs 94.1 (128x256c1),
+# 6144x11008x2048 91.9 vs 91.3, 8192x5632x4096 99.4 vs 99.2. Held out (run 5: a random 14 of
+# the 654 shapes on a 1024 x 512 grid, K 2048-6144, where the plan changes, drawn before they
+# ran): ahead at 14 of 14, mean +4.1 points, least +0.3 (4096x11264x6144 101.9 vs 101.6;
+# 16384x15872x6144 102.8 vs 95.3, 11264x9728x4096 100.6 vs 93.6).
+SHORT_K_WIDTHS = ("128x160pp", "128x168pp", "128x176pp")
 # fp8's ping-pong width: where the rules above chose the ping-pong 128 x 128, the ping-pong tile of
 # PINGPONG_WIDTHS whose tiles use the issued MMA area best (``issued_fraction``: SMs idle in the
 # last round, columns wasted past N), when that beats 128 x 128's by more than
@@ -940,27 +953,38 @@ def pingpong_width(dtype: str, M: int, N: int, chosen: str, sms: int) -> str:
     earlier of PINGPONG_WIDTHS). See PINGPONG_WIDTHS."""
     if dtype != "fp8" or chosen != "128x128pp" or not pitch_ok("bf16", N):
         return chosen
-    fraction = {c: issued_fraction(M, N, c, sms) for c in PINGPONG_WIDTHS}
-    best = max(PINGPONG_WIDTHS, key=lambda c: round(fraction[c], 9))
-    return best if fraction[best] > fraction[chosen] * (1 + PINGPONG_WIDTH_MARGIN) else chosen
+    best = best_fraction(M, N, PINGPONG_WIDTHS, sms)
+    if issued_fraction(M, N, best, sms) > issued_fraction(M, N, chosen, sms) * (1 + PINGPONG_WIDTH_MARGIN):
+        return best
+    return chosen
+
+
+def best_fraction(M: int, N: int, configs: tuple[str, ...], sms: int) -> str:
+    """The one-CTA-an-SM tile of ``configs`` whose tiles use the issued MMA area best
+    (``issued_fraction``; ties: the earliest)."""
+    # rounded: equal fractions of different tiles (the same rounds x tile area) compare equal
+    return max(configs, key=lambda c: round(issued_fraction(M, N, c, sms), 9))
 
 
 def pingpong_short_k(dtype: str, M: int, N: int, K: int, chosen: str, sms: int,
                      dram_gbps: Optional[float] = None) -> Optional[str]:
     """The ping-pong tile in place of ``chosen``, a cooperative 128-row tile at least 160 wide,
-    where a tile's K is short (at most ``PINGPONG_MAX_KTILES`` k-tiles): fp8's 128 x 160 (160
-    dividing N) or bf16's 128 x 128, when its tiles make ``PINGPONG_MIN_ROUNDS`` rounds or more and
-    use the issued MMA area at least as well as ``chosen``'s, and C's rows take TMA stores - on a
-    GPU of at least ``PINGPONG_MIN_GBPS`` datasheet bandwidth (``dram_gbps``; None, a GPU the spec
-    table lacks: no), the one it was measured on; None elsewhere. See PINGPONG_MAX_KTILES."""
+    where a tile's K is short (at most ``PINGPONG_MAX_KTILES`` k-tiles): fp8's 128 x 160 where 160
+    divides N, else its ping-pong tile of ``SHORT_K_WIDTHS`` with the best issued fraction;
+    bf16's 128 x 128 - when its tiles make ``PINGPONG_MIN_ROUNDS`` rounds
+    or more and use the issued MMA area at least as well as ``chosen``'s, and C's rows take TMA
+    stores - on a GPU of at least ``PINGPONG_MIN_GBPS`` datasheet bandwidth (``dram_gbps``; None,
+    a GPU the spec table lacks: no), the one it was measured on; None elsewhere. See
+    PINGPONG_MAX_KTILES."""
     tile = _TILES[chosen]
     if (not dram_gbps or dram_gbps < PINGPONG_MIN_GBPS
             or M <= STREAM_M or tile.bm != 128 or tile.pingpong or tile.bn < 160
             or _cdiv(K, BK[dtype]) > PINGPONG_MAX_KTILES or not pitch_ok("bf16", N)):
         return None
-    pp = "128x160pp" if dtype == "fp8" else "128x128pp"
-    if dtype == "fp8" and N % 160:
-        return None
+    if dtype == "bf16":
+        pp = "128x128pp"
+    else:  # 160 where it divides N (as measured first), else the best-fraction wide one
+        pp = "128x160pp" if N % 160 == 0 else best_fraction(M, N, SHORT_K_WIDTHS, sms)
     slots = max(1, sms // tile.ctas) * tile.ctas
     if (tiles(M, N, pp) < PINGPONG_MIN_ROUNDS * sms
             or issued_fraction(M, N, pp, sms) < issued_fraction(M, N, chosen, slots)):
