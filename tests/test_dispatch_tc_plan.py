@@ -826,7 +826,10 @@ def test_fp8_ping_pong_width_follows_the_issued_fraction():
     # 168 1056 in exactly 8 (0.993, 80 columns past N) - more than 2% better: 168
     assert D.issued_fraction(2048, 11008, "128x128pp", H100) == pytest.approx(0.948, abs=1e-3)
     assert D.issued_fraction(2048, 11008, "128x168pp", H100) == pytest.approx(0.993, abs=1e-3)
-    assert _plan("fp8", 2048, 11008, 4096).config == "128x168pp"
+    p = _plan("fp8", 2048, 11008, 4096)
+    assert p.config == "128x168pp"
+    # the plan says why: whole rounds, nearly all of their MMA area useful
+    assert "1056 tiles of 128x168pp on 132 SMs in 8.0 rounds, 99.3% of those rounds' MMA area useful" in p.why
     # 512 x 5120: 160 columns make 128 tiles, one round (0.97); 168 leave 4 SMs more idle
     assert D.pingpong_width("fp8", 512, 5120, "128x128pp", H100) == "128x160pp"
     # 2048 x 2816: 176 columns make 256 tiles, two whole rounds (0.97 against 128's 0.89)

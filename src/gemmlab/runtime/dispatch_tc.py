@@ -1397,6 +1397,10 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
     ctas = grid_ctas(M, N, config, splits, sms)
     t = tiles(M, N, config)
     why = f"{t} tiles of {config} on {sms} SMs"
+    if splits == 1 and not sk:  # whole tiles, one a CTA at a time: the rules' fraction
+        slots = max(1, sms // _TILES[config].ctas) * _TILES[config].ctas
+        why += (f" in {t / slots:.1f} rounds, {issued_fraction(M, N, config, slots):.1%} of those "
+                f"rounds' MMA area useful")
     if splits > 1:
         why += (f": under {SPLIT_BELOW_FILL:.0%} of the SMs busy, K cut into {splits} slices of "
                 f"about {_cdiv(nk, splits)} k-tiles (the last slice of a tile adds them)")
