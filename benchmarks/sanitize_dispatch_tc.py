@@ -97,9 +97,9 @@ MEMCHECK = [
     # misaligned
     ("fp8", (2047, 3000, 1120), {"config": "128x160pp"}, ""),
     ("fp8", (300, 1000, 512), {"config": "128x160pp"}, "c"),
-    # fp8's ping-pong 128 x 168 and 128 x 176 (C by TMA in one unswizzled box of the tile's width): several
-    # tiles per CTA, ragged M and N (N not a multiple of 8 past the tile: 1181), a short last
-    # K-tile; C misaligned
+    # fp8's ping-pong 128 x 168 and 128 x 176 (C by TMA in one unswizzled box of the tile's
+    # width): several tiles per CTA, ragged M and N (N not a multiple of 8 past the tile: 1181),
+    # a short last K-tile; C misaligned
     ("fp8", (2047, 3000, 1120), {"config": "128x168pp"}, ""),
     ("fp8", (300, 1181, 512), {"config": "128x168pp"}, "c"),
     ("fp8", (2047, 3000, 1120), {"config": "128x176pp"}, ""),
@@ -190,8 +190,10 @@ RACECHECK = [
     ("fp8", (130, 330, 512), {"config": "128x200c1", "streamk": 0}, ""),
     ("fp8", (300, 1016, 160), {"config": "128x128pp"}, ""),
     ("fp8", (300, 1016, 160), {"config": "128x160pp"}, ""), ("fp8", (300, 650, 256), {"config": "128x160pp"}, ""),
-    ("fp8", (300, 1016, 160), {"config": "128x168pp"}, ""), ("fp8", (300, 690, 256), {"config": "128x168pp"}, ""),
-    ("fp8", (300, 1016, 160), {"config": "128x176pp"}, ""), ("fp8", (300, 720, 256), {"config": "128x176pp"}, ""),
+    ("fp8", (300, 1016, 160), {"config": "128x168pp"}, ""),
+    ("fp8", (300, 690, 256), {"config": "128x168pp"}, ""),
+    ("fp8", (300, 1016, 160), {"config": "128x176pp"}, ""),
+    ("fp8", (300, 720, 256), {"config": "128x176pp"}, ""),
     ("bf16", (130, 1016, 96), {"config": "128x256c1", "streamk": 0}, ""),
     ("bf16", (1, 72, 1032), {"config": "gemv", "cols": 64, "split": 4}, ""),
     ("fp8", (9, 40, 2048), {"config": "gemv", "split": 2}, ""),

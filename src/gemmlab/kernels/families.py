@@ -155,7 +155,8 @@ def bf16_b_span(bn: int) -> int:
 def _check_fp8(p: Mapping[str, int], nt: int) -> str | None:
     """persistent_fp8.cu's static_asserts."""
     cl = p.get("CLUSTER", 1)
-    ok = (p["BK"] == 128 and p["BM"] % 64 == 0 and p["BN"] in (32, 64, 128, 160, 168, 176, 192, 200, 256)
+    ok = (p["BK"] == 128 and p["BM"] % 64 == 0
+          and p["BN"] in (32, 64, 128, 160, 168, 176, 192, 200, 256)
           and p["STAGES"] >= 2 and _cluster_ok(p) and p["BN"] % cl == 0
           and (p["BN"] // cl) % 8 == 0
           and p["BN"] // cl <= 256

@@ -954,9 +954,8 @@ def pingpong_width(dtype: str, M: int, N: int, chosen: str, sms: int) -> str:
     if dtype != "fp8" or chosen != "128x128pp" or not pitch_ok("bf16", N):
         return chosen
     best = best_fraction(M, N, PINGPONG_WIDTHS, sms)
-    if issued_fraction(M, N, best, sms) > issued_fraction(M, N, chosen, sms) * (1 + PINGPONG_WIDTH_MARGIN):
-        return best
-    return chosen
+    gain = issued_fraction(M, N, best, sms) / issued_fraction(M, N, chosen, sms)
+    return best if gain > 1 + PINGPONG_WIDTH_MARGIN else chosen
 
 
 def best_fraction(M: int, N: int, configs: tuple[str, ...], sms: int) -> str:
