@@ -97,13 +97,17 @@ MEMCHECK = [
     # misaligned
     ("fp8", (2047, 3000, 1120), {"config": "128x160pp"}, ""),
     ("fp8", (300, 1000, 512), {"config": "128x160pp"}, "c"),
-    # fp8's ping-pong 128 x 168 and 128 x 176 (C by TMA in one unswizzled box of the tile's
+    # fp8's ping-pong 128 x 112, 144, 168 and 176 (C by TMA in one unswizzled box of the tile's
     # width): several tiles per CTA, ragged M and N (N not a multiple of 8 past the tile: 1181),
     # a short last K-tile; C misaligned
     ("fp8", (2047, 3000, 1120), {"config": "128x168pp"}, ""),
     ("fp8", (300, 1181, 512), {"config": "128x168pp"}, "c"),
     ("fp8", (2047, 3000, 1120), {"config": "128x176pp"}, ""),
     ("fp8", (300, 1181, 512), {"config": "128x176pp"}, "c"),
+    ("fp8", (2047, 3000, 1120), {"config": "128x112pp"}, ""),
+    ("fp8", (300, 1181, 512), {"config": "128x112pp"}, "c"),
+    ("fp8", (2047, 3000, 1120), {"config": "128x144pp"}, ""),
+    ("fp8", (300, 1181, 512), {"config": "128x144pp"}, "c"),
     # 128 x 192 (bf16 B in three 64-column chunks, shared by rows of K in pairs): ragged N, split-K,
     # stream-K
     ("bf16", (300, 1000, 640), {"config": "128x192c1"}, ""),
@@ -160,6 +164,8 @@ INITCHECK = [
     ("fp8", (1000, 3000, 1024), {"config": "128x160pp"}, ""),
     ("fp8", (1000, 3000, 1024), {"config": "128x168pp"}, ""),
     ("fp8", (1000, 3000, 1024), {"config": "128x176pp"}, ""),
+    ("fp8", (1000, 3000, 1024), {"config": "128x112pp"}, ""),
+    ("fp8", (1000, 3000, 1024), {"config": "128x144pp"}, ""),
     ("fp8", (1000, 1016, 1600), {"config": "128x256c1", "split": 3}, ""),
     ("bf16", (97, 1000, 6144), {"config": "128x64c1", "split": 2}, ""),
     ("fp8", (300, 1000, 1120), {"config": "128x200c1", "split": 3}, ""),
@@ -194,6 +200,10 @@ RACECHECK = [
     ("fp8", (300, 690, 256), {"config": "128x168pp"}, ""),
     ("fp8", (300, 1016, 160), {"config": "128x176pp"}, ""),
     ("fp8", (300, 720, 256), {"config": "128x176pp"}, ""),
+    ("fp8", (300, 1016, 160), {"config": "128x112pp"}, ""),
+    ("fp8", (300, 450, 256), {"config": "128x112pp"}, ""),
+    ("fp8", (300, 1016, 160), {"config": "128x144pp"}, ""),
+    ("fp8", (300, 580, 256), {"config": "128x144pp"}, ""),
     ("bf16", (130, 1016, 96), {"config": "128x256c1", "streamk": 0}, ""),
     ("bf16", (1, 72, 1032), {"config": "gemv", "cols": 64, "split": 4}, ""),
     ("fp8", (9, 40, 2048), {"config": "gemv", "split": 2}, ""),

@@ -9,7 +9,7 @@ generated rather than typed; rerun after changing SHAPES:
 from pathlib import Path
 
 BF16_NS = (8, 16, 32, 64, 128, 160, 192, 256)
-FP8_NS = (8, 16, 32, 64, 128, 160, 168, 176, 192, 200, 256)
+FP8_NS = (8, 16, 32, 64, 112, 128, 144, 160, 168, 176, 192, 200, 256)
 OUT = Path(__file__).resolve().parents[2] / "src/gemmlab/kernels/tc_wgmma.cuh"
 
 

@@ -156,11 +156,12 @@ def _check_fp8(p: Mapping[str, int], nt: int) -> str | None:
     """persistent_fp8.cu's static_asserts."""
     cl = p.get("CLUSTER", 1)
     ok = (p["BK"] == 128 and p["BM"] % 64 == 0
-          and p["BN"] in (32, 64, 128, 160, 168, 176, 192, 200, 256)
+          and p["BN"] in (32, 64, 112, 128, 144, 160, 168, 176, 192, 200, 256)
           and p["STAGES"] >= 2 and _cluster_ok(p) and p["BN"] % cl == 0
           and (p["BN"] // cl) % 8 == 0
           and p["BN"] // cl <= 256
-          and p.get("EPI_PIECE", 0) in (0, 32, 40, 64, 128, 160, 168, 176, 192, 200, 256)
+          and p.get("EPI_PIECE", 0) in (0, 32, 40, 64, 112, 128, 144, 160, 168, 176, 192,
+                                           200, 256)
           and p["BN"] % max(p.get("EPI_PIECE", 0), 1) == 0
           and (not p.get("PINGPONG", 0) or p["BM"] * p["BN"] <= 128 * 176))
     return None if ok else "FP8 Hopper tiling"

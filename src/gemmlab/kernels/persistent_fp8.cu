@@ -46,7 +46,9 @@ __device__ __forceinline__ void wgmma_fp8_tn(float (&d)[BN / 2], unsigned long l
     else if constexpr (BN == 176) tc::wgmma_m64n176k32_e4m3(d, a, b, 1);
     else if constexpr (BN == 168) tc::wgmma_m64n168k32_e4m3(d, a, b, 1);
     else if constexpr (BN == 160) tc::wgmma_m64n160k32_e4m3(d, a, b, 1);
+    else if constexpr (BN == 144) tc::wgmma_m64n144k32_e4m3(d, a, b, 1);
     else if constexpr (BN == 128) tc::wgmma_m64n128k32_e4m3(d, a, b, 1);
+    else if constexpr (BN == 112) tc::wgmma_m64n112k32_e4m3(d, a, b, 1);
     else if constexpr (BN == 64) tc::wgmma_m64n64k32_e4m3(d, a, b, 1);
     else tc::wgmma_m64n32k32_e4m3(d, a, b, 1);
 }
@@ -63,9 +65,9 @@ __device__ __forceinline__ void persistent_fp8(const tc::TensorMap& tmA,
     static_assert(SPLITK >= 0 && SPLITK <= 2, "0: whole tiles, 1: split-K, 2: stream-K");
     static_assert(BK == 128, "one 128-byte swizzle row of K (128 e4m3) per stage");
     static_assert(BM % 64 == 0 &&
-                      (BN == 32 || BN == 64 || BN == 128 || BN == 160 || BN == 168 || BN == 176 ||
-                       BN == 192 || BN == 200 || BN == 256),
-                  "64-row warpgroups, m64n32/64/128/160/168/176/192/200/256k32");
+                      (BN == 32 || BN == 64 || BN == 112 || BN == 128 || BN == 144 || BN == 160 ||
+                       BN == 168 || BN == 176 || BN == 192 || BN == 200 || BN == 256),
+                  "64-row warpgroups, m64n32/64/112/128/144/160/168/176/192/200/256k32");
     static_assert(EPI_PIECE == 0 || BN % EPI_PIECE == 0, "whole epilogue pieces per tile");
     static_assert(CLUSTER * CLUSTER_N <= 8, "clusters of CLUSTER x CLUSTER_N CTAs, at most 8");
     static_assert((BN / CLUSTER) % 8 == 0 && BN / CLUSTER <= 256 && (BM / CLUSTER_N) % 8 == 0,

@@ -233,6 +233,10 @@ _TILES = {
     # ... and 128 x 176 alike (176 accumulators, 4 stages of 38 KB, 44 KB of staging): 2048 x 2816
     # in 16 x 16 = 256 tiles, two whole rounds, where 128 x 128's 352 make 2.7
     "128x176pp": Tile(128, 176, 1, 4, pingpong=True),
+    # ... and the narrower 128 x 112 (6 stages of 30 KB, 28 KB of staging) and 128 x 144 (5 of
+    # 34 KB, 36 KB): C in one unswizzled box of the tile's width (224- and 288-byte rows)
+    "128x112pp": Tile(128, 112, 1, 6, pingpong=True),
+    "128x144pp": Tile(128, 144, 1, 5, pingpong=True),
     # 128 x 192 (m64n192; bf16's B in three 64-column chunks of the 128-byte swizzle, shared by
     # rows of K in pairs): bf16's wide tile where its tiles use the issued MMA area better than
     # 256 columns do (``wide_tile``). 4 stages of 40 KB and a 192-column TMA-store piece.
@@ -252,7 +256,9 @@ CONFIGS = tuple(_TILES)
 FP8_ONLY = {"128x200c1": "bf16's N-major B tile comes in 64-column swizzle atoms",
             "128x160pp": "bf16's led no shape it was measured at; not built",
             "128x168pp": "bf16's N-major B tile comes in 64-column swizzle atoms",
-            "128x176pp": "bf16's N-major B tile comes in 64-column swizzle atoms"}
+            "128x176pp": "bf16's N-major B tile comes in 64-column swizzle atoms",
+            "128x112pp": "bf16's N-major B tile comes in 64-column swizzle atoms",
+            "128x144pp": "bf16's N-major B tile comes in 64-column swizzle atoms"}
 
 
 def configs(dtype: str) -> tuple[str, ...]:
