@@ -33,7 +33,10 @@ def test_the_largest_tile_that_fills_the_sms(dtype):
     # 2048 x 1600: 112 wide tiles (0.85 of the SMs) fill; 1000 x 3000: 96 (0.73) do not
     assert _plan(dtype, 2048, 1600, 6400).config == ("128x256c1" if dtype == "bf16"
                                                      else "128x200c1")
-    assert _plan(dtype, 1000, 3000, 80).config == "128x128pp"  # ping-pong: unclustered narrow tile
+    # ping-pong: the unclustered narrow tile (fp8's 112 columns: 216 tiles, 1.6 rounds, against
+    # 128 x 128's 192 in 1.5 - a fraction 0.79 over 0.69, past NARROW_WIDTH_MARGIN)
+    assert _plan(dtype, 1000, 3000, 80).config == ("128x128pp" if dtype == "bf16"
+                                                   else "128x112pp")
     # 1024^3: 32 wide / 64 narrow / 64 of 64x256 do not fill, 128 of 64x128 do
     assert _plan(dtype, 1024, 1024, 1024).config == "64x128"
     # nothing fills, not even 64 x 128 (32 tiles): the most CTAs
@@ -218,8 +221,13 @@ def test_fp8_one_round_products_take_the_narrower_tile():
     # one round of 128 x 256 and the ping-pong tiles (two per SM) balance as well: ping-pong
     for M, N in ((2048, 2048), (1024, 4096), (2048, 1792), (1536, 2560)):
         assert D.tiles(M, N, "128x256c1") <= H100, (M, N)
-        assert _plan("fp8", M, N, 4096).config == "128x128pp", (M, N)
+        assert D.pingpong_one_round("fp8", M, N, "128x256c1", "128x128pp", H100), (M, N)
         assert _plan("bf16", M, N, 4096).config == "128x256c1", (M, N)  # bf16 keeps the wide
+    # ... and pingpong_width then keeps 128 x 128, or at 2048 x 1792 (224 tiles of 128: 1.7
+    # rounds) takes 112 columns (256 tiles, 1.9 rounds: 0.97 against 0.85)
+    for M, N in ((2048, 2048), (1024, 4096), (1536, 2560)):
+        assert _plan("fp8", M, N, 4096).config == "128x128pp", (M, N)
+    assert _plan("fp8", 2048, 1792, 4096).config == "128x112pp"
     # more than one round of wide tiles: the wide tile, as before (4096^3: 512 tiles)
     assert _plan("fp8", 4096, 4096, 4096).config == "128x256c1"
     assert not D.pingpong_one_round("fp8", 4096, 4096, "128x256c1", "128x128pp", H100)
@@ -851,6 +859,51 @@ def test_fp8_ping_pong_width_follows_the_issued_fraction():
     assert D.pingpong_width("bf16", 2048, 11008, "128x128pp", H100) == "128x128pp"
     assert D.pingpong_width("fp8", 2048, 11008, "128x256c1", H100) == "128x256c1"
     assert D.pingpong_width("fp8", 2048, 11007, "128x128pp", H100) == "128x128pp"
+
+
+def test_fp8_narrow_ping_pong_widths_need_their_margin():
+    frac = lambda M, N, c: D.issued_fraction(M, N, c, H100)  # noqa: E731
+    # 144 columns take the ordinary margin: 1536 x 9472 in 792 tiles, 6 whole rounds (0.997)
+    # against 128 x 128's 888 in 6.7 (0.961)
+    assert frac(1536, 9472, "128x144pp") == pytest.approx(0.997, abs=1e-3)
+    assert D.pingpong_width("fp8", 1536, 9472, "128x128pp", H100) == "128x144pp"
+    # 112 columns need NARROW_WIDTH_MARGIN: 2048 x 1792 0.970 against 0.848 - taken; 1024 x
+    # 18432 0.997 against 0.970 (2.8%) - not, and no other width beats 128 x 128 by its margin
+    assert D.pingpong_width("fp8", 2048, 1792, "128x128pp", H100) == "128x112pp"
+    assert frac(1024, 18432, "128x112pp") / frac(1024, 18432, "128x128pp") == pytest.approx(
+        1.028, abs=1e-3)
+    assert D.pingpong_width("fp8", 1024, 18432, "128x128pp", H100) == "128x128pp"
+    # a width past its margin is taken even where 112's better fraction is not past its own:
+    # 2560 x 23616, 144 columns 3.1% over 128 x 128, 112 columns 3.6%
+    gain = lambda c: frac(2560, 23616, c) / frac(2560, 23616, "128x128pp")  # noqa: E731
+    assert 1.02 < gain("128x144pp") < gain("128x112pp") < 1.04
+    assert D.pingpong_width("fp8", 2560, 23616, "128x128pp", H100) == "128x144pp"
+
+
+def test_fp8_short_k_takes_a_narrow_width_past_both_margins():
+    def short_k(M, N, K, chosen):
+        return D.pingpong_short_k("fp8", M, N, K, chosen, H100, H200_GBPS)
+
+    frac = lambda M, N, c: D.issued_fraction(M, N, c, H100)  # noqa: E731
+    # 2048 x 5888: 128 x 144 in 736 tiles, 5.6 rounds (0.991), over 128 x 256's 0.929 and the
+    # best wide width's (160: 0.892)
+    assert short_k(2048, 5888, 4096, "128x256c1") == "128x144pp"
+    assert D.plan("fp8", 2048, 5888, 4096, H100, D.Operands(), D.Policy(),
+                  H200_GBPS).config == "128x144pp"
+    # 1536 x 6144: 112 columns (0.997) over 128 x 200's 0.931 by more than 4%
+    assert short_k(1536, 6144, 4096, "128x200c1") == "128x112pp"
+    # 4096^3: 112 columns 0.985 against 128 x 256's 0.970 - within the margin, so the cooperative
+    # tile stays (the wide widths are all under it)
+    assert frac(4096, 4096, "128x112pp") == pytest.approx(0.985, abs=1e-3)
+    assert short_k(4096, 4096, 4096, "128x256c1") is None
+    # 6144 x 7936: 112 columns 0.991 against 176's 0.965 (2.7%) - 176 stays
+    assert short_k(6144, 7936, 4096, "128x256c2") == "128x176pp"
+    # the H100 keeps its cooperative plans here (PINGPONG_MIN_GBPS)
+    assert D.pingpong_short_k("fp8", 2048, 5888, 4096, "128x256c1", H100, 3350.0) is None
+    # bf16 has no narrow ping-pong tile; forcing one says why
+    assert "128x112pp" not in D.configs("bf16") and "128x144pp" in D.configs("fp8")
+    with pytest.raises(InputError, match="fp8 only"):
+        _plan("bf16", 2048, 1792, 4096, config="128x112pp")
 
 
 def test_bf16_takes_128x192_where_it_wastes_less_of_the_issued_mmas():

@@ -54,15 +54,17 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
    * fp8 products whose 128 x 256 tiles make two or three rounds, before the rules above: the
      tile of 128 x 256, 128 x 200 (K >= ``TILE200_MIN_K``), 128 x 160 and ping-pong 128 x 128
      whose tiles use the issued MMA area best (``fraction_tile``).
-   * fp8 where those chose the ping-pong 128 x 128: the ping-pong tile of 128, 160, 168 or 176
-     columns whose tiles use the issued MMA area best, by more than ``PINGPONG_WIDTH_MARGIN``
-     (``pingpong_width``; 2048 x 11008 in 8 whole rounds of 128 x 168).
+   * fp8 where those chose the ping-pong 128 x 128: the ping-pong tile of 112, 128, 144, 160,
+     168 or 176 columns whose tiles use the issued MMA area best, by more than its margin
+     (``pingpong_width``, ``width_margin``: 4% under 128 columns, else 2%; 2048 x 11008 in 8
+     whole rounds of 128 x 168).
    * After all of those, a short K (at most ``PINGPONG_MAX_KTILES`` k-tiles) on the H200 (where it
      was measured; ``PINGPONG_MIN_GBPS``): a ping-pong tile in place of the cooperative 128-row
      tile chosen - fp8's 128 x 160 where 160 divides N, else the best-fraction one of 160, 168
-     and 176 columns (``SHORT_K_WIDTHS``); bf16's 128 x 128 - where its tiles make
-     two rounds or more and use the issued MMAs at least as well (``pingpong_short_k``): each
-     warpgroup's epilogue then runs under the other's MMAs.
+     and 176 columns (``SHORT_K_WIDTHS``), or 112 / 144 (``NARROW_WIDTHS``) where that beats
+     both by its margin; bf16's 128 x 128 - where its tiles make two rounds or more and use the
+     issued MMAs at least as well (``pingpong_short_k``): each warpgroup's epilogue then runs
+     under the other's MMAs.
 2. **Split-K** (``choose_split``): when the tiles leave most SMs idle - fewer than
    ``SPLIT_BELOW_FILL`` of the persistent grid - and K is long enough that each slice keeps
    ``MIN_SLICE_KTILES`` k-tiles, K is cut into S = ``AUTO_SPLIT`` slices (``Policy(split=S)``
@@ -473,8 +475,26 @@ SHORT_K_WIDTHS = ("128x160pp", "128x168pp", "128x176pp")
 # (mean +10.2, least +2.5). The margin stands for a tile's own rate: 128 x 168 and 128 x 176 hold
 # 4 stages where 128 x 128 holds 6, and at 2048x11008x4096 168's time per unit of fraction was
 # 0.6% dearer.
-PINGPONG_WIDTHS = ("128x128pp", "128x160pp", "128x168pp", "128x176pp")
+PINGPONG_WIDTHS = ("128x128pp", "128x160pp", "128x168pp", "128x176pp", "128x112pp",
+                   "128x144pp")
 PINGPONG_WIDTH_MARGIN = 0.02
+# ... and the narrower widths, 112 and 144 columns (cuBLASLt's "tile 112x128" and "144x128"),
+# which also join the short-K choice (NARROW_WIDTHS, after SHORT_K_WIDTHS' pick). 144 takes the
+# margin above. 128 x 112 takes a larger one: it reads A's 128 rows again for every 112 columns,
+# 7% more operand bytes per MMA than 128 x 128 and 24% more than 128 x 176, and at fractions of
+# 0.97-1.00 it ran 2-4% slower per unit of fraction than 128 x 128 / 128 x 176 (4096^3 99.8 vs
+# 101.8, 8192x4096x4096 99.1 vs 102.6, 1024x18432x4096 98.4 vs 100.4, 6144x7936x4096 97.6 vs
+# 102.7 for 176). H200, same run, interleaved, % of cuBLASLt at its best
+# (docs/results/tc-pp112-2026-11-29, run 1; fractions in brackets), the width picked against the
+# earlier rules' plan: 2048x1792x4096 128x112pp 98.5 vs 128x128pp 91.1 [0.97 / 0.85],
+# 256x14592x4096 97.2 vs 90.9 [0.99 / 0.86], 1536x6144x4096 98.9 vs 128x200c1 93.2 [1.00 / 0.93];
+# 1536x9472x4096 128x144pp 97.8 vs 128x128pp 95.3 [1.00 / 0.96], 512x27904x4096 100.4 vs 96.6,
+# 256x9472x4096 97.7 vs 128x160pp 94.0, 1536x1536x8192 104.8 vs 100.1, 512x9472x4096 97.6 vs
+# 128x160c1 92.7, 2048x5888x4096 99.1 vs 128x256c1 93.2. Kept out by the margin: 8192x4096x4096
+# 128x112pp 97.6 vs 128x256c1 99.0 [0.985 / 0.970], 6144x7936x4096 96.8 vs 128x176pp 99.1
+# [0.99 / 0.965].
+NARROW_WIDTHS = ("128x112pp", "128x144pp")
+NARROW_WIDTH_MARGIN = 0.04
 # under two rounds a CTA's second warpgroup has at most one tile: fp8 2048x1600x6400 (1.2 rounds)
 # 75.7 vs 103.4 above; bf16 2048^3 (1.9 rounds) ping-pong 93.7 vs 128 x 256's 97.2 on the H100
 # (docs/results/tc-pingpong-2026-11-27)
@@ -959,9 +979,24 @@ def pingpong_width(dtype: str, M: int, N: int, chosen: str, sms: int) -> str:
     earlier of PINGPONG_WIDTHS). See PINGPONG_WIDTHS."""
     if dtype != "fp8" or chosen != "128x128pp" or not pitch_ok("bf16", N):
         return chosen
-    best = best_fraction(M, N, PINGPONG_WIDTHS, sms)
-    gain = issued_fraction(M, N, best, sms) / issued_fraction(M, N, chosen, sms)
-    return best if gain > 1 + PINGPONG_WIDTH_MARGIN else chosen
+    return wider_fraction(M, N, chosen, PINGPONG_WIDTHS, sms)
+
+
+def width_margin(config: str) -> float:
+    """How much better than a plan's issued fraction a ping-pong width's must be to replace it:
+    ``NARROW_WIDTH_MARGIN`` under 128 columns, else ``PINGPONG_WIDTH_MARGIN``."""
+    return NARROW_WIDTH_MARGIN if _TILES[config].bn < 128 else PINGPONG_WIDTH_MARGIN
+
+
+def wider_fraction(M: int, N: int, base: str, configs: tuple[str, ...], sms: int,
+                   slots: Optional[int] = None) -> str:
+    """The tile of ``configs`` with the best issued fraction among those beating ``base``'s (on
+    ``slots`` CTAs a round; default ``sms``) by more than their ``width_margin``; ``base`` where
+    none does (ties: the earliest)."""
+    floor = issued_fraction(M, N, base, slots or sms)
+    ok = tuple(c for c in configs
+               if issued_fraction(M, N, c, sms) > floor * (1 + width_margin(c)))
+    return best_fraction(M, N, ok, sms) if ok else base
 
 
 def best_fraction(M: int, N: int, configs: tuple[str, ...], sms: int) -> str:
@@ -991,6 +1026,10 @@ def pingpong_short_k(dtype: str, M: int, N: int, K: int, chosen: str, sms: int,
     else:  # 160 where it divides N (as measured first), else the best-fraction wide one
         pp = "128x160pp" if N % 160 == 0 else best_fraction(M, N, SHORT_K_WIDTHS, sms)
     slots = max(1, sms // tile.ctas) * tile.ctas
+    if dtype == "fp8":  # a narrower width where it beats both by its margin (NARROW_WIDTHS)
+        narrow = wider_fraction(M, N, chosen, NARROW_WIDTHS, sms, slots)
+        if narrow != chosen and wider_fraction(M, N, pp, (narrow,), sms) == narrow:
+            pp = narrow
     if (tiles(M, N, pp) < PINGPONG_MIN_ROUNDS * sms
             or issued_fraction(M, N, pp, sms) < issued_fraction(M, N, chosen, slots)):
         return None
