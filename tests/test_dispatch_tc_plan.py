@@ -160,13 +160,20 @@ def test_short_k_takes_the_ping_pong_tiles_on_the_h200():
         coop = D.cooperative_config(dtype, M, N, K, H100)
         assert _plan(dtype, M, N, K).config == coop == D.choose_config(dtype, M, N, K, H100, 3350.0)
         assert short_k(dtype, M, N, K, coop, gbps=None) is None
-    # the line, in k-tiles of each dtype (fp8 128 of K, bf16 64)
+    # the line, in k-tiles of each dtype (fp8 128 of K, bf16 64), at 8192 x 10240 where the
+    # fractions tie (0.97)
     for dtype in D.DTYPES:
         last = D.PINGPONG_MAX_KTILES * D.BK[dtype]
-        assert h200(dtype, 8192, 4800, last).endswith("pp"), dtype
-        assert short_k(dtype, 8192, 4800, last + 1, "128x256c2") is None
-        assert h200(dtype, 8192, 4800, last + 1) == D.cooperative_config(
-            dtype, 8192, 4800, last + 1, H100)
+        assert h200(dtype, 8192, 10240, last).endswith("pp"), dtype
+        assert short_k(dtype, 8192, 10240, last + 1, "128x256c2") is None
+        assert h200(dtype, 8192, 10240, last + 1) == D.cooperative_config(
+            dtype, 8192, 10240, last + 1, H100)
+    # past it bf16 keeps its cooperative tile; fp8 takes the ping-pong tile only more than
+    # LONG_K_MARGIN ahead (8192 x 4800: 128 x 160's 15 whole rounds, 0.969, over 128 x 256's 0.909)
+    assert short_k("bf16", 8192, 4800, 3585, "128x192c2") is None
+    assert D.issued_fraction(8192, 4800, "128x160pp", H100) / D.issued_fraction(
+        8192, 4800, "128x256c2", H100) == pytest.approx(1.066, abs=1e-3)
+    assert short_k("fp8", 8192, 4800, 7169, "128x256c2") == "128x160pp"
     # bf16 at 100 k-tiles keeps its clustered 128 x 160 (8192 x 1600 x 6400)
     assert h200("bf16", 8192, 1600, 6400) == "128x160c2"
     # where 160 does not divide N, fp8 takes the best-fraction width of 160, 168 and 176 columns
@@ -904,6 +911,24 @@ def test_fp8_short_k_takes_a_narrow_width_past_both_margins():
     assert "128x112pp" not in D.configs("bf16") and "128x144pp" in D.configs("fp8")
     with pytest.raises(InputError, match="fp8 only"):
         _plan("bf16", 2048, 1792, 4096, config="128x112pp")
+
+
+def test_fp8_long_k_takes_a_ping_pong_width_only_well_ahead():
+    def h200(M, N, K):
+        return D.plan("fp8", M, N, K, H100, D.Operands(), D.Policy(), H200_GBPS).config
+
+    frac = lambda M, N, c: D.issued_fraction(M, N, c, H100)  # noqa: E731
+    # 6144 x 1792 x 16384 (128 k-tiles): 128 x 168 in 528 tiles, 4 whole rounds (0.97), against
+    # 128 x 256's 336 in 2.5 (0.85) - 14% ahead, past LONG_K_MARGIN
+    assert h200(6144, 1792, 16384) == "128x168pp"
+    # 3840 x 18432 x 16384: 168 columns 3.6% ahead (0.997 / 0.963) - the cooperative tile stays
+    assert frac(3840, 18432, "128x168pp") / frac(3840, 18432, "128x256c1") == pytest.approx(
+        1.036, abs=1e-3)
+    assert h200(3840, 18432, 16384) == D.cooperative_config("fp8", 3840, 18432, 16384, H100)
+    # the same shape at a short K takes it: the margin is the long K's
+    assert h200(3840, 18432, 4096).endswith("pp")
+    # the H100 keeps its cooperative plans at any K (PINGPONG_MIN_GBPS)
+    assert _plan("fp8", 6144, 1792, 16384).config == "128x256c1"
 
 
 def test_bf16_takes_128x192_where_it_wastes_less_of_the_issued_mmas():

@@ -64,7 +64,8 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
      and 176 columns (``SHORT_K_WIDTHS``), or 112 / 144 (``NARROW_WIDTHS``) where that beats
      both by its margin; bf16's 128 x 128 - where its tiles make two rounds or more and use the
      issued MMAs at least as well (``pingpong_short_k``): each warpgroup's epilogue then runs
-     under the other's MMAs.
+     under the other's MMAs. fp8 past that K alike where they use them more than
+     ``LONG_K_MARGIN`` better.
 2. **Split-K** (``choose_split``): when the tiles leave most SMs idle - fewer than
    ``SPLIT_BELOW_FILL`` of the persistent grid - and K is long enough that each slice keeps
    ``MIN_SLICE_KTILES`` k-tiles, K is cut into S = ``AUTO_SPLIT`` slices (``Policy(split=S)``
@@ -495,6 +496,22 @@ PINGPONG_WIDTH_MARGIN = 0.02
 # [0.99 / 0.965].
 NARROW_WIDTHS = ("128x112pp", "128x144pp")
 NARROW_WIDTH_MARGIN = 0.04
+# fp8 past PINGPONG_MAX_KTILES: the same ping-pong tile where its issued fraction beats the
+# cooperative tile's by more than LONG_K_MARGIN. At a long K the epilogue the ping-pong hides is a
+# smaller share of a tile, and its extra operand bytes per MMA cost on every k-tile: per unit of
+# fraction it ran 2-9% slower than the cooperative tile. H200, same run, interleaved, % of
+# cuBLASLt at its best (docs/results/tc-pp112-2026-11-29, run 4; fractions in brackets), the tile
+# this picks against the rules' cooperative plan: 6144x1792x16384 128x168pp 101.6 vs 128x256c1
+# 90.4 [0.97 / 0.85], 1792x3840x8192 128x144pp 99.6 vs 128x160c1 90.2 [0.94 / 0.85],
+# 5376x4864x8192 128x176pp 94.4 vs 87.6 [0.98 / 0.86], 1536x25856x8192 128x168pp 99.5 vs
+# 128x256c2 94.2 [1.00 / 0.92], 6656x4096x8192 98.9 vs 94.9 [0.96 / 0.90], 3584x2560x8192
+# 128x112pp 99.5 vs 128x200c1 94.0 [0.97 / 0.91], 1536x23040x16384 100.9 vs 100.5 [0.98 / 0.91];
+# under the margin it lost: 3840x18432x16384 128x168pp 102.6 vs 108.0 [0.997 / 0.963],
+# 5120x16128x16384 128x144pp 99.9 vs 103.5 [0.998 / 0.955]. Held out (run 5: a random 18 of the
+# 1652 shapes on a 256-step grid, K 8192-28672, where the plan changes, drawn before they ran):
+# ahead at 17 of 18, mean +6.9 points (3072x8704x8192 128x160pp 102.9 vs 91.3); behind at
+# 6400x1024x16384, 128x112pp 78.3 vs 128x160c1 84.0 [0.87 / 0.81].
+LONG_K_MARGIN = 0.06
 # under two rounds a CTA's second warpgroup has at most one tile: fp8 2048x1600x6400 (1.2 rounds)
 # 75.7 vs 103.4 above; bf16 2048^3 (1.9 rounds) ping-pong 93.7 vs 128 x 256's 97.2 on the H100
 # (docs/results/tc-pingpong-2026-11-27)
@@ -1010,16 +1027,18 @@ def pingpong_short_k(dtype: str, M: int, N: int, K: int, chosen: str, sms: int,
                      dram_gbps: Optional[float] = None) -> Optional[str]:
     """The ping-pong tile in place of ``chosen``, a cooperative 128-row tile at least 160 wide,
     where a tile's K is short (at most ``PINGPONG_MAX_KTILES`` k-tiles): fp8's 128 x 160 where 160
-    divides N, else its ping-pong tile of ``SHORT_K_WIDTHS`` with the best issued fraction;
-    bf16's 128 x 128 - when its tiles make ``PINGPONG_MIN_ROUNDS`` rounds
-    or more and use the issued MMA area at least as well as ``chosen``'s, and C's rows take TMA
+    divides N, else its ping-pong tile of ``SHORT_K_WIDTHS`` with the best issued fraction, or a
+    narrower one (``NARROW_WIDTHS``) past its margin; bf16's 128 x 128 - when its tiles make
+    ``PINGPONG_MIN_ROUNDS`` rounds or more and use the issued MMA area at least as well as
+    ``chosen``'s (fp8 past that K: more than ``LONG_K_MARGIN`` better), and C's rows take TMA
     stores - on a GPU of at least ``PINGPONG_MIN_GBPS`` datasheet bandwidth (``dram_gbps``; None,
     a GPU the spec table lacks: no), the one it was measured on; None elsewhere. See
-    PINGPONG_MAX_KTILES."""
+    PINGPONG_MAX_KTILES and LONG_K_MARGIN."""
     tile = _TILES[chosen]
+    long_k = _cdiv(K, BK[dtype]) > PINGPONG_MAX_KTILES
     if (not dram_gbps or dram_gbps < PINGPONG_MIN_GBPS
             or M <= STREAM_M or tile.bm != 128 or tile.pingpong or tile.bn < 160
-            or _cdiv(K, BK[dtype]) > PINGPONG_MAX_KTILES or not pitch_ok("bf16", N)):
+            or (long_k and dtype != "fp8") or not pitch_ok("bf16", N)):
         return None
     if dtype == "bf16":
         pp = "128x128pp"
@@ -1030,10 +1049,9 @@ def pingpong_short_k(dtype: str, M: int, N: int, K: int, chosen: str, sms: int,
         narrow = wider_fraction(M, N, chosen, NARROW_WIDTHS, sms, slots)
         if narrow != chosen and wider_fraction(M, N, pp, (narrow,), sms) == narrow:
             pp = narrow
-    if (tiles(M, N, pp) < PINGPONG_MIN_ROUNDS * sms
-            or issued_fraction(M, N, pp, sms) < issued_fraction(M, N, chosen, slots)):
-        return None
-    return pp
+    have, floor = issued_fraction(M, N, pp, sms), issued_fraction(M, N, chosen, slots)
+    enough = have > floor * (1 + LONG_K_MARGIN) if long_k else have >= floor
+    return pp if enough and tiles(M, N, pp) >= PINGPONG_MIN_ROUNDS * sms else None
 
 
 def issued_fraction(M: int, N: int, config: str, slots: int) -> float:
