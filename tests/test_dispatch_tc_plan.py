@@ -913,6 +913,26 @@ def test_fp8_short_k_takes_a_narrow_width_past_both_margins():
         _plan("bf16", 2048, 1792, 4096, config="128x112pp")
 
 
+def test_fp8_short_k_goes_past_160_columns_only_by_the_margin():
+    def short_k(M, N, K, chosen):
+        return D.pingpong_short_k("fp8", M, N, K, chosen, H100, H200_GBPS)
+
+    frac = lambda M, N, c: D.issued_fraction(M, N, c, H100)  # noqa: E731
+    # 160 divides 11520, but 176 columns fill their rounds better (0.992 against 0.955)
+    assert frac(1792, 11520, "128x176pp") / frac(1792, 11520, "128x160pp") > 1.02
+    assert short_k(1792, 11520, 4096, "128x256c1") == "128x176pp"
+    # where no wider width is 2% ahead, 160 stays (8192 x 4800: 15 whole rounds)
+    assert short_k(8192, 4800, 1600, "128x256c2") == "128x160pp"
+    # a narrow width that does not beat the wide pick still runs where the wide pick falls short
+    # of the cooperative tile: 8960 x 3360 x 8192 (long K), 168 columns (the wide pick) 3.9%
+    # ahead of 128 x 160's fraction, under LONG_K_MARGIN; 112 columns 7.1%
+    assert frac(8960, 3360, "128x168pp") / frac(8960, 3360, "128x160c1") == pytest.approx(
+        1.039, abs=1e-3)
+    assert frac(8960, 3360, "128x112pp") / frac(8960, 3360, "128x160c1") == pytest.approx(
+        1.071, abs=1e-3)
+    assert short_k(8960, 3360, 8192, "128x160c1") == "128x112pp"
+
+
 def test_fp8_long_k_takes_a_ping_pong_width_only_well_ahead():
     def h200(M, N, K):
         return D.plan("fp8", M, N, K, H100, D.Operands(), D.Policy(), H200_GBPS).config

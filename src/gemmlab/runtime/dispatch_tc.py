@@ -458,6 +458,15 @@ PINGPONG_MIN_GBPS = 4800.0
 # the 654 shapes on a 1024 x 512 grid, K 2048-6144, where the plan changes, drawn before they
 # ran): ahead at 14 of 14, mean +4.1 points, least +0.3 (4096x11264x6144 101.9 vs 101.6;
 # 16384x15872x6144 102.8 vs 95.3, 11264x9728x4096 100.6 vs 93.6).
+# Where 160 divides N, 160 columns unless 168 or 176 use the issued MMA area more than
+# PINGPONG_WIDTH_MARGIN better (1536x23040: 176 columns in 11.9 rounds, 0.99, against 160's 13.1,
+# 0.94); and a narrow width (NARROW_WIDTHS) also where the wide pick falls short of the cooperative
+# tile. No constant was set from these runs (docs/results/tc-pp112-2026-11-29, H200, random changed
+# shapes drawn before they ran): run 6, the wider pick alone, 14 of 16 ahead (mean +2.8; behind at
+# 8960x3360x8192 and 3584x10080x16384 where a narrow tile fell back to the cooperative one: 88.4 vs
+# 92.0, 105.9 vs 107.8); run 7, with the narrow fallback, a fresh 16: 13 ahead, mean +1.2, least
+# -1.2 (1280x21440x16384 128x168pp 94.1 vs 128x112pp 95.3). The 160 -> 168/176 changes led at all 12
+# of both runs (+0.3 to +5.3).
 SHORT_K_WIDTHS = ("128x160pp", "128x168pp", "128x176pp")
 # fp8's ping-pong width: where the rules above chose the ping-pong 128 x 128, the ping-pong tile of
 # PINGPONG_WIDTHS whose tiles use the issued MMA area best (``issued_fraction``: SMs idle in the
@@ -1042,16 +1051,26 @@ def pingpong_short_k(dtype: str, M: int, N: int, K: int, chosen: str, sms: int,
         return None
     if dtype == "bf16":
         pp = "128x128pp"
-    else:  # 160 where it divides N (as measured first), else the best-fraction wide one
-        pp = "128x160pp" if N % 160 == 0 else best_fraction(M, N, SHORT_K_WIDTHS, sms)
+    elif N % 160 == 0:  # 160 where it divides N (as measured first), unless a wider one's
+        # fraction is better by PINGPONG_WIDTH_MARGIN (see SHORT_K_WIDTHS)
+        pp = wider_fraction(M, N, "128x160pp", SHORT_K_WIDTHS, sms)
+    else:  # the best-fraction wide one
+        pp = best_fraction(M, N, SHORT_K_WIDTHS, sms)
     slots = max(1, sms // tile.ctas) * tile.ctas
-    if dtype == "fp8":  # a narrower width where it beats both by its margin (NARROW_WIDTHS)
+    picks = (pp,)
+    if dtype == "fp8":  # a narrower width past its margin over chosen (NARROW_WIDTHS): first
+        # where it also beats the wide pick by its margin, else where the wide pick falls short
         narrow = wider_fraction(M, N, chosen, NARROW_WIDTHS, sms, slots)
-        if narrow != chosen and wider_fraction(M, N, pp, (narrow,), sms) == narrow:
-            pp = narrow
-    have, floor = issued_fraction(M, N, pp, sms), issued_fraction(M, N, chosen, slots)
-    enough = have > floor * (1 + LONG_K_MARGIN) if long_k else have >= floor
-    return pp if enough and tiles(M, N, pp) >= PINGPONG_MIN_ROUNDS * sms else None
+        if narrow != chosen:
+            ahead = wider_fraction(M, N, pp, (narrow,), sms) == narrow
+            picks = (narrow, pp) if ahead else (pp, narrow)
+    floor = issued_fraction(M, N, chosen, slots)
+    for pp in picks:
+        have = issued_fraction(M, N, pp, sms)
+        enough = have > floor * (1 + LONG_K_MARGIN) if long_k else have >= floor
+        if enough and tiles(M, N, pp) >= PINGPONG_MIN_ROUNDS * sms:
+            return pp
+    return None
 
 
 def issued_fraction(M: int, N: int, config: str, slots: int) -> float:
