@@ -1,0 +1,38 @@
+"""Draws run 6's shapes (before they ran; no constant was set from them): every fp8 shape on a
+grid (M 512..16384 in steps of 256, N 1280..28800 in steps of 160, K 2048/4096/6144/8192/16384)
+whose H200 plan (132 SMs, 4800 GB/s) differs between the earlier tree (first argument: its src/,
+a87cc89) and this one (where 160 divides N, a wider short-K width past PINGPONG_WIDTH_MARGIN); a
+random 16 (seed 160). Writes the earlier plans as --keep-plans JSON (second argument).
+Usage: python3 draw_held_out_r6.py OLD_SRC OLD_PLANS_JSON"""
+import json
+import random
+import subprocess
+import sys
+
+SHAPES = [(m, n, k) for m in range(512, 16385, 256) for n in range(1280, 28801, 160)
+          for k in (2048, 4096, 6144, 8192, 16384)]
+CODE = """
+import json, sys
+import gemmlab.runtime.dispatch_tc as D
+out = {}
+for m, n, k in json.load(sys.stdin):
+    out[f"{m}x{n}x{k}"] = D.choose_config("fp8", m, n, k, 132, 4800.0)
+print(json.dumps(out))
+"""
+
+
+def plans(src: str) -> dict:
+    r = subprocess.run([sys.executable, "-c", CODE], input=json.dumps(SHAPES), text=True,
+                       capture_output=True, check=True, env={"PYTHONPATH": src})
+    return json.loads(r.stdout)
+
+
+old, new = plans(sys.argv[1]), plans("src")
+changed = sorted(k for k in old if old[k] != new[k])
+print(f"{len(changed)} of {len(SHAPES)} changed")
+pick = random.Random(160).sample(changed, 16)
+json.dump({"fp8": {k: old[k] for k in pick}, "new": {k: new[k] for k in pick}},
+          open(sys.argv[2], "w"), indent=1)
+for k in pick:
+    print(k, old[k], "->", new[k])
+print(";".join(k.replace("x", ",") for k in pick))
