@@ -933,6 +933,21 @@ def test_fp8_short_k_goes_past_160_columns_only_by_the_margin():
     assert short_k(8960, 3360, 8192, "128x160c1") == "128x112pp"
 
 
+def test_a_plan_says_which_rule_replaced_the_first_tile():
+    def why(dtype, M, N, K, gbps=H200_GBPS, **policy):
+        return D.plan(dtype, M, N, K, H100, D.Operands(), D.Policy(**policy), gbps).why
+
+    assert "in place of 128x128pp (84.8%): the ping-pong width" in why("fp8", 2048, 1792, 4096)
+    assert ("in place of 128x200c1 (93.1%): ping-pong at a short K" in
+            why("fp8", 1536, 6144, 4096))
+    assert ("in place of 128x256c1 (84.8%): ping-pong at a long K, more than 6% more" in
+            why("fp8", 6144, 1792, 16384))
+    # the first pick standing, a forced tile and the H100 (no short-K rule) say nothing of it
+    assert "in place of" not in why("fp8", 4096, 4096, 4096)
+    assert "in place of" not in why("fp8", 2048, 1792, 4096, config="128x112pp")
+    assert "in place of" not in why("fp8", 1536, 6144, 4096, gbps=3350.0)
+
+
 def test_fp8_long_k_takes_a_ping_pong_width_only_well_ahead():
     def h200(M, N, K):
         return D.plan("fp8", M, N, K, H100, D.Operands(), D.Policy(), H200_GBPS).config

@@ -1124,6 +1124,29 @@ def choose_config(dtype: str, M: int, N: int, K: int, sms: int,
     return pingpong_short_k(dtype, M, N, K, chosen, sms, dram_gbps) or chosen
 
 
+def replaced_why(dtype: str, M: int, N: int, K: int, sms: int, config: str,
+                 dram_gbps: Optional[float] = None) -> str:
+    """What ``config`` (``choose_config``'s) replaced and by which rule: the ping-pong width in
+    place of 128 x 128 ping-pong, or a ping-pong tile in place of the cooperative one at a short
+    or (fp8) long K; "" where the tile rules' first pick stands."""
+    def frac(c: str) -> str:
+        tile = _TILES[c]
+        return f"{issued_fraction(M, N, c, max(1, sms // tile.ctas) * tile.ctas):.1%}"
+
+    first = cooperative_config(dtype, M, N, K, sms)
+    width = pingpong_width(dtype, M, N, first, sms)
+    if config == first:
+        return ""
+    if config == width:
+        return (f"; in place of {first} ({frac(first)}): the ping-pong width that fills its "
+                f"rounds best, past its margin (pingpong_width)")
+    if _cdiv(K, BK[dtype]) > PINGPONG_MAX_KTILES:
+        return (f"; in place of {width} ({frac(width)}): ping-pong at a long K, more than "
+                f"{LONG_K_MARGIN:.0%} more of the MMA area useful (pingpong_short_k)")
+    return (f"; in place of {width} ({frac(width)}): ping-pong at a short K, each warpgroup's "
+            f"epilogue under the other's MMAs (pingpong_short_k)")
+
+
 def cooperative_config(dtype: str, M: int, N: int, K: int, sms: int) -> str:
     """The tile ``choose_config`` weighs ``pingpong_short_k`` against: every rule of rule 1 but that
     one."""
@@ -1482,6 +1505,8 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
         slots = max(1, sms // _TILES[config].ctas) * _TILES[config].ctas
         why += (f" in {t / slots:.1f} rounds, {issued_fraction(M, N, config, slots):.1%} of those "
                 f"rounds' MMA area useful")
+        if not policy.config:
+            why += replaced_why(dtype, M, N, K, sms, config, dram_gbps)
     if splits > 1:
         why += (f": under {SPLIT_BELOW_FILL:.0%} of the SMs busy, K cut into {splits} slices of "
                 f"about {_cdiv(nk, splits)} k-tiles (the last slice of a tile adds them)")
