@@ -1,12 +1,14 @@
-"""Run 2: the rules' plan (the 112 / 144 widths) against the earlier rules' plan
-(commands/old_plans_r2.json: tree bc72ad8's choose_config on the H200), forced in the same run.
-Usage (repository root): python3 docs/results/tc-pp112-2026-11-29/commands/held_out.py JSON"""
+"""A held-out run's score: the rules' plan against the earlier rules' plan at each shape (both run
+in the same run; the earlier plans in an old_plans_r*.json written by draw_held_out*.py).
+Usage (repository root): python3 docs/results/tc-pp112-2026-11-29/commands/held_out.py JSON PLANS
+  run 2: r2/held_fp8.json commands/old_plans_r2.json (tree bc72ad8)
+  run 5: r5/held_longk.json commands/old_plans_r5.json (tree 3f182d4)
+  runs 6, 7: r6/held_r6.json, r7/held_r7.json with old_plans_r6.json, old_plans_r7.json (a87cc89)"""
 import json
 import sys
-from pathlib import Path
 
-old = json.load(open(Path(__file__).with_name("old_plans_r2.json")))["fp8"]
 d = json.load(open(sys.argv[1]))
+old = json.load(open(sys.argv[2]))["fp8"]
 print("==", d["meta"]["device"], d["meta"]["date"])
 gains = []
 for s in d["shapes"]:
