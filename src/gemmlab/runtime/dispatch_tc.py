@@ -923,6 +923,12 @@ def tiles(M: int, N: int, config: str) -> int:
     return _cdiv(M, tile.bm) * _cdiv(N, tile.bn)
 
 
+def cta_slots(config: str, sms: int) -> int:
+    """The CTAs a persistent grid of ``config`` runs at once: whole clusters on the SMs."""
+    ctas = _TILES[config].ctas
+    return max(1, sms // ctas) * ctas
+
+
 def grid_ctas(M: int, N: int, config: str, splits: int, sms: int) -> int:
     """Persistent grid: one CTA per work unit up to one per SM, in whole clusters."""
     tile = _TILES[config]
@@ -1005,7 +1011,7 @@ def pingpong_width(dtype: str, M: int, N: int, chosen: str, sms: int) -> str:
     earlier of PINGPONG_WIDTHS). See PINGPONG_WIDTHS."""
     if dtype != "fp8" or chosen != "128x128pp" or not pitch_ok("bf16", N):
         return chosen
-    return wider_fraction(M, N, chosen, PINGPONG_WIDTHS, sms)
+    return better_fraction(M, N, chosen, PINGPONG_WIDTHS, sms)
 
 
 def width_margin(config: str) -> float:
@@ -1014,7 +1020,7 @@ def width_margin(config: str) -> float:
     return NARROW_WIDTH_MARGIN if _TILES[config].bn < 128 else PINGPONG_WIDTH_MARGIN
 
 
-def wider_fraction(M: int, N: int, base: str, configs: tuple[str, ...], sms: int,
+def better_fraction(M: int, N: int, base: str, configs: tuple[str, ...], sms: int,
                    slots: Optional[int] = None) -> str:
     """The tile of ``configs`` with the best issued fraction among those beating ``base``'s (on
     ``slots`` CTAs a round; default ``sms``) by more than their ``width_margin``; ``base`` where
@@ -1036,8 +1042,9 @@ def pingpong_short_k(dtype: str, M: int, N: int, K: int, chosen: str, sms: int,
                      dram_gbps: Optional[float] = None) -> Optional[str]:
     """The ping-pong tile in place of ``chosen``, a cooperative 128-row tile at least 160 wide,
     where a tile's K is short (at most ``PINGPONG_MAX_KTILES`` k-tiles): fp8's 128 x 160 where 160
-    divides N, else its ping-pong tile of ``SHORT_K_WIDTHS`` with the best issued fraction, or a
-    narrower one (``NARROW_WIDTHS``) past its margin; bf16's 128 x 128 - when its tiles make
+    divides N (168 / 176 past ``PINGPONG_WIDTH_MARGIN``), else its ping-pong tile of
+    ``SHORT_K_WIDTHS`` with the best issued fraction, or a narrower one (``NARROW_WIDTHS``) past
+    its margin; bf16's 128 x 128 - when its tiles make
     ``PINGPONG_MIN_ROUNDS`` rounds or more and use the issued MMA area at least as well as
     ``chosen``'s (fp8 past that K: more than ``LONG_K_MARGIN`` better), and C's rows take TMA
     stores - on a GPU of at least ``PINGPONG_MIN_GBPS`` datasheet bandwidth (``dram_gbps``; None,
@@ -1053,23 +1060,23 @@ def pingpong_short_k(dtype: str, M: int, N: int, K: int, chosen: str, sms: int,
         pp = "128x128pp"
     elif N % 160 == 0:  # 160 where it divides N (as measured first), unless a wider one's
         # fraction is better by PINGPONG_WIDTH_MARGIN (see SHORT_K_WIDTHS)
-        pp = wider_fraction(M, N, "128x160pp", SHORT_K_WIDTHS, sms)
+        pp = better_fraction(M, N, "128x160pp", SHORT_K_WIDTHS, sms)
     else:  # the best-fraction wide one
         pp = best_fraction(M, N, SHORT_K_WIDTHS, sms)
-    slots = max(1, sms // tile.ctas) * tile.ctas
+    on = cta_slots(chosen, sms)
     picks = (pp,)
     if dtype == "fp8":  # a narrower width past its margin over chosen (NARROW_WIDTHS): first
         # where it also beats the wide pick by its margin, else where the wide pick falls short
-        narrow = wider_fraction(M, N, chosen, NARROW_WIDTHS, sms, slots)
+        narrow = better_fraction(M, N, chosen, NARROW_WIDTHS, sms, on)
         if narrow != chosen:
-            ahead = wider_fraction(M, N, pp, (narrow,), sms) == narrow
+            ahead = better_fraction(M, N, pp, (narrow,), sms) == narrow
             picks = (narrow, pp) if ahead else (pp, narrow)
-    floor = issued_fraction(M, N, chosen, slots)
-    for pp in picks:
-        have = issued_fraction(M, N, pp, sms)
+    floor = issued_fraction(M, N, chosen, on)
+    for pick in picks:
+        have = issued_fraction(M, N, pick, sms)
         enough = have > floor * (1 + LONG_K_MARGIN) if long_k else have >= floor
-        if enough and tiles(M, N, pp) >= PINGPONG_MIN_ROUNDS * sms:
-            return pp
+        if enough and tiles(M, N, pick) >= PINGPONG_MIN_ROUNDS * sms:
+            return pick
     return None
 
 
@@ -1130,8 +1137,7 @@ def replaced_why(dtype: str, M: int, N: int, K: int, sms: int, config: str,
     place of 128 x 128 ping-pong, or a ping-pong tile in place of the cooperative one at a short
     or (fp8) long K; "" where the tile rules' first pick stands."""
     def frac(c: str) -> str:
-        tile = _TILES[c]
-        return f"{issued_fraction(M, N, c, max(1, sms // tile.ctas) * tile.ctas):.1%}"
+        return f"{issued_fraction(M, N, c, cta_slots(c, sms)):.1%}"
 
     first = cooperative_config(dtype, M, N, K, sms)
     width = pingpong_width(dtype, M, N, first, sms)
@@ -1196,8 +1202,7 @@ def streamk_tiles(M: int, N: int, config: str, sms: int, waves: int) -> int:
 def choose_split(dtype: str, M: int, N: int, K: int, sms: int, config: str) -> int:
     """S (rule 2 of the module docstring); 1 when the tiles fill enough of the grid or K is too
     short to give each slice ``MIN_SLICE_KTILES``."""
-    ctas = _TILES[config].ctas
-    slots = max(1, sms // ctas) * ctas
+    slots = cta_slots(config, sms)
     t = tiles(M, N, config)
     if t >= SPLIT_BELOW_FILL * slots:
         return 1
@@ -1502,8 +1507,8 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
     t = tiles(M, N, config)
     why = f"{t} tiles of {config} on {sms} SMs"
     if splits == 1 and not sk:  # whole tiles, one a CTA at a time: the rules' fraction
-        slots = max(1, sms // _TILES[config].ctas) * _TILES[config].ctas
-        why += (f" in {t / slots:.1f} rounds, {issued_fraction(M, N, config, slots):.1%} of those "
+        on = cta_slots(config, sms)
+        why += (f" in {t / on:.1f} rounds, {issued_fraction(M, N, config, on):.1%} of those "
                 f"rounds' MMA area useful")
         if not policy.config:
             why += replaced_why(dtype, M, N, K, sms, config, dram_gbps)
