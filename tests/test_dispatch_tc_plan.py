@@ -55,11 +55,14 @@ def test_64x64_streams_where_its_tiles_make_one_wave_and_64x128s_leave_sms_idle(
         assert _plan(dtype, 128, 11008, 4096).config == "128x128c1"
     # a near-tie keeps the earlier tile: 1 x 28672, 4 rounds of 65 rows vs 2 of 129
     assert D.choose_config("bf16", 1, 28672, 4096, H100) == "64x128"
-    # fp8 takes it from 65 rows on: at 17-64 tokens 64 x 128 measured faster
+    # fp8 takes it from 17 rows on (past 16 tokens it won at every serving batch measured); at
+    # 16, where the decode rules hand over to the tiles, 64 x 128 measured faster
     assert _plan("bf16", 32, 8192, 8192).config == "64x64"
-    assert _plan("fp8", 32, 8192, 8192).config == "64x128"
+    assert _plan("fp8", 32, 8192, 8192).config == "64x64"
+    assert D.choose_config("fp8", 16, 8192, 8192, H100) == "64x128"
+    assert D.choose_config("bf16", 16, 8192, 8192, H100) == "64x64"
     assert _plan("fp8", D.FP8_TILE64_MIN_M, 4096, 4096).config == "64x64"
-    assert _plan("fp8", D.FP8_TILE64_MIN_M - 1, 4096, 4096).config == "64x128"
+    assert D.choose_config("fp8", D.FP8_TILE64_MIN_M - 1, 4096, 4096, H100) == "64x128"
 
 
 @pytest.mark.parametrize("dtype", D.DTYPES)
@@ -301,7 +304,8 @@ def test_split_k_is_off_by_default_and_can_be_forced():
     assert _plan("bf16", 17, 1600, 14336, config="64x64").splits == 2
     assert _plan("bf16", 17, 1600, 14336).config == "swap"
     assert _plan("bf16", 16, 4096, 14336).config == "swap"  # 16 tokens: the swapped decode kernel
-    assert _plan("fp8", 17, 4096, 14336).splits == 2  # 32 tiles, 112 k-tiles of 128
+    # 32 tiles of 64 x 128, 112 k-tiles of 128 (the rules now give fp8's 17 tokens 64 x 64)
+    assert _plan("fp8", 17, 4096, 14336, config="64x128").splits == 2
     assert _plan("bf16", 17, 4096, 4096).splits == 1  # 64 k-tiles: 32 a slice, too short
     assert _plan("fp8", 128, 1600, 6400, config="64x64").splits == 1  # 50 k-tiles
     assert _plan("bf16", 17, 8192, 8192).splits == 1  # 128 tiles of 64 x 64: enough of the SMs
@@ -610,6 +614,23 @@ def test_swap_runs_to_128_tokens_where_even_64x64_tiles_leave_sms_idle(dtype):
     assert _plan(dtype, 128, 4096, 4096).config == "64x64"  # 128 tiles fill
     assert _plan(dtype, 129, 1600, 6400).config not in D.DECODE_CONFIGS
     assert _plan(dtype, 128, 1600, 6400, ops=D.Operands(a16=False)).config not in D.DECODE_CONFIGS
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "fp8"])
+def test_swap_past_16_tokens_only_where_it_splits_k(dtype):
+    def h200(M, N, K):
+        return D.plan(dtype, M, N, K, H100, D.Operands(), D.Policy(), H200_GBPS)
+
+    # 32 x 5120 on the H200: 80 tiles of 64 x 64 under its 89 CTAs, but the swapped kernel's 80
+    # strips make 89 unsplit - one CTA a strip, as many as the tiles: 64 x 64 runs
+    assert D.tiles(32, 5120, "64x64") == 80 < D.swap_fill_ctas(H100, H200_GBPS)
+    assert D.choose_swap(dtype, 5120, 4096, H100, H200_GBPS, 32)[0] == 1
+    assert h200(32, 5120, 4096).config == "64x64"
+    # split over 2 CTAs a strip (4096: 64 strips x 2) it stays
+    assert D.choose_swap(dtype, 4096, 4096, H100, H200_GBPS, 32)[0] == 2
+    assert h200(32, 4096, 4096).name == "swap_m32_k2_s8"
+    # 16 tokens keep rule 0's own test (swap_keeps_gemv), split or not
+    assert h200(16, 5120, 4096).config == "swap"
 
 
 def test_swap_at_128_tokens_keeps_a_ring_of_b_and_two_ctas_an_sm_at_4_stages():

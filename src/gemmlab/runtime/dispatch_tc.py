@@ -20,7 +20,7 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
    would not. The bf16 mma.sync decode kernel (``choose_mma``) and fp8's 16-token instantiation
    run where forced (``Policy(config="mma" / "gemv")``). Up to ``SWAP_TILE_M`` (128) tokens
    take the swapped kernel too (m64n32 to m64n128) where even the 64 x 64 streaming tiles
-   would leave SMs idle (N = 1600).
+   would leave SMs idle (N = 1600) and it splits each strip's K (``SWAP_TILE_MIN_SPLIT``).
 1. **Tile** (``choose_config``): one of the persistent warp-specialised kernels (persistent_bf16 /
    persistent_fp8, TMA loads and wgmma) at a block tile of BM x BN:
    * the largest tile whose tiles fill a wave (``FILL`` of the SMs, one CTA each): 128 x 256,
@@ -29,7 +29,7 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
      more than a big tile's efficiency per MMA. M <= ``STREAM_M`` (decode and small batches) is a stream of B
      (the weights): the tile among ``STREAM_CONFIGS`` whose busiest SM streams the fewest
      operand bytes (``stream_bytes_per_sm``) - 64 x 64 while its tiles fit one wave (fp8: from
-     65 rows on), then 64 x 128 while its tiles do.
+     17 rows on), then 64 x 128 while its tiles do.
    * between 128 x 256 and 128 x 128 when both fill: the narrow one only when it balances the SMs
      better by more than the wide tile's per-MMA advantage (``WIDE_TILE_ADVANTAGE``) - unclustered,
      in its ping-pong form (``128x128pp``: one consumer warpgroup per tile, the two alternating,
@@ -305,9 +305,14 @@ WIDE_TILE_ADVANTAGE = 0.08
 # decode rules hand over to the tiles) it won for bf16 and lost for fp8 (same machine, 64 x 64 vs
 # 64 x 128): bf16 16x6144x4096 90.9 vs 87.9, 16x8192x8192 96.9 vs 93.2, 16x8192x28672 96.1 vs
 # 95.2, 16x4800x1600 92.6 vs 87.3; fp8 90.9 vs 94.0, 97.0 vs 95.7, 95.8 vs 99.3, 88.1 vs 90.5.
-# So fp8 takes it from FP8_TILE64_MIN_M rows on (the 128-row shapes above).
+# So fp8 takes it from FP8_TILE64_MIN_M rows on: past those 16 tokens it won at every serving
+# batch measured - H200, same run, interleaved, 64 x 64 vs 64 x 128, both unsplit
+# (docs/results/tc-pp112-2026-11-29, runs 8-9): 64x6144x4096 97.9 vs 94.6, 32x5120x4096 101.9 vs
+# 91.7, 64x5120x14336 98.3 vs 80.4, 64x4096x4096 96.0 vs 83.9, 32x2048x4096 88.4 vs 82.9 (11 of
+# 11, +2 to +18); held out 48x4608x6144 99.4 vs 83.8, 56x5632x8192 99.6 vs 92.4. The H100 has not
+# measured 17-64 rows.
 STREAM_CONFIGS = ("64x128", "128x128c1", "64x256", "128x256c1", "64x64")
-FP8_TILE64_MIN_M = 65
+FP8_TILE64_MIN_M = 17
 # A later tile must stream this much less to displace an earlier one: the byte count ignores the
 # pipeline's fill and the epilogue, so near-ties keep the tile with the most CTAs (1 x 28672: 64 x
 # 128 258 rows per k vs 64 x 256 257 - 95.9% of cuBLAS measured with 64 x 128, decode run).
@@ -621,6 +626,19 @@ SWAP_M = 16
 # where the tiles fill it still loses (128x4096x4096 fp8 84.9 vs 96.0, bf16 90.9 vs 100.6): each
 # CTA re-reads its K-range of all 128 tokens from L2, twice the bytes of its B.
 SWAP_TILE_M = 128
+# ... and only where the swapped kernel splits each strip's K over 2 CTAs or more: unsplit, it
+# runs one CTA a 64-column strip, as many as the 64 x 64 tiles it was to outnumber, and re-reads
+# the tokens as well. H200, same run, interleaved, % of cuBLAS at its best, the unsplit swapped
+# kernel (80 strips, 12 stages) against 64 x 64 (docs/results/tc-pp112-2026-11-29, run 9):
+# fp8 32x5120x4096 95.7 vs 101.9, 32x5120x14336 88.2 vs 98.8, 64x5120x4096 88.6 vs 98.5,
+# 64x5120x14336 83.7 vs 98.3; bf16 92.2 vs 101.9, 93.6 vs 108.3, 85.4 vs 94.5, 87.9 vs 106.8.
+# Split over 2-4 CTAs it led or tied (within 0.5) the plan without it at 9 of the 14 measured
+# (bf16 32x2048x4096 111.7 vs 84.3, fp8 32x4096x14336 97.8 vs 92.0), so those stay; the 5 it
+# lost are at 64 tokens but one (fp8 64x2048x4096 71.0 vs 88.7; 32x4096x4096 93.8 vs 94.8) - a
+# lead, no rule yet. Held out (run 9, six shapes of 24-56 tokens chosen before the run, two of
+# them changed): fp8 48x4608x6144 64x64 99.4 vs 83.6, 56x5632x8192 99.6 vs 91.2; bf16 112.3 vs
+# 87.3, 105.2 vs 97.1.
+SWAP_TILE_MIN_SPLIT = 2
 SWAP_CTA_GBPS = 43.0
 SWAP_BW_SHARE = 0.8
 # a GPU the spec table lacks: the H100 SXM's datasheet bandwidth per SM (3350 GB/s / 132), for
@@ -1384,8 +1402,11 @@ def swap_wins(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands,
     64 x 64 streaming tiles number under ``swap_fill_ctas`` (see SWAP_TILE_M)."""
     if decode_fits(dtype, M, N, K, ops, SWAP_M):
         return not swap_keeps_gemv(dtype, M, N, K, sms, ops, dram_gbps)
-    return (decode_fits(dtype, M, N, K, ops, SWAP_TILE_M)
-            and tiles(M, N, "64x64") < swap_fill_ctas(sms, dram_gbps))
+    if not (decode_fits(dtype, M, N, K, ops, SWAP_TILE_M)
+            and tiles(M, N, "64x64") < swap_fill_ctas(sms, dram_gbps)):
+        return False
+    rows = swap_tokens(M)  # past SWAP_M only where it splits K (SWAP_TILE_MIN_SPLIT)
+    return choose_swap(dtype, N, K, sms, dram_gbps, rows, _cdiv(M, rows))[0] >= SWAP_TILE_MIN_SPLIT
 
 
 def _swap_plan(dtype: str, M: int, N: int, K: int, sms: int, ks: Optional[int],
