@@ -8,7 +8,9 @@
 # 1. the widths where pingpong_width picks them, against the ping-pong 128 x 128 it replaced:
 #    tc-pp168 run 2's 22 held-out shapes (128/160/168) and the 9 shapes of tc-pp112 runs 1-2
 #    whose H100 plan moved to 112 / 144 columns;
-# 2. the short-K question (tc-pp160k run 7's clock and power log, on the H100).
+# 2. fp8 serving batches (FP8_TILE64_MIN_M = 17 moved fp8's 24-64 tokens from 64 x 128 to 64 x 64
+#    on both GPUs; runs 8-9 measured the H200 only): the tensor-batches rows it moved;
+# 3. the short-K question (tc-pp160k run 7's clock and power log, on the H100).
 set -u
 R=$OUT/h100; mkdir -p $R
 { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv; date -u; git log -1 --format=%H; } > $R/device.txt 2>&1
@@ -22,6 +24,10 @@ echo "widths168 rc $? $(( $(date +%s) - t0 )) s"
 timeout 120 python3 benchmarks/tc_dispatch_compare.py --dtype fp8 --shapes "$W112" \
   --only "128x128pp S=1,128x160pp S=1,128x112pp S=1,128x144pp S=1" --rounds 2 --rep-ms 8 --json $R/widths112.json > $R/widths112.log 2>&1
 echo "widths112 rc $? $(( $(date +%s) - t0 )) s"
+B="24,4096,4096;40,4096,4096;64,4096,4096;24,4096,14336;40,4096,14336;64,4096,14336;24,6144,4096;40,6144,4096;64,6144,4096;24,8192,28672;40,8192,28672;64,8192,28672"
+timeout 150 python3 benchmarks/tc_dispatch_compare.py --dtype fp8 --shapes "$B" \
+  --only "64x128 S=1,64x128 S=2,64x64 S=1" --rounds 2 --rep-ms 8 --json $R/batches.json > $R/batches.log 2>&1
+echo "batches rc $? $(( $(date +%s) - t0 )) s"
 cd $OUT && tar cJf h100a.tar.xz h100 && cd - > /dev/null
 OUT=$R timeout 200 bash _dev/device_run7.sh > $R/run7.log 2>&1
 echo "short-K clocks rc $? $(( $(date +%s) - t0 )) s"
