@@ -631,6 +631,10 @@ def test_swap_past_16_tokens_only_where_it_splits_k(dtype):
     assert h200(32, 4096, 4096).name == "swap_m32_k2_s8"
     # 16 tokens keep rule 0's own test (swap_keeps_gemv), split or not
     assert h200(16, 5120, 4096).config == "swap"
+    # the plan says why the swapped kernel did not run
+    assert "not the swapped decode kernel: it would run one CTA a 64-column strip" in h200(
+        32, 5120, 4096).why
+    assert "not the swapped" not in h200(128, 4096, 4096).why  # 128 tiles: rule 0 never weighed
 
 
 def test_swap_at_128_tokens_keeps_a_ring_of_b_and_two_ctas_an_sm_at_4_stages():

@@ -1399,14 +1399,27 @@ def swap_wins(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands,
               dram_gbps: Optional[float] = None) -> bool:
     """Rule 0: at most ``SWAP_M`` tokens the swapped-operand kernel can take (16-byte rows,
     aligned A and B), but where ``swap_keeps_gemv``; up to ``SWAP_TILE_M`` tokens where even the
-    64 x 64 streaming tiles number under ``swap_fill_ctas`` (see SWAP_TILE_M)."""
+    64 x 64 streaming tiles number under ``swap_fill_ctas`` and it splits K (see SWAP_TILE_M)."""
     if decode_fits(dtype, M, N, K, ops, SWAP_M):
         return not swap_keeps_gemv(dtype, M, N, K, sms, ops, dram_gbps)
-    if not (decode_fits(dtype, M, N, K, ops, SWAP_TILE_M)
-            and tiles(M, N, "64x64") < swap_fill_ctas(sms, dram_gbps)):
-        return False
-    rows = swap_tokens(M)  # past SWAP_M only where it splits K (SWAP_TILE_MIN_SPLIT)
-    return choose_swap(dtype, N, K, sms, dram_gbps, rows, _cdiv(M, rows))[0] >= SWAP_TILE_MIN_SPLIT
+    return swap_could(dtype, M, N, K, sms, ops, dram_gbps) and not swap_unsplit(
+        dtype, M, N, K, sms, dram_gbps)
+
+
+def swap_could(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands,
+               dram_gbps: Optional[float] = None) -> bool:
+    """Past ``SWAP_M`` up to ``SWAP_TILE_M`` tokens the swapped kernel can take, where even the
+    64 x 64 streaming tiles number under ``swap_fill_ctas``: rule 0's first test there."""
+    return (M > SWAP_M and decode_fits(dtype, M, N, K, ops, SWAP_TILE_M)
+            and tiles(M, N, "64x64") < swap_fill_ctas(sms, dram_gbps))
+
+
+def swap_unsplit(dtype: str, M: int, N: int, K: int, sms: int,
+                 dram_gbps: Optional[float] = None) -> bool:
+    """True where the swapped kernel would give each strip fewer than ``SWAP_TILE_MIN_SPLIT``
+    CTAs (``choose_swap``): as many CTAs as 64 x 64's tiles, so rule 0 leaves it past SWAP_M."""
+    rows = swap_tokens(M)
+    return choose_swap(dtype, N, K, sms, dram_gbps, rows, _cdiv(M, rows))[0] < SWAP_TILE_MIN_SPLIT
 
 
 def _swap_plan(dtype: str, M: int, N: int, K: int, sms: int, ks: Optional[int],
@@ -1533,6 +1546,10 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
                 f"rounds' MMA area useful")
         if not policy.config:
             why += replaced_why(dtype, M, N, K, sms, config, dram_gbps)
+            if (policy.split is None and swap_could(dtype, M, N, K, sms, ops, dram_gbps)
+                    and swap_unsplit(dtype, M, N, K, sms, dram_gbps)):
+                why += ("; not the swapped decode kernel: it would run one CTA a 64-column "
+                        "strip, no more CTAs than these tiles (SWAP_TILE_MIN_SPLIT)")
     if splits > 1:
         why += (f": under {SPLIT_BELOW_FILL:.0%} of the SMs busy, K cut into {splits} slices of "
                 f"about {_cdiv(nk, splits)} k-tiles (the last slice of a tile adds them)")
