@@ -7,8 +7,9 @@ argument) and prints the shape list.
 Usage: python3 draw_held_out.py OLD_SRC OLD_PLANS_JSON"""
 import json
 import random
-import subprocess
 import sys
+
+from plans_of import plans
 
 TUNING = {"2048x1792x4096", "256x14592x4096", "1024x18432x4096", "1536x9472x4096",
           "512x27904x4096", "256x9472x4096", "1536x1536x8192", "4096x4096x4096",
@@ -16,23 +17,8 @@ TUNING = {"2048x1792x4096", "256x14592x4096", "1024x18432x4096", "1536x9472x4096
           "6144x7936x4096"}
 SHAPES = [(m, n, k) for m in range(256, 8193, 256) for n in range(1024, 28673, 256)
           for k in (2048, 4096, 6144, 8192)]
-CODE = """
-import json, sys
-import gemmlab.runtime.dispatch_tc as D
-out = {}
-for m, n, k in json.load(sys.stdin):
-    out[f"{m}x{n}x{k}"] = D.choose_config("fp8", m, n, k, 132, 4800.0)
-print(json.dumps(out))
-"""
 
-
-def plans(src: str) -> dict:
-    r = subprocess.run([sys.executable, "-c", CODE], input=json.dumps(SHAPES), text=True,
-                       capture_output=True, check=True, env={"PYTHONPATH": src})
-    return json.loads(r.stdout)
-
-
-old, new = plans(sys.argv[1]), plans("src")
+old, new = plans(sys.argv[1], SHAPES), plans("src", SHAPES)
 changed = sorted(k for k in old if old[k] != new[k] and k not in TUNING)
 width = [k for k in changed if old[k].endswith("pp")]
 short_k = [k for k in changed if not old[k].endswith("pp")]

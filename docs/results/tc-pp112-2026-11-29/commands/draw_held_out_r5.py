@@ -6,8 +6,9 @@ tuning shapes excluded; a random 18 (seed 64). Writes the earlier plans as --kee
 Usage: python3 draw_held_out_r5.py OLD_SRC OLD_PLANS_JSON"""
 import json
 import random
-import subprocess
 import sys
+
+from plans_of import plans
 
 TUNING = {"3840x18432x16384", "8192x7936x8192", "5120x16128x16384", "1792x25344x8192",
           "3840x11776x16384", "3584x2560x8192", "6656x4096x8192", "1536x25856x8192",
@@ -15,23 +16,8 @@ TUNING = {"3840x18432x16384", "8192x7936x8192", "5120x16128x16384", "1792x25344x
           "5376x4864x8192", "6144x1792x16384"}
 SHAPES = [(m, n, k) for m in range(512, 8193, 256) for n in range(1024, 28673, 256)
           for k in (8192, 12288, 16384, 28672)]
-CODE = """
-import json, sys
-import gemmlab.runtime.dispatch_tc as D
-out = {}
-for m, n, k in json.load(sys.stdin):
-    out[f"{m}x{n}x{k}"] = D.choose_config("fp8", m, n, k, 132, 4800.0)
-print(json.dumps(out))
-"""
 
-
-def plans(src: str) -> dict:
-    r = subprocess.run([sys.executable, "-c", CODE], input=json.dumps(SHAPES), text=True,
-                       capture_output=True, check=True, env={"PYTHONPATH": src})
-    return json.loads(r.stdout)
-
-
-old, new = plans(sys.argv[1]), plans("src")
+old, new = plans(sys.argv[1], SHAPES), plans("src", SHAPES)
 changed = sorted(k for k in old if old[k] != new[k] and k not in TUNING)
 print(f"{len(changed)} of {len(SHAPES)} changed")
 pick = random.Random(64).sample(changed, 18)

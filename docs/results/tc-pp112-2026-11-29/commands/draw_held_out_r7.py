@@ -6,28 +6,14 @@ random 16 (seed 7). Writes the earlier plans as --keep-plans JSON (second argume
 Usage: python3 draw_held_out_r7.py OLD_SRC OLD_PLANS_JSON"""
 import json
 import random
-import subprocess
 import sys
+
+from plans_of import plans
 
 SHAPES = [(m, n, k) for m in range(512, 16385, 256) for n in range(1280, 28801, 160)
           for k in (2048, 4096, 6144, 8192, 16384)]
-CODE = """
-import json, sys
-import gemmlab.runtime.dispatch_tc as D
-out = {}
-for m, n, k in json.load(sys.stdin):
-    out[f"{m}x{n}x{k}"] = D.choose_config("fp8", m, n, k, 132, 4800.0)
-print(json.dumps(out))
-"""
 
-
-def plans(src: str) -> dict:
-    r = subprocess.run([sys.executable, "-c", CODE], input=json.dumps(SHAPES), text=True,
-                       capture_output=True, check=True, env={"PYTHONPATH": src})
-    return json.loads(r.stdout)
-
-
-old, new = plans(sys.argv[1]), plans("src")
+old, new = plans(sys.argv[1], SHAPES), plans("src", SHAPES)
 R6 = set(json.load(open("docs/results/tc-pp112-2026-11-29/commands/old_plans_r6.json"))["fp8"])
 changed = sorted(k for k in old if old[k] != new[k] and k not in R6)
 print(f"{len(changed)} of {len(SHAPES)} changed")
