@@ -3,7 +3,8 @@ in the same run; the earlier plans in an old_plans_r*.json written by draw_held_
 Usage (repository root): python3 docs/results/tc-pp112-2026-11-29/commands/held_out.py JSON PLANS
   run 2: r2/held_fp8.json commands/old_plans_r2.json (tree bc72ad8)
   run 5: r5/held_longk.json commands/old_plans_r5.json (tree 3f182d4)
-  runs 6, 7: r6/held_r6.json, r7/held_r7.json with old_plans_r6.json, old_plans_r7.json (a87cc89)"""
+  runs 6, 7: r6/held_r6.json, r7/held_r7.json with old_plans_r6.json, old_plans_r7.json (a87cc89)
+  tc-pp168 run 5: ../../tc-pp168-2026-11-29/r5/held_shortk.json, .../commands/old_plans_r5.json"""
 import json
 import sys
 
