@@ -104,3 +104,21 @@ def blocks_per_sm(kernel: object, threads: int, dynamic_smem: int = 0) -> int:
     from cupy.cuda import driver
 
     return int(driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, threads, dynamic_smem))
+
+
+def clusters_at_once(kernel: object, grid: tuple[int, int, int], block: tuple[int, int, int],
+                     dynamic_smem: int = 0) -> int:
+    """Clusters of a loaded kernel (a ``cupy.RawKernel`` compiled with ``__cluster_dims__``) the
+    GPU holds at once, launched as ``grid`` x ``block`` with ``dynamic_smem`` bytes
+    (cuOccupancyMaxActiveClusters: a cluster's CTAs share one GPC). Raises if the driver
+    cannot say (RuntimeError)."""
+    from cuda.bindings import driver as drv
+
+    cfg = drv.CUlaunchConfig()
+    cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = grid
+    cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = block
+    cfg.sharedMemBytes = dynamic_smem
+    err, n = drv.cuOccupancyMaxActiveClusters(drv.CUfunction(kernel.kernel.ptr), cfg)
+    if err != drv.CUresult.CUDA_SUCCESS:
+        raise RuntimeError(f"cuOccupancyMaxActiveClusters failed: {err}")
+    return int(n)
