@@ -637,6 +637,39 @@ def test_swap_past_16_tokens_only_where_it_splits_k(dtype):
     assert "not the swapped" not in h200(128, 4096, 4096).why  # 128 tiles: rule 0 never weighed
 
 
+def test_cluster_slots_are_what_the_driver_holds_at_once():
+    # cuOccupancyMaxActiveClusters on 132 SMs (the H100 and the H200 at one CTA an SM)
+    assert [D.cluster_slots(c, 1, H100) for c in (2, 4, 8)] == [66, 30, 15]
+    assert [D.cluster_slots(c, 2, H100) for c in (2, 4, 8)] == [132, 62, 30]
+    assert D.cluster_slots(1, 3, H100) == 3 * H100
+    # past the table's 5 CTAs an SM, and another SM count: in proportion
+    assert D.cluster_slots(4, 10, H100) == 308
+    assert D.cluster_slots(4, 1, 114) == 30 * 114 // 132
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "fp8"])
+def test_swap_split_keeps_every_cluster_resident(dtype):
+    # 64 tokens x 2048 on the H200: 32 strips x 4 CTAs (128 <= 132 SMs) at 8 stages hold one CTA
+    # an SM, and 32 clusters of 4 where 30 fit: the ring drops to 6 stages (two CTAs an SM)
+    assert D.cluster_slots(4, 1, H100) == 30 < 32
+    assert D.choose_swap(dtype, 2048, 8192, H100, H200_GBPS, 64) == (4, 6)
+    assert D.plan(dtype, 64, 2048, 8192, H100, dram_gbps=H200_GBPS).name == "swap_m64_k4_s6"
+    # 16 strips x 8 (16 clusters of 8 where 15 fit at one CTA an SM) alike
+    assert D.choose_swap(dtype, 1024, 8192, H100, H200_GBPS, 64) == (8, 6)
+    # 128 tokens: 4 stages, two CTAs an SM
+    assert D.choose_swap(dtype, 2048, 6144, H100, H200_GBPS, 128) == (4, 4)
+    # 24 clusters of 4 fit at one CTA an SM: the deeper ring stays
+    assert D.choose_swap(dtype, 1536, 8192, H100, H200_GBPS, 64) == (4, 8)
+    # every plan the rule gives keeps its clusters within the slots
+    for N in range(512, 8193, 64):
+        for rows in D.paths.SWAP_TOKENS:
+            ks, st = D.choose_swap(dtype, N, 8192, H100, H200_GBPS, rows)
+            k = D.paths.swap_kernel(dtype, rows, ks, st)
+            per_sm = D.SM90_SMEM_PER_SM // (k.dynamic_smem + D.SMEM_RESERVED_PER_BLOCK)
+            strips = -(-N // D.SWAP_COLS)
+            assert ks == 1 or strips <= D.cluster_slots(ks, per_sm, H100), (N, rows, ks, st)
+
+
 def test_swap_at_128_tokens_keeps_a_ring_of_b_and_two_ctas_an_sm_at_4_stages():
     # the ring: 100 CTAs x 8 stages of B in flight; 128-token rings stop at 8 (shared memory)
     assert D.choose_swap("bf16", 1600, 6400, H100, rows=128) == (4, 8)

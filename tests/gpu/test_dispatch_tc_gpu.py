@@ -273,6 +273,33 @@ def test_every_swap_decode_instantiation(cp, dev, dtype):
     assert not bad, bad[:10]
 
 
+def test_swap_clusters_fit_where_the_plans_count_on_them(cp, dev):
+    """choose_swap keeps every cluster of a split swapped kernel resident (cluster_slots, by the
+    CTAs an SM holds by shared memory): the driver (cuOccupancyMaxActiveClusters,
+    cuOccupancyMaxActiveBlocksPerMultiprocessor) holds at least that many clusters and CTAs an SM
+    for every split instantiation - the plans never count on clusters that would wait."""
+    from gemmlab.kernels import paths
+    from gemmlab.runtime import device
+    from gemmlab.runtime import dispatch_tc as D
+    from gemmlab.runtime.compile import compile_module
+
+    module = compile_module(paths.translation_unit(paths.swap_kernels()), "decode_wgmma",
+                            arch="sm_90a")
+    over = []
+    for k in paths.swap_kernels():
+        ks = k.params["KS"]
+        if ks == 1:
+            continue
+        fn = module.get_function(k.kernel)
+        fn.max_dynamic_shared_size_bytes = k.dynamic_smem
+        per_sm = D.SM90_SMEM_PER_SM // (k.dynamic_smem + D.SMEM_RESERVED_PER_BLOCK)
+        blocks = device.blocks_per_sm(fn, k.threads, k.dynamic_smem)
+        fit = device.clusters_at_once(fn, (dev.sm_count, ks, 1), k.block, k.dynamic_smem)
+        if blocks < per_sm or fit < D.cluster_slots(ks, per_sm, dev.sm_count):
+            over.append((k.kernel, blocks, per_sm, fit, D.cluster_slots(ks, per_sm, dev.sm_count)))
+    assert not over, over
+
+
 @pytest.mark.parametrize("dtype", ["bf16", "fp8"])
 def test_swap_decode_token_tiles(cp, dev, dtype):
     """Token tiles (Policy(tokens=...)): the 8-token tile (m64n8) and M past the tile, a CTA per

@@ -21,6 +21,8 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
    run where forced (``Policy(config="mma" / "gemv")``). Up to ``SWAP_TILE_M`` (128) tokens
    take the swapped kernel too (m64n32 to m64n128) where even the 64 x 64 streaming tiles
    would leave SMs idle (N = 1600) and it splits each strip's K (``SWAP_TILE_MIN_SPLIT``).
+   A split's clusters all fit on the GPU at once (``cluster_slots``), its ring cut to hold two
+   CTAs an SM where one would leave clusters waiting.
 1. **Tile** (``choose_config``): one of the persistent warp-specialised kernels (persistent_bf16 /
    persistent_fp8, TMA loads and wgmma) at a block tile of BM x BN:
    * the largest tile whose tiles fill a wave (``FILL`` of the SMs, one CTA each): 128 x 256,
@@ -659,6 +661,21 @@ GEMV_KEEPS_FILL = 1.0
 SM90_SMEM_PER_SM = 228 * 1024
 SMEM_RESERVED_PER_BLOCK = 1024
 SWAP_STAGES = 8  # a forced plan's ring (Policy(config="swap") without stages)
+# A split swapped kernel launches its CTAs in clusters of KS (a strip's K shared through
+# distributed shared memory), and a cluster's CTAs run on one GPC: each GPC leaves idle the SMs
+# short of a whole cluster, so fewer clusters fit at once than SMs x CTAs an SM / KS. A grid with
+# more clusters than fit runs its last ones after the others, every CTA's time again. The counts
+# the driver gives (cuOccupancyMaxActiveClusters) for 132 SMs, by cluster size, at 1-5 CTAs an SM:
+# the H200's, every split swapped kernel (docs/results/tc-swap64-2026-11-29, run 3); the H100's
+# at one CTA an SM are the same (docs/results/tc-cluster2d-2026-11-27).
+# Measured (tc-swap64, H200, % of cuBLAS at its best): 32 strips x 4 CTAs at one CTA an SM - 32
+# clusters of 4 where 30 fit - against the same at 6 stages, two CTAs an SM (62 fit): fp8
+# 64x2048x8192 77.6 vs 98.6, 40x2048x4096 68.2 vs 90.9, bf16 64x2048x14336 72.6 vs 96.0 - +20 to
+# +24 at all 12 (run 2); 16 strips x 8 (16 clusters of 8 where 15 fit) +20 to +26 at all 12. The
+# 16-token split once ruled out for its CTAs (16x1600x6400, 25 strips x 8: 91.2 vs 109.1 for 4)
+# was 25 clusters of 8 where 15 fit.
+CLUSTER_SLOTS_132 = {2: (66, 132, 198, 264, 330), 4: (30, 62, 92, 124, 154),
+                     8: (15, 30, 45, 62, 77)}
 # The token tile the rules give M tokens: the smallest of paths.SWAP_TOKENS from this size on
 # that holds them. Up to 8 tokens take the 8-token tile (m64n8): each stage carries half the
 # tokens' bytes (1 KB, not 2, beside B's 8 KB) and wgmma computes no empty columns. H200, fp8,
@@ -1363,22 +1380,42 @@ def choose_swap(dtype: str, N: int, K: int, sms: int, dram_gbps: Optional[float]
     (M past the token tile): they count as strips. See SWAP_M."""
     strips = _cdiv(N, SWAP_COLS) * token_tiles
     most = max(1, _cdiv(K, BK[dtype]) // SWAP_MIN_RUN)
+    tile = next(t for t in paths.SWAP_TOKENS if t >= rows)
+    depths = paths.swap_stages(tile)
+
+    def per_sm(ks: int, st: int) -> int:  # CTAs an SM holds (shared memory)
+        per_cta = paths.swap_kernel(dtype, rows, ks, st).dynamic_smem + SMEM_RESERVED_PER_BLOCK
+        return SM90_SMEM_PER_SM // per_cta
+
+    def fits(ks: int) -> list[int]:
+        # ring depths within the in-flight budget with every CTA - every cluster - resident
+        ctas = strips * ks
+        return [st for st in depths if ctas * st <= SWAP_INFLIGHT_STAGES
+                and ctas <= sms * per_sm(ks, st)
+                and (ks == 1 or strips <= cluster_slots(ks, per_sm(ks, st), sms))]
+
     # a split never puts more CTAs than SMs on the stream: an SM holding two streams each at
     # most SWAP_CTA_GBPS, the split lost wherever it did (75 strips x 2, H100 88.0 vs 98.3, H200
-    # 89.1 vs 98.7; 96 x 2 92.3 vs 102.6; 25 x 8 91.2 vs 109.1)
-    allowed = [k for k in paths.SWAP_SPLITS if k <= most and (k == 1 or strips * k <= sms)]
+    # 89.1 vs 98.7; 96 x 2 92.3 vs 102.6; 64 tokens, 80 strips x 2 against 64 x 64's 80 CTAs:
+    # lost at all 18 tried, 2-17 points, docs/results/tc-swap64-2026-11-29 run 2); and its
+    # clusters must fit at once at some ring depth (CLUSTER_SLOTS_132)
+    allowed = [k for k in paths.SWAP_SPLITS
+               if k <= most and (k == 1 or (strips * k <= sms and fits(k)))]
     fill = swap_fill_ctas(sms, dram_gbps)
     ks = next((k for k in allowed if strips * k >= fill), allowed[-1])
-    ctas = strips * ks
+    ring = fits(ks)
+    return ks, max(ring) if ring else min(depths)
 
-    def resident(st: int) -> int:
-        k = paths.swap_kernel(dtype, rows, ks, st)
-        per_cta = k.dynamic_smem + SMEM_RESERVED_PER_BLOCK
-        return sms * (SM90_SMEM_PER_SM // per_cta)
 
-    depths = paths.swap_stages(next(t for t in paths.SWAP_TOKENS if t >= rows))
-    fits = [st for st in depths if ctas * st <= SWAP_INFLIGHT_STAGES and ctas <= resident(st)]
-    return ks, max(fits) if fits else min(depths)
+def cluster_slots(ctas: int, per_sm: int, sms: int) -> int:
+    """Clusters of ``ctas`` CTAs a GPU of ``sms`` SMs holds at once with ``per_sm`` CTAs an SM
+    (``CLUSTER_SLOTS_132``; past 5 CTAs an SM in proportion to 5's, on other SM counts in
+    proportion to the SMs; one CTA a cluster: every slot)."""
+    if ctas == 1:
+        return sms * per_sm
+    row = CLUSTER_SLOTS_132[ctas]
+    at = row[per_sm - 1] if per_sm <= len(row) else row[-1] * per_sm // len(row)
+    return at if sms == 132 else at * sms // 132
 
 
 def swap_keeps_gemv(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands,
