@@ -185,15 +185,23 @@ def test_short_k_takes_the_ping_pong_tiles_on_the_h200():
     # (0.993 against 0.948)
     assert h200("fp8", 8192, 6144, 4096) == "128x176pp"  # H100: 128x256c2
     assert h200("fp8", 4096, 11008, 4096) == "128x168pp"
-    # 8192 x 4096: 160 (0.955), 168 (0.909), 176 (0.94) all under 128 x 256's 0.97 - never 128 x
-    # 128, whose fraction ties it (fp8's narrow ping-pong lost at a short K); bf16's does
-    assert h200("fp8", 8192, 4096, 2048) == "128x256c1"
+    # 8192 x 4096: 160 (0.955), 168 (0.909), 176 (0.94) all under 128 x 256's 0.97; 128 x 128,
+    # whose fraction ties it, only up to PP128_MAX_KTILES (24: K <= 3072 in fp8's k-tiles of 128)
+    assert h200("fp8", 8192, 4096, 3072) == "128x128pp"
+    assert h200("fp8", 8192, 4096, 3200) == "128x256c1"
     assert h200("bf16", 8192, 4096, 2048) == "128x128pp"
+    # ... and only where no other width replaces the cooperative tile: 8192 x 6144 x 2048 takes
+    # 176 columns (0.996) though 128 x 128 also ties 128 x 256 there
+    assert h200("fp8", 8192, 6144, 2048) == "128x176pp"
+    assert D.issued_fraction(8192, 6144, "128x128pp", H100) >= D.issued_fraction(
+        8192, 6144, "128x256c2", H100)
     # the ping-pong tiles use the issued MMA area less well: 2560 x 4800, 128 x 160's 480 tiles
     # make 4 rounds (0.909), 128 x 256's 380 make 3 (0.947)
     assert D.issued_fraction(2560, 4800, "128x160pp", H100) < D.issued_fraction(
         2560, 4800, "128x256c1", H100)
-    assert h200("fp8", 2560, 4800, 1600) == "128x256c1"
+    assert h200("fp8", 2560, 4800, 4096) == "128x256c1"
+    # ... but at 13 k-tiles 128 x 128's 760 tiles (5.8 rounds) fill as well as 128 x 256's 380
+    assert h200("fp8", 2560, 4800, 1600) == "128x128pp"
     # under two rounds of ping-pong tiles: 2048 x 1600's 160 tiles of 160 (128 x 200 keeps its
     # one round), bf16 2048^3's 256 of 128 - and the rounds follow the SMs
     assert h200("fp8", 2048, 1600, 1600) == "128x200c1"

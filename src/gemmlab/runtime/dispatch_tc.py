@@ -64,10 +64,11 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
      was measured; ``PINGPONG_MIN_GBPS``): a ping-pong tile in place of the cooperative 128-row
      tile chosen - fp8's 128 x 160 where 160 divides N, else the best-fraction one of 160, 168
      and 176 columns (``SHORT_K_WIDTHS``), or 112 / 144 (``NARROW_WIDTHS``) where that beats
-     both by its margin; bf16's 128 x 128 - where its tiles make two rounds or more and use the
-     issued MMAs at least as well (``pingpong_short_k``): each warpgroup's epilogue then runs
-     under the other's MMAs. fp8 past that K alike where they use them more than
-     ``LONG_K_MARGIN`` better.
+     both by its margin, and up to ``PP128_MAX_KTILES`` k-tiles 128 x 128 where none of those
+     does; bf16's 128 x 128 - where its tiles make two rounds or more and use the issued MMAs
+     at least as well (``pingpong_short_k``): each warpgroup's epilogue then runs under the
+     other's MMAs. fp8 past that K alike where they use them more than ``LONG_K_MARGIN``
+     better.
 2. **Split-K** (``choose_split``): when the tiles leave most SMs idle - fewer than
    ``SPLIT_BELOW_FILL`` of the persistent grid - and K is long enough that each slice keeps
    ``MIN_SLICE_KTILES`` k-tiles, K is cut into S = ``AUTO_SPLIT`` slices (``Policy(split=S)``
@@ -475,6 +476,19 @@ PINGPONG_MIN_GBPS = 4800.0
 # -1.2 (1280x21440x16384 128x168pp 94.1 vs 128x112pp 95.3). The 160 -> 168/176 changes led at all 12
 # of both runs (+0.3 to +5.3).
 SHORT_K_WIDTHS = ("128x160pp", "128x168pp", "128x176pp")
+# fp8's 128 x 128 ping-pong in place of the cooperative tile where no width above (nor a narrow
+# one) replaces it, its fraction at least the cooperative tile's, and a tile has at most
+# PP128_MAX_KTILES k-tiles: the epilogue it hides is the larger share of a short tile, where its
+# third more operand bytes per MMA cost least. H200, same run, interleaved, % of cuBLASLt at its
+# best (docs/results/tc-swap64-2026-11-29), against 128 x 256 (c1 / c2): at N = 4096 (run 1)
+# 4096x4096x2048 98.4 vs 94.9, 16384x4096x4096 98.9 vs 94.8, 4096^3 99.1 vs 97.2, but
+# 8192x4096x4096 97.3 vs 99.0 and level at 3072x4096x4096 and 4096x4096x6144. Held out (random
+# changed shapes drawn before they ran): as one more width by fraction (runs 2-3) it led 7 of 10
+# twice, +0.7 and +1.1 points - level against the wider ping-pong widths it displaced (mean -0.1
+# over 11), ahead of the cooperative tiles (+2.1 over 9, all 5 at K <= 3072). As the fallback
+# alone at K <= 3072 (run 4, a fresh 10): ahead at 9 of 10, mean +3.2, least -0.4
+# (4096x19712x1024 89.7 vs 84.4, 7680x3328x2048 99.3 vs 95.4).
+PP128_MAX_KTILES = 24
 # fp8's ping-pong width: where the rules above chose the ping-pong 128 x 128, the ping-pong tile of
 # PINGPONG_WIDTHS whose tiles use the issued MMA area best (``issued_fraction``: SMs idle in the
 # last round, columns wasted past N), when that beats 128 x 128's by more than
@@ -1106,6 +1120,8 @@ def pingpong_short_k(dtype: str, M: int, N: int, K: int, chosen: str, sms: int,
         if narrow != chosen:
             ahead = better_fraction(M, N, pp, (narrow,), sms) == narrow
             picks = (narrow, pp) if ahead else (pp, narrow)
+        if _cdiv(K, BK[dtype]) <= PP128_MAX_KTILES:  # where none of those replaces chosen
+            picks += ("128x128pp",)
     floor = issued_fraction(M, N, chosen, on)
     for pick in picks:
         have = issued_fraction(M, N, pick, sms)
