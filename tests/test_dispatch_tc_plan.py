@@ -678,6 +678,24 @@ def test_swap_split_keeps_every_cluster_resident(dtype):
             assert ks == 1 or strips <= D.cluster_slots(ks, per_sm, H100), (N, rows, ks, st)
 
 
+@pytest.mark.parametrize("dtype", ["bf16", "fp8"])
+def test_swap_at_64_tokens_splits_only_long_rows_or_past_three_times_the_tiles(dtype):
+    def h200(M, N, K):
+        return D.plan(dtype, M, N, K, H100, D.Operands(), D.Policy(), H200_GBPS)
+
+    row_k = D.SWAP_TILE_MIN_ROW_BYTES // D.ELEM_BYTES[dtype]  # K where a row of B holds 8 KB
+    # 40 x 4096: 64 strips x 2 CTAs against 64 tiles of 64 x 64 - twice, not three times
+    assert D.choose_swap(dtype, 4096, row_k, H100, H200_GBPS, 64)[0] == 2
+    assert h200(40, 4096, row_k - 1024).config == "64x64"
+    assert "too short to pay for the cluster's sums" in h200(40, 4096, row_k - 1024).why
+    assert h200(40, 4096, row_k).name == "swap_m64_k2_s8"
+    # 24 strips x 4 CTAs: four times the tiles, short rows or not
+    assert h200(40, 1536, 4096).name == "swap_m64_k4_s8"
+    # the 32-token tile keeps its split at any row
+    assert h200(32, 4096, 1024).config == "swap"
+    assert not D.swap_short_split(dtype, 32, 4096, 1024, H100, H200_GBPS)
+
+
 def test_swap_at_128_tokens_keeps_a_ring_of_b_and_two_ctas_an_sm_at_4_stages():
     # the ring: 100 CTAs x 8 stages of B in flight; 128-token rings stop at 8 (shared memory)
     assert D.choose_swap("bf16", 1600, 6400, H100, rows=128) == (4, 8)

@@ -20,7 +20,8 @@ Layouts are the ladders' (gemmlab.kernels.ladders): bf16 A (M x K) and B (K x N)
    would not. The bf16 mma.sync decode kernel (``choose_mma``) and fp8's 16-token instantiation
    run where forced (``Policy(config="mma" / "gemv")``). Up to ``SWAP_TILE_M`` (128) tokens
    take the swapped kernel too (m64n32 to m64n128) where even the 64 x 64 streaming tiles
-   would leave SMs idle (N = 1600) and it splits each strip's K (``SWAP_TILE_MIN_SPLIT``).
+   would leave SMs idle (N = 1600) and it splits each strip's K (``SWAP_TILE_MIN_SPLIT``) -
+   at 33-64 tokens over 4 CTAs or more unless a row of B holds ``SWAP_TILE_MIN_ROW_BYTES``.
    A split's clusters all fit on the GPU at once (``cluster_slots``), its ring cut to hold two
    CTAs an SM where one would leave clusters waiting.
 1. **Tile** (``choose_config``): one of the persistent warp-specialised kernels (persistent_bf16 /
@@ -655,6 +656,26 @@ SWAP_TILE_M = 128
 # them changed): fp8 48x4608x6144 64x64 99.4 vs 83.6, 56x5632x8192 99.6 vs 91.2; bf16 112.3 vs
 # 87.3, 105.2 vs 97.1.
 SWAP_TILE_MIN_SPLIT = 2
+# ... and for the 64-token tile (33-64 tokens), only where a row of B holds at least
+# SWAP_TILE_MIN_ROW_BYTES or the split gives at least SWAP_TILE_SPLIT_GAIN times the CTAs of
+# the 64 x 64 tiles (4 CTAs a strip or more). Each split CTA pays a cluster
+# launch, its ring's fill and the sum of 64 x 64 float partials through distributed shared
+# memory; a 64 x 64 CTA pays none of them, and at 64 tokens both re-read as many token bytes as
+# weight bytes. Where the weights' rows are short that fixed cost is not paid back by twice the
+# CTAs. H200, same run, % of cuBLAS at its best, the split (2 CTAs a strip) against 64 x 64
+# (docs/results/tc-swap64-2026-11-29, run 1, tuning and run-1 rows the final rules leave as
+# they were): at 2-6 KB a row and under 3 times the CTAs 15 of 18 behind, by up to 10 (fp8
+# 40x4096x4096 86.4 vs 95.0, 61x4096x3072 87.8 vs 96.6, 40x3072x4096 86.2 vs 91.3; bf16
+# 61x4096x3072 -3.7); from 8 KB a row ahead at 60 of 62 (fp8 64x3072x8192 +5.8, bf16
+# 40x4096x8192 +3.2; behind at fp8 40x4096x8192 -1.3, bf16 40x4096x4096 -0.9); 4 CTAs a strip
+# with every cluster resident ahead at 4 KB a row too (fp8 64x1536x4096 106.1 vs 88.2,
+# 64x2048x4096 91.1 vs 89.5, run 2). Held out (run 5: a random 8 a dtype of the 5845 shapes of
+# 33-64 tokens, N 512-8192, K 1024-16384 whose plan changes, drawn before they ran): 64 x 64
+# ahead at 13 of 16, mean +8.7 (fp8 40x1536x1024 98.0 vs 77.6, 48x4096x4096 95.4 vs 88.1);
+# behind at 6-7 KB a row, N 2176-2688: fp8 36x2432x7168 -3.2, bf16 56x2176x3072 -2.8,
+# 48x2688x3072 -2.3.
+SWAP_TILE_MIN_ROW_BYTES = 8192
+SWAP_TILE_SPLIT_GAIN = 3.0
 SWAP_CTA_GBPS = 43.0
 SWAP_BW_SHARE = 0.8
 # a GPU the spec table lacks: the H100 SXM's datasheet bandwidth per SM (3350 GB/s / 132), for
@@ -1455,8 +1476,9 @@ def swap_wins(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands,
     64 x 64 streaming tiles number under ``swap_fill_ctas`` and it splits K (see SWAP_TILE_M)."""
     if decode_fits(dtype, M, N, K, ops, SWAP_M):
         return not swap_keeps_gemv(dtype, M, N, K, sms, ops, dram_gbps)
-    return swap_could(dtype, M, N, K, sms, ops, dram_gbps) and not swap_unsplit(
-        dtype, M, N, K, sms, dram_gbps)
+    return (swap_could(dtype, M, N, K, sms, ops, dram_gbps)
+            and not swap_unsplit(dtype, M, N, K, sms, dram_gbps)
+            and not swap_short_split(dtype, M, N, K, sms, dram_gbps))
 
 
 def swap_could(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands,
@@ -1473,6 +1495,20 @@ def swap_unsplit(dtype: str, M: int, N: int, K: int, sms: int,
     CTAs (``choose_swap``): as many CTAs as 64 x 64's tiles, so rule 0 leaves it past SWAP_M."""
     rows = swap_tokens(M)
     return choose_swap(dtype, N, K, sms, dram_gbps, rows, _cdiv(M, rows))[0] < SWAP_TILE_MIN_SPLIT
+
+
+def swap_short_split(dtype: str, M: int, N: int, K: int, sms: int,
+                     dram_gbps: Optional[float] = None) -> bool:
+    """True for the 64-token tile (33-64 tokens) where a row of B holds under
+    ``SWAP_TILE_MIN_ROW_BYTES`` and the split gives under ``SWAP_TILE_SPLIT_GAIN`` times the
+    CTAs of the 64 x 64 tiles: rule 0 leaves the swapped kernel there. See
+    SWAP_TILE_MIN_ROW_BYTES."""
+    rows = swap_tokens(M)
+    if rows != 64 or K * ELEM_BYTES[dtype] >= SWAP_TILE_MIN_ROW_BYTES:
+        return False
+    ks, _ = choose_swap(dtype, N, K, sms, dram_gbps, rows, _cdiv(M, rows))
+    ctas = _cdiv(N, SWAP_COLS) * _cdiv(M, rows) * ks
+    return ctas < SWAP_TILE_SPLIT_GAIN * tiles(M, N, "64x64")
 
 
 def _swap_plan(dtype: str, M: int, N: int, K: int, sms: int, ks: Optional[int],
@@ -1603,6 +1639,11 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
                     and swap_unsplit(dtype, M, N, K, sms, dram_gbps)):
                 why += ("; not the swapped decode kernel: it would run one CTA a 64-column "
                         "strip, no more CTAs than these tiles (SWAP_TILE_MIN_SPLIT)")
+            elif (policy.split is None and swap_could(dtype, M, N, K, sms, ops, dram_gbps)
+                    and swap_short_split(dtype, M, N, K, sms, dram_gbps)):
+                why += ("; not the swapped decode kernel: its split would not triple these "
+                        "tiles' CTAs, and a row of B is too short to pay for the cluster's sums "
+                        "(SWAP_TILE_MIN_ROW_BYTES)")
     if splits > 1:
         why += (f": under {SPLIT_BELOW_FILL:.0%} of the SMs busy, K cut into {splits} slices of "
                 f"about {_cdiv(nk, splits)} k-tiles (the last slice of a tile adds them)")
