@@ -4,27 +4,11 @@ N 512..8192 in steps of 128, K 1024..16384 in steps of 1024, whose H200 plan (13
 differs between the earlier tree (first argument: its src/, 29c2091) and this one, runs 1-3's
 shapes excluded; a random 8 a dtype (seed 5). Writes the earlier plans as --keep-plans JSON
 (second argument), prints the shapes and how the changes spread.
-Usage (repository root): python3 .../draw_short_split.py OLD_SRC OLD_PLANS_JSON"""
-import json
-import random
-import subprocess
+Drawn with the tree of 4e49fba as the new one.
+Usage (repository root): python3 .../draw_short_split.py OLD_SRC OLD_PLANS_JSON [NEW_SRC]"""
 import sys
 
-CODE = """
-import json, sys
-import gemmlab.runtime.dispatch_tc as D
-out = {}
-for dt, m, n, k in json.load(sys.stdin):
-    out[f"{dt} {m}x{n}x{k}"] = D.plan(dt, m, n, k, 132, dram_gbps=4800.0).name
-print(json.dumps(out))
-"""
-
-
-def plans(src, cases):
-    r = subprocess.run([sys.executable, "-c", CODE], input=json.dumps(cases), text=True,
-                       capture_output=True, check=True, env={"PYTHONPATH": src})
-    return json.loads(r.stdout)
-
+from held_draw import draw
 
 SEEN = ({(m, n, k) for m in (40, 64) for n in (1536, 2048, 2560, 3072, 4096, 4480, 5120, 5632,
                                                 1024, 1280) for k in (4096, 8192, 14336)}
@@ -34,21 +18,4 @@ SEEN = ({(m, n, k) for m in (40, 64) for n in (1536, 2048, 2560, 3072, 4096, 448
            (38, 1024, 5120), (35, 1024, 10240)})
 cases = [(dt, m, n, k) for dt in ("fp8", "bf16") for m in range(33, 65) for n in range(512, 8193, 128)
          for k in range(1024, 16385, 1024) if (m, n, k) not in SEEN]
-old, new = plans(sys.argv[1], cases), plans("src", cases)
-changed = sorted(c for c in old if old[c] != new[c])
-print(f"{len(changed)} of {len(cases)} changed")
-moves = {}
-for c in changed:
-    key = (c.split()[0], old[c], new[c])
-    moves[key] = moves.get(key, 0) + 1
-for k, n in sorted(moves.items(), key=lambda x: -x[1])[:12]:
-    print("  ", *k, n)
-rng = random.Random(5)
-pick = {dt: rng.sample([c for c in changed if c.startswith(dt)], 8) for dt in ("fp8", "bf16")}
-json.dump({dt: {c.split()[1]: old[c] for c in pick[dt]} for dt in pick}
-          | {"new": {c: new[c] for dt in pick for c in pick[dt]}},
-          open(sys.argv[2], "w"), indent=1)
-for dt in pick:
-    for c in pick[dt]:
-        print(c, old[c], "->", new[c])
-    print(dt, ";".join(c.split()[1].replace("x", ",") for c in pick[dt]))
+draw(sys.argv, cases, 4800.0, seed=5, per_dtype=8)
