@@ -650,9 +650,13 @@ def test_cluster_slots_are_what_the_driver_holds_at_once():
     assert [D.cluster_slots(c, 1, H100) for c in (2, 4, 8)] == [66, 30, 15]
     assert [D.cluster_slots(c, 2, H100) for c in (2, 4, 8)] == [132, 62, 30]
     assert D.cluster_slots(1, 3, H100) == 3 * H100
-    # past the table's 5 CTAs an SM, and another SM count: in proportion
+    # past the table's 5 CTAs an SM, and another SM count: in proportion, never more clusters
+    # than the SMs' slots hold
     assert D.cluster_slots(4, 10, H100) == 308
-    assert D.cluster_slots(4, 1, 114) == 30 * 114 // 132
+    assert D.cluster_slots(4, 1, 114) == 25 <= 114 // 4
+    assert D.cluster_slots(4, 0, H100) == 0
+    with pytest.raises(ValueError, match="clusters of 16 CTAs"):
+        D.cluster_slots(16, 1, H100)
 
 
 @pytest.mark.parametrize("dtype", ["bf16", "fp8"])
@@ -689,8 +693,8 @@ def test_swap_at_64_tokens_splits_only_long_rows_or_past_three_times_the_tiles(d
     assert h200(40, 4096, row_k - 1024).config == "64x64"
     assert "too short to pay for the cluster's sums" in h200(40, 4096, row_k - 1024).why
     assert h200(40, 4096, row_k).name == "swap_m64_k2_s8"
-    # 24 strips x 4 CTAs: four times the tiles, short rows or not
-    assert h200(40, 1536, 4096).name == "swap_m64_k4_s8"
+    # 24 strips x 4 CTAs: four times the tiles, short rows or not (fp8 4 KB, bf16 4 KB)
+    assert h200(40, 1536, 4096 if dtype == "fp8" else 2048).name == "swap_m64_k4_s8"
     # the 32-token tile keeps its split at any row
     assert h200(32, 4096, 1024).config == "swap"
     assert not D.swap_short_split(dtype, 32, 4096, 1024, H100, H200_GBPS)

@@ -27,9 +27,12 @@ def persistent(names: list[str], sms: int) -> int:
             rung = D.config_rung(dtype, config)
             kernel = C.compile_rung(rung, backend="nvcc")
             ctas = rung.cluster_ctas
-            n = device.clusters_at_once(kernel, ((sms // ctas) * ctas, 1, 1),
-                                        rung.launch_config(8192, 8192, 8192, sms)[1],
-                                        rung.dynamic_smem)
+            try:
+                n = device.clusters_at_once(kernel, ((sms // ctas) * ctas, 1, 1),
+                                            rung.launch_config(8192, 8192, 8192, sms)[1],
+                                            rung.dynamic_smem)
+            except RuntimeError as e:  # the driver's refusal, printed as the count
+                n = str(e)
             print(f"{dtype} {config}: cluster of {ctas}, {rung.dynamic_smem} B smem: {n} clusters "
                   f"fit at once, the grid launches {sms // ctas}", flush=True)
     return 0
@@ -63,7 +66,7 @@ def swap(sms: int, json_path: str | None) -> int:
     if json_path:
         with open(json_path, "w") as f:
             json.dump(rows, f, indent=1)
-    return 0
+    return int(bad > 0)
 
 
 def main(argv: list[str]) -> int:
@@ -73,8 +76,11 @@ def main(argv: list[str]) -> int:
     sms = device.info().sm_count
     print(f"{device.info().name}: {sms} SMs")
     if "--swap" in argv:
-        out = argv[argv.index("--json") + 1] if "--json" in argv else None
-        return swap(sms, out)
+        at = argv.index("--json") + 1 if "--json" in argv else None
+        if at is not None and at >= len(argv):
+            print("max_active_clusters: --json needs a path", file=sys.stderr)
+            return 2
+        return swap(sms, argv[at] if at else None)
     return persistent(argv, sms)
 
 

@@ -656,7 +656,8 @@ SWAP_TILE_M = 128
 # them changed): fp8 48x4608x6144 64x64 99.4 vs 83.6, 56x5632x8192 99.6 vs 91.2; bf16 112.3 vs
 # 87.3, 105.2 vs 97.1.
 SWAP_TILE_MIN_SPLIT = 2
-# ... and for the 64-token tile (33-64 tokens), only where a row of B holds at least
+# ... and for the 64-token tile (33-64 tokens), only where a row of B - the K elements one
+# column of C reads: K x 1 byte (fp8), K x 2 (bf16) - holds at least
 # SWAP_TILE_MIN_ROW_BYTES or the split gives at least SWAP_TILE_SPLIT_GAIN times the CTAs of
 # the 64 x 64 tiles (4 CTAs a strip or more). Each split CTA pays a cluster
 # launch, its ring's fill and the sum of 64 x 64 float partials through distributed shared
@@ -1114,7 +1115,8 @@ def pingpong_short_k(dtype: str, M: int, N: int, K: int, chosen: str, sms: int,
     where a tile's K is short (at most ``PINGPONG_MAX_KTILES`` k-tiles): fp8's 128 x 160 where 160
     divides N (168 / 176 past ``PINGPONG_WIDTH_MARGIN``), else its ping-pong tile of
     ``SHORT_K_WIDTHS`` with the best issued fraction, or a narrower one (``NARROW_WIDTHS``) past
-    its margin; bf16's 128 x 128 - when its tiles make
+    its margin, or up to ``PP128_MAX_KTILES`` k-tiles its 128 x 128 where none of those does;
+    bf16's 128 x 128 - when its tiles make
     ``PINGPONG_MIN_ROUNDS`` rounds or more and use the issued MMA area at least as well as
     ``chosen``'s (fp8 past that K: more than ``LONG_K_MARGIN`` better), and C's rows take TMA
     stores - on a GPU of at least ``PINGPONG_MIN_GBPS`` datasheet bandwidth (``dram_gbps``; None,
@@ -1410,11 +1412,12 @@ def choose_swap(dtype: str, N: int, K: int, sms: int, dram_gbps: Optional[float]
                 rows: int = SWAP_M, token_tiles: int = 1) -> tuple[int, int]:
     """The swapped-operand decode kernel's (CTAs per 64-column strip sharing its K, ring stages):
     the fewest of 1, 2, 4, 8 CTAs per strip that make ``swap_fill_ctas`` (none with a run under
-    ``SWAP_MIN_RUN`` k-tiles, no split with more CTAs than SMs; the most such CTAs where none
-    does), then the deepest ring of the ``rows``-token instantiation that keeps the whole grid's
+    ``SWAP_MIN_RUN`` k-tiles, no split with more CTAs than SMs, none whose clusters cannot all
+    be resident at some ring depth - ``cluster_slots``; the most such CTAs where none does),
+    then the deepest ring of the ``rows``-token instantiation that keeps the whole grid's
     stages (8 KB of B each, whatever the token tile) within ``SWAP_INFLIGHT_STAGES`` with every
-    CTA resident at once (the shallowest where none does). ``token_tiles`` CTAs stream each strip
-    (M past the token tile): they count as strips. See SWAP_M."""
+    CTA and every cluster resident at once (the shallowest where none does). ``token_tiles``
+    CTAs stream each strip (M past the token tile): they count as strips. See SWAP_M."""
     strips = _cdiv(N, SWAP_COLS) * token_tiles
     most = max(1, _cdiv(K, BK[dtype]) // SWAP_MIN_RUN)
     tile = next(t for t in paths.SWAP_TOKENS if t >= rows)
@@ -1448,8 +1451,13 @@ def cluster_slots(ctas: int, per_sm: int, sms: int) -> int:
     """Clusters of ``ctas`` CTAs a GPU of ``sms`` SMs holds at once with ``per_sm`` CTAs an SM
     (``CLUSTER_SLOTS_132``; past 5 CTAs an SM in proportion to 5's, on other SM counts in
     proportion to the SMs; one CTA a cluster: every slot)."""
+    if per_sm < 1:
+        return 0
     if ctas == 1:
         return sms * per_sm
+    if ctas not in CLUSTER_SLOTS_132:
+        raise ValueError(f"cluster_slots: clusters of {ctas} CTAs; the table holds "
+                         f"{', '.join(map(str, CLUSTER_SLOTS_132))}")
     row = CLUSTER_SLOTS_132[ctas]
     at = row[per_sm - 1] if per_sm <= len(row) else row[-1] * per_sm // len(row)
     return at if sms == 132 else at * sms // 132
@@ -1499,10 +1507,10 @@ def swap_unsplit(dtype: str, M: int, N: int, K: int, sms: int,
 
 def swap_short_split(dtype: str, M: int, N: int, K: int, sms: int,
                      dram_gbps: Optional[float] = None) -> bool:
-    """True for the 64-token tile (33-64 tokens) where a row of B holds under
-    ``SWAP_TILE_MIN_ROW_BYTES`` and the split gives under ``SWAP_TILE_SPLIT_GAIN`` times the
-    CTAs of the 64 x 64 tiles: rule 0 leaves the swapped kernel there. See
-    SWAP_TILE_MIN_ROW_BYTES."""
+    """True for the 64-token tile (33-64 tokens) where each column of C's run of B (its K
+    elements) holds under ``SWAP_TILE_MIN_ROW_BYTES`` and the split gives under
+    ``SWAP_TILE_SPLIT_GAIN`` times the CTAs of the 64 x 64 tiles: rule 0 leaves the swapped
+    kernel there. See SWAP_TILE_MIN_ROW_BYTES."""
     rows = swap_tokens(M)
     if rows != 64 or K * ELEM_BYTES[dtype] >= SWAP_TILE_MIN_ROW_BYTES:
         return False
@@ -1642,8 +1650,8 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
             elif (policy.split is None and swap_could(dtype, M, N, K, sms, ops, dram_gbps)
                     and swap_short_split(dtype, M, N, K, sms, dram_gbps)):
                 why += ("; not the swapped decode kernel: its split would not triple these "
-                        "tiles' CTAs, and a row of B is too short to pay for the cluster's sums "
-                        "(SWAP_TILE_MIN_ROW_BYTES)")
+                        "tiles' CTAs, and each column's K of B is too short to pay for the "
+                        "cluster's sums (SWAP_TILE_MIN_ROW_BYTES)")
     if splits > 1:
         why += (f": under {SPLIT_BELOW_FILL:.0%} of the SMs busy, K cut into {splits} slices of "
                 f"about {_cdiv(nk, splits)} k-tiles (the last slice of a tile adds them)")
