@@ -666,6 +666,12 @@ def test_swap_split_keeps_every_cluster_resident(dtype):
     assert D.cluster_slots(4, 1, H100) == 30 < 32
     assert D.choose_swap(dtype, 2048, 8192, H100, H200_GBPS, 64) == (4, 6)
     assert D.plan(dtype, 64, 2048, 8192, H100, dram_gbps=H200_GBPS).name == "swap_m64_k4_s6"
+    # the plan says so; a forced 8-stage ring says what waits
+    assert "a ring of 6 stages (2 CTA(s) an SM; 32 clusters of 4, 62 fit at once)" in D.plan(
+        dtype, 64, 2048, 8192, H100, dram_gbps=H200_GBPS).why
+    assert "32 clusters of 4, 30 fit at once" in D.plan(
+        dtype, 64, 2048, 8192, H100, policy=D.Policy(config="swap", split=4, stages=8),
+        dram_gbps=H200_GBPS).why
     # 16 strips x 8 (16 clusters of 8 where 15 fit at one CTA an SM) alike
     assert D.choose_swap(dtype, 1024, 8192, H100, H200_GBPS, 64) == (8, 6)
     # 128 tokens: 4 stages, two CTAs an SM

@@ -1542,6 +1542,14 @@ def _swap_plan(dtype: str, M: int, N: int, K: int, sms: int, ks: Optional[int],
     why = (f"{M} token(s): swapped-operand wgmma decode kernel (m64n{rows}: {SWAP_COLS} columns "
            f"of B as the M side), B streamed by TMA in {strips} strips{tiled}, {ks} CTA(s) of a "
            f"cluster per strip sharing K")
+    per_cta = paths.swap_kernel(dtype, rows, ks, stages).dynamic_smem + SMEM_RESERVED_PER_BLOCK
+    per_sm = SM90_SMEM_PER_SM // per_cta
+    why += f", a ring of {stages} stages ({per_sm} CTA(s) an SM"
+    if ks > 1:  # the clusters resident at once (choose_swap keeps them all, cluster_slots)
+        clusters = strips * token_tiles
+        why += (f"; {clusters} clusters of {ks}, {cluster_slots(ks, per_sm, sms)} fit at "
+                f"once")
+    why += ")"
     return Plan(dtype, M, N, K, "swap", ks, False, False, K, N if dtype == "bf16" else K,
                 strips * token_tiles * ks, why, rows, SWAP_COLS, stages=stages)
 
