@@ -682,8 +682,7 @@ def test_swap_split_keeps_every_cluster_resident(dtype):
     for N in range(512, 8193, 64):
         for rows in D.paths.SWAP_TOKENS:
             ks, st = D.choose_swap(dtype, N, 8192, H100, H200_GBPS, rows)
-            k = D.paths.swap_kernel(dtype, rows, ks, st)
-            per_sm = D.SM90_SMEM_PER_SM // (k.dynamic_smem + D.SMEM_RESERVED_PER_BLOCK)
+            per_sm = D.ctas_per_sm(D.paths.swap_kernel(dtype, rows, ks, st))
             strips = -(-N // D.SWAP_COLS)
             assert ks == 1 or strips <= D.cluster_slots(ks, per_sm, H100), (N, rows, ks, st)
 

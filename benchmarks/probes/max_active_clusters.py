@@ -53,7 +53,7 @@ def swap(sms: int, json_path: str | None) -> int:
             continue
         fn = module.get_function(k.kernel)
         fn.max_dynamic_shared_size_bytes = k.dynamic_smem
-        per_sm = D.SM90_SMEM_PER_SM // (k.dynamic_smem + D.SMEM_RESERVED_PER_BLOCK)
+        per_sm = D.ctas_per_sm(k)
         got = device.clusters_at_once(fn, (sms, ks, 1), k.block, k.dynamic_smem)
         want = D.cluster_slots(ks, per_sm, sms)
         bad += got != want

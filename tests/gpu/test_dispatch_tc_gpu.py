@@ -297,7 +297,7 @@ def test_swap_clusters_fit_where_the_plans_count_on_them(cp, dev):
             continue
         fn = module.get_function(k.kernel)
         fn.max_dynamic_shared_size_bytes = k.dynamic_smem
-        per_sm = D.SM90_SMEM_PER_SM // (k.dynamic_smem + D.SMEM_RESERVED_PER_BLOCK)
+        per_sm = D.ctas_per_sm(k)
         blocks = device.blocks_per_sm(fn, k.threads, k.dynamic_smem)
         fit = device.clusters_at_once(fn, (dev.sm_count, ks, 1), k.block, k.dynamic_smem)
         if blocks < per_sm or fit < D.cluster_slots(ks, per_sm, dev.sm_count):

@@ -1423,9 +1423,8 @@ def choose_swap(dtype: str, N: int, K: int, sms: int, dram_gbps: Optional[float]
     tile = next(t for t in paths.SWAP_TOKENS if t >= rows)
     depths = paths.swap_stages(tile)
 
-    def per_sm(ks: int, st: int) -> int:  # CTAs an SM holds (shared memory)
-        per_cta = paths.swap_kernel(dtype, rows, ks, st).dynamic_smem + SMEM_RESERVED_PER_BLOCK
-        return SM90_SMEM_PER_SM // per_cta
+    def per_sm(ks: int, st: int) -> int:
+        return ctas_per_sm(paths.swap_kernel(dtype, rows, ks, st))
 
     def fits(ks: int) -> list[int]:
         # ring depths within the in-flight budget with every CTA - every cluster - resident
@@ -1445,6 +1444,12 @@ def choose_swap(dtype: str, N: int, K: int, sms: int, dram_gbps: Optional[float]
     ks = next((k for k in allowed if strips * k >= fill), allowed[-1])
     ring = fits(ks)
     return ks, max(ring) if ring else min(depths)
+
+
+def ctas_per_sm(kernel: paths.PathKernel) -> int:
+    """CTAs of a decode kernel an SM holds at once by shared memory (its dynamic shared memory
+    and the system's reserve per block, ``SM90_SMEM_PER_SM``)."""
+    return SM90_SMEM_PER_SM // (kernel.dynamic_smem + SMEM_RESERVED_PER_BLOCK)
 
 
 def cluster_slots(ctas: int, per_sm: int, sms: int) -> int:
@@ -1542,8 +1547,7 @@ def _swap_plan(dtype: str, M: int, N: int, K: int, sms: int, ks: Optional[int],
     why = (f"{M} token(s): swapped-operand wgmma decode kernel (m64n{rows}: {SWAP_COLS} columns "
            f"of B as the M side), B streamed by TMA in {strips} strips{tiled}, {ks} CTA(s) of a "
            f"cluster per strip sharing K")
-    per_cta = paths.swap_kernel(dtype, rows, ks, stages).dynamic_smem + SMEM_RESERVED_PER_BLOCK
-    per_sm = SM90_SMEM_PER_SM // per_cta
+    per_sm = ctas_per_sm(paths.swap_kernel(dtype, rows, ks, stages))
     why += f", a ring of {stages} stages ({per_sm} CTA(s) an SM"
     if ks > 1:  # the clusters resident at once (choose_swap keeps them all, cluster_slots)
         clusters = strips * token_tiles
