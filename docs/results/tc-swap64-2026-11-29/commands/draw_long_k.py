@@ -4,17 +4,14 @@ every fp8 shape on tc-pp112's run-5 grid (M 512..8192 and N 1024..28672 in steps
 (first argument: its src/, 093c1e7) and this one, tc-pp112's run 4-5 shapes excluded; a random 12
 (seed 112). Writes the earlier plans as --keep-plans JSON (second argument), prints the shapes.
 Usage (repository root): python3 docs/results/tc-swap64-2026-11-29/commands/draw_long_k.py
-OLD_SRC OLD_PLANS_JSON"""
+OLD_SRC OLD_PLANS_JSON [NEW_SRC]"""
 import json
-import random
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-PP112 = HERE.parents[1] / "tc-pp112-2026-11-29" / "commands"
-sys.path.insert(0, str(PP112))
-from plans_of import plans  # noqa: E402
+from held_draw import draw_fp8
 
+PP112 = Path(__file__).resolve().parents[2] / "tc-pp112-2026-11-29" / "commands"
 RUN4 = {"3840x18432x16384", "8192x7936x8192", "5120x16128x16384", "1792x25344x8192",
         "3840x11776x16384", "3584x2560x8192", "6656x4096x8192", "1536x25856x8192",
         "1536x23040x16384", "1024x4608x16384", "1792x3840x8192", "1792x6144x16384",
@@ -22,18 +19,4 @@ RUN4 = {"3840x18432x16384", "8192x7936x8192", "5120x16128x16384", "1792x25344x81
 RUN5 = set(json.load(open(PP112 / "old_plans_r5.json"))["fp8"])
 SHAPES = [(m, n, k) for m in range(512, 8193, 256) for n in range(1024, 28673, 256)
           for k in (8192, 12288, 16384, 28672)]
-
-old, new = plans(sys.argv[1], SHAPES), plans("src", SHAPES)
-changed = sorted(k for k in old if old[k] != new[k] and k not in RUN4 | RUN5)
-moves = {}
-for k in changed:
-    moves[(old[k], new[k])] = moves.get((old[k], new[k]), 0) + 1
-print(f"{len(changed)} of {len(SHAPES)} changed; in run 5's set {len(RUN5 & set(k for k in old if old[k] != new[k]))}")
-for (a, b), n in sorted(moves.items(), key=lambda x: -x[1]):
-    print(f"  {a} -> {b}: {n}")
-pick = random.Random(112).sample(changed, 12)
-json.dump({"fp8": {k: old[k] for k in pick}, "new": {k: new[k] for k in pick}},
-          open(sys.argv[2], "w"), indent=1)
-for k in pick:
-    print(k, old[k], "->", new[k])
-print(";".join(k.replace("x", ",") for k in pick))
+draw_fp8(sys.argv, SHAPES, RUN4 | RUN5, seed=112, count=12)

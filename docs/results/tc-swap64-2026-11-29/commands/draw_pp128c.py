@@ -4,31 +4,16 @@ k-tiles; set from runs 1-3) before any of it runs: every fp8 shape (M 512..8192 
 1024..28672 in steps of 256, K 1024/2048/3072) whose H200 plan differs between the earlier tree
 (first argument: its src/, 093c1e7) and this one, runs 1-3's shapes excluded; a random 10 (seed
 33). Writes the earlier plans (second argument), prints the shapes.
-Usage (repository root): python3 .../draw_pp128c.py OLD_SRC OLD_PLANS_JSON"""
+Usage (repository root): python3 .../draw_pp128c.py OLD_SRC OLD_PLANS_JSON [NEW_SRC]"""
 import json
-import random
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1] / "tc-pp112-2026-11-29" / "commands"))
-from plans_of import plans  # noqa: E402
+from held_draw import draw_fp8
 
+HERE = Path(__file__).resolve().parent
 SEEN = (set(json.load(open(HERE / "old_plans_pp128.json"))["fp8"])
         | set(json.load(open(HERE / "old_plans_pp128k.json"))["fp8"]) | {"4096x4096x2048"})
 SHAPES = [(m, n, k) for m in range(512, 8193, 256) for n in range(1024, 28673, 256)
           for k in (1024, 2048, 3072)]
-old, new = plans(sys.argv[1], SHAPES), plans("src", SHAPES)
-changed = sorted(k for k in old if old[k] != new[k] and k not in SEEN)
-moves = {}
-for k in changed:
-    moves[(old[k], new[k])] = moves.get((old[k], new[k]), 0) + 1
-print(f"{len(changed)} of {len(SHAPES)} changed")
-for (a, b), n in sorted(moves.items(), key=lambda x: -x[1]):
-    print(f"  {a} -> {b}: {n}")
-pick = random.Random(33).sample(changed, 10)
-json.dump({"fp8": {k: old[k] for k in pick}, "new": {k: new[k] for k in pick}},
-          open(sys.argv[2], "w"), indent=1)
-for k in pick:
-    print(k, old[k], "->", new[k])
-print(";".join(k.replace("x", ",") for k in pick))
+draw_fp8(sys.argv, SHAPES, SEEN, seed=33, count=10)

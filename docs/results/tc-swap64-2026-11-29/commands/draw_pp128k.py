@@ -3,25 +3,15 @@ PP128_MAX_KTILES (24 k-tiles, K <= 3072; set from runs 1-2) before any of it run
 shape (M 512..8192 and N 1024..28672 in steps of 256, K 1024/2048/3072) whose H200 plan differs
 between the earlier tree (first argument: its src/, 093c1e7) and this one, runs 1-2's shapes
 excluded; a random 10 (seed 24). Writes the earlier plans (second argument), prints the shapes.
-Usage (repository root): python3 .../draw_pp128k.py OLD_SRC OLD_PLANS_JSON"""
+Usage (repository root): python3 .../draw_pp128k.py OLD_SRC OLD_PLANS_JSON [NEW_SRC]"""
 import json
-import random
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1] / "tc-pp112-2026-11-29" / "commands"))
-from plans_of import plans  # noqa: E402
+from held_draw import draw_fp8
 
+HERE = Path(__file__).resolve().parent
 SEEN = set(json.load(open(HERE / "old_plans_pp128.json"))["fp8"]) | {"4096x4096x2048"}
 SHAPES = [(m, n, k) for m in range(512, 8193, 256) for n in range(1024, 28673, 256)
           for k in (1024, 2048, 3072)]
-old, new = plans(sys.argv[1], SHAPES), plans("src", SHAPES)
-changed = sorted(k for k in old if old[k] != new[k] and k not in SEEN)
-print(f"{len(changed)} of {len(SHAPES)} changed")
-pick = random.Random(24).sample(changed, 10)
-json.dump({"fp8": {k: old[k] for k in pick}, "new": {k: new[k] for k in pick}},
-          open(sys.argv[2], "w"), indent=1)
-for k in pick:
-    print(k, old[k], "->", new[k])
-print(";".join(k.replace("x", ",") for k in pick))
+draw_fp8(sys.argv, SHAPES, SEEN, seed=24, count=10)
