@@ -102,3 +102,24 @@ def test_session_command_and_its_program():
     assert app == ["/tmp/ladder", "gemm_tiled16"]
     assert split_ncu_command("python3 x.py") == ([], [])
     assert split_ncu_command("ncu --metrics=a,b -- ./app --x") == (["ncu", "--metrics=a,b", "--"], ["./app", "--x"])
+
+
+def test_a_recorded_argument_keeps_its_quote_characters():
+    # ncu records argv joined by spaces, unquoted: '{"config":"x"}' comes back whole, and the
+    # printed command quotes it for the shell again
+    from gemmlab.profile import command as cmd
+    from gemmlab.profile.evidence_command import build
+    from launch_factory import make_launch
+
+    line = 'ncu --launch-skip 1 -o r python3 plan.py --policy {"config":"128x128pp"}'
+    assert split_ncu_command(line)[1] == ["python3", "plan.py", "--policy", '{"config":"128x128pp"}']
+    launch = make_launch("k")
+    launch.command_line = line
+    ev = build(launch, shorts=["pipe_tensor_pct"], sections=[], metrics=[], all_needed=True)
+    assert cmd.render(ev.argv).endswith("""--policy '{"config":"128x128pp"}'""")
+    # an argument that held a space cannot be told apart from two: where quotes hint at one, the
+    # note says so; a plain line gets no such note
+    assert "held a space" in ev.note
+    launch.command_line = "ncu -o r python3 plan.py --shape 4096,4096,4096"
+    assert "held a space" not in build(launch, shorts=["pipe_tensor_pct"], sections=[], metrics=[],
+                                       all_needed=True).note

@@ -49,7 +49,13 @@ def _app(launch: KernelLaunch, override: Optional[Sequence[str]] = None) -> tupl
         return list(override), ""
     ncu_argv, recorded = split_ncu_command(launch.command_line) if launch.command_line else ([], [])
     if recorded:
-        return recorded, "the program and arguments are those ncu recorded in the report."
+        note = "the program and arguments are those ncu recorded in the report."
+        if any(q in w for w in recorded for q in "\"'{[("):
+            # ncu joins argv with spaces, unquoted: an argument that held a space comes back split,
+            # and nothing in the line tells which did (quotes and brackets hint that one may have)
+            note += (" ncu records them joined by spaces, without quotes: if an argument held a"
+                     " space it is split here - quote it again before running.")
+        return recorded, note
     program = program_path(launch)
     if program:
         return [program], f"{program} is the program named in the export; append its own arguments."

@@ -262,15 +262,11 @@ def split_ncu_command(command: str) -> tuple[list[str], list[str]]:
 
 @functools.lru_cache(maxsize=256)
 def _split_cached(command: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    # every launch of a report records the same command line: split it once (shlex is slow on a
-    # 4,000-character metric list, and a whole-program overview asks once per launch)
-    import shlex
-
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return (), ()
-    ncu, app = split_ncu_words(words)
+    # every launch of a report records the same command line: split it once (a whole-program
+    # overview asks once per launch). ncu records its argv joined by single spaces, unquoted
+    # (`--policy {"config":"x"}` for the argument '{"config":"x"}'), so splitting at whitespace
+    # gives back every argument that held none; shlex.split would drop its quote characters.
+    ncu, app = split_ncu_words(command.split())
     return tuple(ncu), tuple(app)
 
 
