@@ -224,7 +224,10 @@ _TILES = {
     # second warpgroup: one warpgroup issues every MMA), fp8 8192^3 and 2048x1600x6400. The
     # overlap is worth about a point: it does not close the gap to the 128 x 256 tile where that
     # one wins (fp8 4096^3 93.2 vs 97.2), nor to cuBLAS. In clusters of 2 (B shared) and at
-    # 64 x 256 it lost to the cooperative tiles (docs/results), so those are not built.
+    # 64 x 256 it lost to the cooperative tiles (docs/results), so those are not built. Since the
+    # stage loop, pairs still trail it alone by 1-4 points on the H200 (fp8 4096^3 94.8 vs 98.1;
+    # level at 16384x4096x4096 and 8192^3; 128 x 112 pairs, cuBLASLt's pick at 4096^3, 96.1 vs
+    # 98.3): the multicast saved no L2 sector reads (docs/results/tc-ppcluster-2026-11-29).
     "128x128pp": Tile(128, 128, 1, 6, pingpong=True),
     # fp8's 128 x 160 in ping-pong (160 accumulators a thread, no spill; 5 stages of 36 KB and two
     # 40 KB staging buffers): ``pingpong_short_k``'s tile where 160 divides N. bf16's led the best
@@ -488,7 +491,9 @@ SHORT_K_WIDTHS = ("128x160pp", "128x168pp", "128x176pp")
 # twice, +0.7 and +1.1 points - level against the wider ping-pong widths it displaced (mean -0.1
 # over 11), ahead of the cooperative tiles (+2.1 over 9, all 5 at K <= 3072). As the fallback
 # alone at K <= 3072 (run 4, a fresh 10): ahead at 9 of 10, mean +3.2, least -0.4
-# (4096x19712x1024 89.7 vs 84.4, 7680x3328x2048 99.3 vs 95.4).
+# (4096x19712x1024 89.7 vs 84.4, 7680x3328x2048 99.3 vs 95.4). Up to 32 k-tiles it led at N =
+# 4096 in every run of docs/results/tc-ppcluster-2026-11-29 (4096^3 98.1-99.1 vs 97.2-98.1), but
+# held out at K 3200-4096 (12 random changed shapes) it led 7, mean +0.8, least -3.1: not kept.
 PP128_MAX_KTILES = 24
 # fp8's ping-pong width: where the rules above chose the ping-pong 128 x 128, the ping-pong tile of
 # PINGPONG_WIDTHS whose tiles use the issued MMA area best (``issued_fraction``: SMs idle in the
