@@ -227,7 +227,10 @@ _TILES = {
     # 64 x 256 it lost to the cooperative tiles (docs/results), so those are not built. Since the
     # stage loop, pairs still trail it alone by 1-4 points on the H200 (fp8 4096^3 94.8 vs 98.1;
     # level at 16384x4096x4096 and 8192^3; 128 x 112 pairs, cuBLASLt's pick at 4096^3, 96.1 vs
-    # 98.3): the multicast saved no L2 sector reads (docs/results/tc-ppcluster-2026-11-29).
+    # 98.3). Not the multicast nor the CTAs waiting on each other: the pairs' order of tiles
+    # (bands of 16 rows) and the cluster launch cost the points; the pair's code alone, in the
+    # lone tile's order and launched without a cluster, tied it at 4096^3
+    # (docs/results/tc-ppcluster-2026-11-29).
     "128x128pp": Tile(128, 128, 1, 6, pingpong=True),
     # fp8's 128 x 160 in ping-pong (160 accumulators a thread, no spill; 5 stages of 36 KB and two
     # 40 KB staging buffers): ``pingpong_short_k``'s tile where 160 divides N. bf16's led the best
