@@ -409,10 +409,22 @@ def test_grid_is_whole_clusters_within_the_sms(config):
         ctas = D.grid_ctas(M, N, config, S, H100)
         t = D._TILES[config]
         assert 1 <= ctas <= H100 and ctas % t.ctas == 0
+        # every cluster resident at once (one CTA an SM): a cluster past them would run its
+        # tiles after the others' (64x32c2x4 on 132 SMs: 15 clusters of 8, not 16)
+        assert ctas // t.ctas <= D.cluster_slots(t.ctas, 1, H100)
         # no CTA without a unit: a cluster's rows and columns are whole tile-rows and
         # tile-columns, the last cluster's maybe partly empty
         units = -(-(-(-M // t.bm)) // t.cluster) * -(-(-(-N // t.bn)) // t.cluster_n)
         assert ctas <= units * t.ctas * S
+
+
+def test_a_persistent_grid_launches_only_the_clusters_that_fit():
+    assert D.grid_ctas(8192, 8192, "64x32c2x4", 1, H100) == 15 * 8
+    assert D.cta_slots("64x32c2x4", H100) == 120
+    assert D.streamk_tiles(8192, 8192, "64x32c2x4", H100, 0) == (128 * 256) // 8 % 15
+    # pairs and single CTAs: every SM
+    assert D.grid_ctas(8192, 8192, "128x256c2", 1, H100) == H100
+    assert D.grid_ctas(8192, 8192, "128x128pp", 1, 114) == 114
 
 
 def test_split_rungs_take_splits_and_the_workspace():

@@ -210,8 +210,10 @@ _TILES = {
     # 2 x 4, 2 x 2 and 1 x 2 of 64 x 32 or 64 x 64 tiles) lands within 3 points of the single
     # CTAs, so sharing the operands is not what that shape lacks; 128x4096x4096 bf16 34.9 vs 101.8, fp8
     # 39.7 vs 96.4. The H100 holds 15 clusters of 8 at once (cuOccupancyMaxActiveClusters) where
-    # the persistent grid launches 16, so the last runs after the others; and the 64 x 32 tile's
-    # k-steps cost as much as 64 x 64's. 12 KB stages.
+    # the persistent grid launched 16, so the last ran after the others; the grid now launches
+    # 15 (``persistent_clusters``; H200, same run: 128x4096x4096 bf16 43.5 -> 33.4 us, fp8 26.0
+    # -> 20.0, docs/results/tc-placement-2026-11-29, run 6), still about half cuBLAS's speed:
+    # the 64 x 32 tile's k-steps cost as much as 64 x 64's. 12 KB stages.
     "64x32c2x4": Tile(64, 32, 2, 18, 4),
     # Ping-pong (PINGPONG = 1): the two consumer warpgroups take alternate tiles, all 128 rows
     # each, so one's epilogue (C converted, staged and stored) runs while the other's MMAs do -
@@ -1005,14 +1007,14 @@ def tiles(M: int, N: int, config: str) -> int:
 def cta_slots(config: str, sms: int) -> int:
     """The CTAs a persistent grid of ``config`` runs at once: whole clusters on the SMs."""
     ctas = _TILES[config].ctas
-    return max(1, sms // ctas) * ctas
+    return persistent_clusters(ctas, sms) * ctas
 
 
 def grid_ctas(M: int, N: int, config: str, splits: int, sms: int) -> int:
     """Persistent grid: one CTA per work unit up to one per SM, in whole clusters."""
     tile = _TILES[config]
     units = tile.units(M, N) * splits
-    return min(units, max(1, sms // tile.ctas)) * tile.ctas
+    return min(units, persistent_clusters(tile.ctas, sms)) * tile.ctas
 
 
 def stream_bytes_per_sm(M: int, N: int, config: str, sms: int) -> int:
@@ -1048,7 +1050,7 @@ def bf16_tile160_wins(dtype: str, M: int, N: int, wide: str, sms: int) -> bool:
     """bf16's 128 x 160 in clusters of 2 in place of ``wide`` (the rules' 128 x 192 or 128 x 256):
     160 divides N and its pairs make no more rounds than ``wide``'s tiles (module comment above)."""
     pair, tile = _TILES["128x160c2"], _TILES[wide]
-    rounds = lambda t: _cdiv(t.units(M, N), max(1, sms // t.ctas))  # noqa: E731
+    rounds = lambda t: _cdiv(t.units(M, N), persistent_clusters(t.ctas, sms))  # noqa: E731
     return (dtype == "bf16" and M > STREAM_M and N % 160 == 0 and tile.bn > 160
             and rounds(pair) <= rounds(tile))
 
@@ -1191,7 +1193,7 @@ def wide_tile(dtype: str, M: int, N: int, cluster: int, sms: int) -> str:
     128 x 192 where its tiles use the issued MMAs ``WIDE192_MARGIN`` better
     (``issued_fraction``), in the same clusters."""
     wide, alt = f"128x256c{cluster}", f"128x192c{cluster}"
-    slots = max(1, sms // cluster) * cluster
+    slots = persistent_clusters(cluster, sms) * cluster
     if dtype == "bf16" and pitch_ok(dtype, N) and (
             issued_fraction(M, N, alt, slots)
             > issued_fraction(M, N, wide, slots) * (1 + WIDE192_MARGIN)):
@@ -1248,7 +1250,7 @@ def cooperative_config(dtype: str, M: int, N: int, K: int, sms: int) -> str:
     wide, narrow = f"128x256c{cluster}", "128x128c2" if cluster == 2 else "128x128pp"
     fills = lambda c: tiles(M, N, c) >= FILL * sms  # noqa: E731
     if M > STREAM_M and fills(wide):
-        slots = max(1, sms // cluster) * cluster
+        slots = persistent_clusters(cluster, sms) * cluster
         b_wide, b_narrow = balance(tiles(M, N, wide), slots), balance(tiles(M, N, narrow), slots)
         if b_narrow > b_wide * (1 + WIDE_TILE_ADVANTAGE):
             return narrow
@@ -1277,7 +1279,7 @@ def streamk_tiles(M: int, N: int, config: str, sms: int, waves: int) -> int:
     cluster (block_order.cuh, ``for_each_work``)."""
     tile = _TILES[config]
     units = tile.units(M, N)
-    slots = max(1, sms // tile.ctas)
+    slots = persistent_clusters(tile.ctas, sms)
     return min(units, units % slots + waves * slots)
 
 
@@ -1458,6 +1460,15 @@ def ctas_per_sm(kernel: paths.PathKernel) -> int:
     """CTAs of a decode kernel an SM holds at once by shared memory (its dynamic shared memory
     and the system's reserve per block, ``SM90_SMEM_PER_SM``)."""
     return SM90_SMEM_PER_SM // (kernel.dynamic_smem + SMEM_RESERVED_PER_BLOCK)
+
+
+def persistent_clusters(ctas: int, sms: int) -> int:
+    """The clusters of ``ctas`` CTAs a persistent grid launches: as many as the GPU holds at once
+    at one CTA an SM (``cluster_slots``), at least one. A cluster launched past them waits for a
+    whole cluster's SMs to finish all their tiles, and every tile dealt to it runs after the
+    others: 33 clusters of 4 where 30 fit took 1.6 times as long as the same kernel launched in
+    pairs (H200, fp8 4096^3, docs/results/tc-placement-2026-11-29, run 1)."""
+    return max(1, cluster_slots(ctas, 1, sms))
 
 
 def cluster_slots(ctas: int, per_sm: int, sms: int) -> int:
@@ -1677,7 +1688,7 @@ def plan(dtype: str, M: int, N: int, K: int, sms: int, ops: Operands = Operands(
                 f"about {_cdiv(nk, splits)} k-tiles (the last slice of a tile adds them)")
     if sk:
         cluster = _TILES[config].ctas
-        ctas = max(1, sms // cluster) * cluster  # every CTA takes a run of the stream-K work
+        ctas = persistent_clusters(cluster, sms) * cluster  # each CTA: a run of stream-K work
         what = "every tile" if sk * cluster >= t else f"the last {sk * cluster} tiles"
         why += (f": {what} shared out as equal runs of K-steps, one per CTA "
                 f"(stream-K; {_cdiv(sk * nk, ctas // cluster)} K-steps a run)")
