@@ -232,7 +232,11 @@ _TILES = {
     # 98.3). Not the multicast nor the CTAs waiting on each other: the pairs' order of tiles
     # (bands of 16 rows) and the cluster launch cost the points; the pair's code alone, in the
     # lone tile's order and launched without a cluster, tied it at 4096^3
-    # (docs/results/tc-ppcluster-2026-11-29).
+    # (docs/results/tc-ppcluster-2026-11-29). This very kernel launched in pairs, using nothing
+    # of them, lost 1-4%: a cluster launch fills the SMs group by group where a plain one deals
+    # pairs of blocks over the groups in turn, and L2 then misses more (fp8 4096^3: 52.6 MB read
+    # from DRAM against 40.8). Pairs banded to read as little DRAM as the lone tile (4 rows a
+    # band) still trailed it by 2-3 points (docs/results/tc-placement-2026-11-29).
     "128x128pp": Tile(128, 128, 1, 6, pingpong=True),
     # fp8's 128 x 160 in ping-pong (160 accumulators a thread, no spill; 5 stages of 36 KB and two
     # 40 KB staging buffers): ``pingpong_short_k``'s tile where 160 divides N. bf16's led the best
