@@ -277,8 +277,9 @@ def test_2d_clusters_share_a_along_n_and_b_along_m():
         # 128 x 1600: 2 x 50 tiles, 13 clusters of 2 x 4 (cuBLAS's 104 CTAs)
         assert r.launch_config(128, 1600, 6400, sms=132)[0] == (104, 1, 1)
         assert D.grid_ctas(128, 1600, "64x32c2x4", 1, 132) == 104
-        # at most 16 clusters of 8 on 132 SMs
-        assert D.grid_ctas(8192, 8192, "64x32c2x4", 1, 132) == 128
+        # 15 clusters of 8 on 132 SMs: what fits at once (16 would leave one to run after)
+        assert D.grid_ctas(8192, 8192, "64x32c2x4", 1, 132) == 120
+        assert r.launch_config(8192, 8192, 4096, sms=132)[0] == (120, 1, 1)
     # one 64-column chunk per tile over a cluster of 2 along M: split by rows of K as well
     from gemmlab.kernels.families import make_rung
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 from gemmlab.errors import InputError
+from gemmlab.kernels.clusters import persistent_clusters
 from gemmlab.problem import check_shape
 
 Dim3 = tuple[int, int, int]
@@ -597,8 +598,9 @@ class Rung:
     def launch_config(self, M: int, N: int, K: int, sms: int | None = None
                       ) -> tuple[Dim3, Dim3, int]:
         """(grid, block, dynamic shared memory bytes) for an M x N x K product. Persistent rungs
-        launch one CTA per SM of the device (``sms``, whole clusters only) or fewer when there are
-        fewer tiles, so they need ``sms``: no GPU's count is assumed. Other rungs ignore it."""
+        launch one CTA per SM of the device (``sms``; whole clusters, as many as fit at once:
+        ``clusters.persistent_clusters``) or fewer when there are fewer tiles, so they need
+        ``sms``: no GPU's count is assumed. Other rungs ignore it."""
         check_shape(M, N, K)
         fam = _FAMILIES[self.family]
         rows, cols = fam.tile(self.params)
@@ -611,7 +613,7 @@ class Rung:
             cm, cn = self.params.get("CLUSTER", 1), self.params.get("CLUSTER_N", 1)
             cluster = cm * cn
             units = _cdiv(_cdiv(M, rows), cm) * _cdiv(_cdiv(N, cols), cn)
-            slots = max(1, sms // cluster)
+            slots = persistent_clusters(cluster, sms)  # every cluster resident at once
             return (min(units, slots) * cluster, 1, 1), fam.block(self.params), fam.smem(
                 self.params)
         if fam.rows_on_x:
