@@ -996,13 +996,14 @@ def tiles(M: int, N: int, config: str) -> int:
 
 
 def cta_slots(config: str, sms: int) -> int:
-    """The CTAs a persistent grid of ``config`` runs at once: whole clusters on the SMs."""
+    """The CTAs a persistent grid of ``config`` runs at once: whole clusters, as many as fit."""
     ctas = _TILES[config].ctas
     return persistent_clusters(ctas, sms) * ctas
 
 
 def grid_ctas(M: int, N: int, config: str, splits: int, sms: int) -> int:
-    """Persistent grid: one CTA per work unit up to one per SM, in whole clusters."""
+    """Persistent grid: one CTA per work unit up to one per SM, in whole clusters that all fit
+    at once (``persistent_clusters``)."""
     tile = _TILES[config]
     units = tile.units(M, N) * splits
     return min(units, persistent_clusters(tile.ctas, sms)) * tile.ctas
