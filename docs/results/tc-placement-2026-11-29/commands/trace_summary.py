@@ -41,6 +41,26 @@ def main(path):
         row = [f"{j}:{np.median(ml[:, :, j][valid[:, :, j]]):.0f}" for j in range(items)]
         print("   mainloop cycles by item:", " ".join(row))
         print("   blocks 0-23 on SMs:", T[0, :24, 47, 6].tolist())
+        # by group of 16 SM ids: CTAs with the most tiles, and when they and the rest end
+        rows = []
+        for g in range(9):
+            most, ends_most, ends_rest = [], [], []
+            for r in range(T.shape[0]):
+                v = valid[r]
+                n = v.sum(1)
+                last = (np.where(v, T[r, :, :47, 1], 0).max(1) - entry[r].min()) / 1e3
+                m = T[r, :, 47, 6] // 16 == g
+                top = n == n.max()
+                most.append((m & top).sum())
+                ends_most += list(last[m & top])
+                ends_rest += list(last[m & ~top])
+            if any(most) or ends_rest:
+                rows.append(f"{g}: {np.mean(most):.0f} of {int((T[0, :, 47, 6] // 16 == g).sum())}"
+                            f" with {int(valid[0].sum(1).max())}, end "
+                            + (f"{np.mean(ends_most):.1f}" if ends_most else "-") + " / "
+                            + (f"{np.mean(ends_rest):.1f}" if ends_rest else "-"))
+        print("   SM ids // 16: CTAs with the most tiles, mean end of those / of the rest (us):")
+        print("     " + "; ".join(rows))
 
 
 if __name__ == "__main__":
