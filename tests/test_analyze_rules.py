@@ -161,6 +161,23 @@ def test_tail_effect_at_1_1_waves():
     assert C.GRID_TOO_SMALL not in cats(d)
 
 
+def test_clusters_that_do_not_all_fit_are_a_tail_ncus_waves_miss():
+    # a persistent grid of 132 blocks in clusters of 4, one block an SM: ncu's waves per SM read 1.0,
+    # but 30 clusters fit at once (cuOccupancyMaxActiveClusters on 132 SMs) - 3 run after the rest
+    launch = dict(HEALTHY_LAUNCH, grid_size=132, waves=1.0, occ_limit_shared_mem=1, cluster_size=4,
+                  clusters_at_once=30)
+    d = diagnose(make_launch(**IDLE_SOL, **launch, **CLEAN_MEMORY, **stalls(issue=0.3)))
+    t = finding(d, C.TAIL_EFFECT)
+    assert t.impact == pytest.approx((2 - 1.1) / 2) and "1.1 waves" in t.summary
+    assert "12 blocks" in t.summary
+    assert {e.metric for e in t.evidence} >= {"cluster_waves", "clusters_at_once"}
+    assert C.GRID_TOO_SMALL not in cats(d)
+    # pairs that all fit (66 of 2): one whole wave, as ncu says
+    pairs = dict(launch, cluster_size=2, clusters_at_once=66)
+    d = diagnose(make_launch(**IDLE_SOL, **pairs, **CLEAN_MEMORY, **stalls(issue=0.3)))
+    assert C.TAIL_EFFECT not in cats(d) and C.GRID_TOO_SMALL not in cats(d)
+
+
 def test_no_tail_effect_with_many_waves():
     launch = dict(HEALTHY_LAUNCH, waves=15.52)  # last wave idles 3% of slot time: within noise
     d = diagnose(make_launch(**IDLE_SOL, **launch, **CLEAN_MEMORY, **stalls(issue=0.3)))

@@ -103,6 +103,24 @@ def test_waves(capsys):
     assert code == 2 and "--sms" in err
 
 
+def test_waves_in_clusters(capsys):
+    # 33 clusters of 4 at one block an SM on 132 SMs: the H100's and H200's 30 at once are known
+    (d,) = run_json(capsys, "waves", "--grid", "132", "--blocks-per-sm", "1", "--sms", "132", "--cluster", "4")
+    assert (d["clusters_at_once"], d["blocks_per_wave"], d["tail_blocks"]) == (30, 120, 12)
+    (d,) = run_json(capsys, "waves", "--grid", "128", "--blocks-per-sm", "1", "--sms", "132", "--cluster", "8",
+                    "--clusters-at-once", "16")
+    assert (d["blocks_per_wave"], d["waves"]) == (128, 1.0)
+    code, _, err = run(capsys, "waves", "--grid", "132", "--blocks-per-sm", "1", "--sms", "114", "--cluster", "4")
+    assert code == 2 and "--clusters-at-once" in err
+    code, _, err = run(capsys, "waves", "--grid", "130", "--blocks-per-sm", "1", "--sms", "132", "--cluster", "4")
+    assert code == 2 and "not a whole number of clusters of 4" in err
+    code, _, err = run(capsys, "waves", "--grid", "132", "--blocks-per-sm", "1", "--sms", "132",
+                       "--clusters-at-once", "30")
+    assert code == 2 and "needs --cluster" in err
+    code, _, err = run(capsys, "waves", "--from-capture", RAW, "--cluster", "2")
+    assert code == 2 and "drop the other options" in err
+
+
 def test_banks(capsys):
     d = run_json(capsys, "banks", "tid * 32")
     assert d["conflict_way"] == 32 and d["padding"]["padded_stride"] == 33 and d["padding"]["conflict_way"] == 1

@@ -7,8 +7,9 @@ import math
 import pytest
 from ncu_raw_records import NCU_H100, number, raw_launches, raw_rows
 
-from gemmlab.analysis.waves import waves, waves_from_launch
+from gemmlab.analysis.waves import cluster_waves, waves, waves_from_launch
 from gemmlab.errors import InputError
+from gemmlab.profile.records import Metric
 
 
 def test_waves_equal_ncu_on_every_fixture_kernel():
@@ -69,3 +70,43 @@ def test_waves_from_launch_needs_grid_and_sms():
     with pytest.raises(InputError, match="launch__sm_count"):
         waves_from_launch(launch)
     assert number(raw_rows()[0], "launch__sm_count") == 132
+
+
+def test_clusters_that_do_not_all_fit_make_a_partial_wave():
+    # 33 clusters of 4 on 132 SMs where 30 fit (cuOccupancyMaxActiveClusters, H100 and H200): ncu's
+    # waves per SM read 1.0; the last 3 clusters run after the first 30
+    w = waves(132, 1, 132, cluster_size=4, clusters_at_once=30)
+    assert (w.blocks_per_wave, w.full_waves, w.tail_blocks) == (120, 1, 12)
+    assert w.waves == pytest.approx(1.1) and w.tail_cost_pct == 50.0
+    assert w.cluster_limited and w.idle_sm_pct is None
+    assert not w.ncu_would_flag  # 132 blocks for 132 slots: ncu sees one whole wave
+    assert "30 fit at once, 120 blocks a wave, not 132" in w.summary()
+    assert "ncu's waves per SM miss it" in w.summary()
+    # pairs that all fit: the same as without clusters
+    p = waves(132, 1, 132, cluster_size=2, clusters_at_once=66)
+    assert (p.blocks_per_wave, p.waves, p.cluster_limited) == (132, 1.0, False)
+    assert p.to_dict()["clusters_at_once"] == 66
+
+
+def test_cluster_waves():
+    assert cluster_waves(132, 4, 30) == pytest.approx(1.1)
+    assert cluster_waves(132, 1, 30) is None and cluster_waves(132, 0, 0) is None
+    assert cluster_waves(132, 4, None) is None
+
+
+def test_clusters_need_whole_clusters_and_their_count():
+    with pytest.raises(InputError, match="not a whole number of clusters of 4"):
+        waves(130, 1, 132, cluster_size=4, clusters_at_once=30)
+    with pytest.raises(InputError, match="cuOccupancyMaxActiveClusters"):
+        waves(132, 1, 132, cluster_size=4)
+
+
+def test_waves_from_launch_reads_the_clusters():
+    launch = raw_launches()[0]  # 16384 blocks, 8 per SM, 132 SMs
+    launch.metrics["launch__cluster_size"] = Metric(8.0)
+    launch.metrics["launch__cluster_max_active"] = Metric(120.0)  # 960 blocks a wave, not 1056
+    w = waves_from_launch(launch)
+    assert (w.cluster_size, w.clusters_at_once, w.blocks_per_wave) == (8, 120, 960)
+    del launch.metrics["launch__cluster_max_active"]
+    with pytest.raises(InputError, match="launch__cluster_max_active is missing"):
+        waves_from_launch(launch)

@@ -33,6 +33,7 @@ from gemmlab.analysis import derived as D
 from gemmlab.analysis.context import Context, fmt, pct
 from gemmlab.analysis.evidence import Confidence, Finding
 from gemmlab.analysis.rules.divergence import THREADS_FLAG
+from gemmlab.analysis.rules.launch import launch_waves
 from gemmlab.analysis.rules.sol import CO_LIMIT_POINTS, DRAM_HIGH_PCT, DRAM_SUSTAINABLE, HIGH_PCT, Triage
 from gemmlab.analysis.vocabulary import Category as C
 from gemmlab.analysis.waves import ncu_tail_cost_pct
@@ -188,7 +189,7 @@ def _short_launch(ctx: Context, tri: Triage, found: list[Finding], active: float
     draining — a launch too short to keep the GPU filled, with too little work in flight to hide latency.
     latency_bound (the waiting finding when the stalls name one), the tail listed beside it; None when the
     tail's bound covers the measured idle share."""
-    w = ctx.v("waves")
+    w, _ = launch_waves(ctx)
     bound = ncu_tail_cost_pct(math.floor(w), partial=True) if w is not None else None
     if bound is None or 1.0 - active <= bound / 100.0:
         return None

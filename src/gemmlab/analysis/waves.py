@@ -6,6 +6,15 @@ A wave is every block the GPU holds at once: blocks per SM × SMs. ncu reports
 Nsight Compute's LaunchConfiguration rule: with w waves, if frac(w) > 0 and floor(w) ≥ 1, the partial
 wave may take up to 100 / (1 + floor(w)) % of the runtime (blocks of equal duration assumed), and ncu
 reports it from 20 % on; a grid with fewer blocks than SMs leaves (SMs − grid) / SMs of the GPU idle.
+
+Thread-block clusters (sm_90 on) shrink the wave: a cluster's CTAs run on one GPC, each GPC leaves
+idle the SMs short of a whole cluster, so a wave is the clusters the GPU holds at once
+(``launch__cluster_max_active``, cuOccupancyMaxActiveClusters) × the cluster's CTAs - 30 clusters of
+4 (120 blocks) on a 132-SM H100 or H200 at one block an SM. ncu's ``launch__waves_per_multiprocessor``
+still divides by blocks per SM × SMs (cuBLAS's 8 blocks in clusters of 4 read 0.06 waves there, not
+8 / 120: tests/fixtures/corpus/h100/corpus_full_a_raw.csv), so a grid of 33 such clusters reads 1.0
+waves while its last 3 clusters run after the first 30: a persistent kernel launched so took 1.6
+times as long as in pairs (docs/results/tc-placement-2026-11-29).
 """
 
 from __future__ import annotations
@@ -32,6 +41,15 @@ def ncu_tail_cost_pct(full_waves: int, partial: bool) -> Optional[float]:
     return None
 
 
+def cluster_waves(grid_blocks: float, cluster_size: Optional[float],
+                  clusters_at_once: Optional[float]) -> Optional[float]:
+    """Waves of a clustered launch: its clusters over the clusters the GPU holds at once; None for a
+    launch without clusters (size 0 or 1) or without the count."""
+    if not cluster_size or cluster_size <= 1 or not clusters_at_once or clusters_at_once < 1:
+        return None
+    return grid_blocks / cluster_size / clusters_at_once
+
+
 def idle_sm_share(grid_blocks: float, sm_count: float) -> Optional[float]:
     """Share of SMs with no block at all, (SMs − grid) / SMs, when the grid is smaller than the SM count."""
     if grid_blocks < sm_count:
@@ -48,7 +66,7 @@ def tail_idle_share(w: float) -> float:
 def partial_wave_blocks(grid_blocks: float, w: float) -> int:
     """Blocks in the partial last wave of a grid of ``grid_blocks`` running ``w`` waves (a wave holds
     grid / w blocks)."""
-    return math.ceil(grid_blocks * (w - math.floor(w)) / w)
+    return math.ceil(round(grid_blocks * (w - math.floor(w)) / w, 6))  # 1.1 - 1 is 0.10000000000000009
 
 
 @dataclass(frozen=True)
@@ -56,19 +74,40 @@ class WaveResult:
     grid_blocks: int
     blocks_per_sm: int
     sm_count: int
+    cluster_size: int = 1  # CTAs per thread-block cluster
+    clusters_at_once: Optional[int] = None  # clusters the GPU holds at once (cluster_size > 1)
 
     def __post_init__(self) -> None:
-        for name, v in (("grid", self.grid_blocks), ("blocks per SM", self.blocks_per_sm), ("SMs", self.sm_count)):
+        for name, v in (("grid", self.grid_blocks), ("blocks per SM", self.blocks_per_sm), ("SMs", self.sm_count),
+                        ("cluster size", self.cluster_size)):
             if v < 1:
                 raise InputError(f"{name} {v}: must be ≥ 1")
+        if self.cluster_size > 1:
+            if self.grid_blocks % self.cluster_size:
+                raise InputError(f"grid {self.grid_blocks}: not a whole number of clusters of {self.cluster_size}")
+            if self.clusters_at_once is None or self.clusters_at_once < 1:
+                raise InputError(f"clusters of {self.cluster_size}: how many the GPU holds at once is needed "
+                                 f"(cuOccupancyMaxActiveClusters, ncu's launch__cluster_max_active), got "
+                                 f"{self.clusters_at_once}")
 
     @property
     def blocks_per_wave(self) -> int:
-        return self.blocks_per_sm * self.sm_count
+        """Blocks the GPU holds at once: blocks per SM × SMs, or for clusters the clusters that fit
+        × their CTAs when that is fewer."""
+        slots = self.blocks_per_sm * self.sm_count
+        if self.cluster_size > 1 and self.clusters_at_once is not None:
+            return min(slots, self.clusters_at_once * self.cluster_size)
+        return slots
+
+    @property
+    def cluster_limited(self) -> bool:
+        """Whether the clusters, not blocks per SM × SMs, set the wave."""
+        return self.blocks_per_wave < self.blocks_per_sm * self.sm_count
 
     @property
     def waves(self) -> float:
-        """ncu's ``launch__waves_per_multiprocessor``."""
+        """ncu's ``launch__waves_per_multiprocessor`` - except where whole clusters fit fewer blocks
+        than that counts (module docstring)."""
         return self.grid_blocks / self.blocks_per_wave
 
     @property
@@ -92,16 +131,30 @@ class WaveResult:
 
     @property
     def idle_sm_pct(self) -> Optional[float]:
-        """Share of SMs with no block at all when the grid is smaller than the SM count."""
+        """Share of SMs with no block at all when the grid is smaller than the SM count (and than a
+        wave: more blocks than whole clusters hold at once make a partial wave instead)."""
+        if self.grid_blocks > self.blocks_per_wave:
+            return None
         share = idle_sm_share(self.grid_blocks, self.sm_count)
         return 100.0 * share if share is not None else None
 
     @property
     def ncu_would_flag(self) -> bool:
+        """Whether Nsight Compute's LaunchConfiguration rule reports this launch: its waves count
+        blocks per SM × SMs, whether or not the clusters fit."""
+        if self.cluster_limited:
+            return WaveResult(self.grid_blocks, self.blocks_per_sm, self.sm_count).ncu_would_flag
         cost = self.tail_cost_pct
         return self.idle_sm_pct is not None or (cost is not None and cost >= NCU_TAIL_REPORT_PCT)
 
     def summary(self) -> str:
+        text = self._summary()
+        if self.cluster_limited:
+            text += (f" (clusters of {self.cluster_size}: {self.clusters_at_once} fit at once, "
+                     f"{self.blocks_per_wave} blocks a wave, not {self.blocks_per_sm * self.sm_count})")
+        return text
+
+    def _summary(self) -> str:
         if self.idle_sm_pct is not None:
             return (
                 f"{self.grid_blocks} blocks for {self.sm_count} SMs: {self.idle_sm_pct:.1f}% of the SMs get no "
@@ -115,7 +168,10 @@ class WaveResult:
                 f"({100 * self.tail_utilisation:.1f}%) are used"
             )
         cost = self.tail_cost_pct
-        flag = " (ncu reports this)" if cost is not None and cost >= NCU_TAIL_REPORT_PCT else ""
+        if self.cluster_limited:  # ncu's waves count blocks per SM x SMs: no partial wave there
+            flag = "; ncu's waves per SM miss it"
+        else:
+            flag = " (ncu reports this)" if cost is not None and cost >= NCU_TAIL_REPORT_PCT else ""
         return (
             f"{self.full_waves} full waves and a partial wave of {self.tail_blocks} blocks "
             f"({100 * self.tail_utilisation:.1f}% of a wave); the partial wave may take up to {cost:.1f}% "
@@ -127,6 +183,8 @@ class WaveResult:
             "grid_blocks": self.grid_blocks,
             "blocks_per_sm": self.blocks_per_sm,
             "sm_count": self.sm_count,
+            "cluster_size": self.cluster_size,
+            "clusters_at_once": self.clusters_at_once,
             "blocks_per_wave": self.blocks_per_wave,
             "waves": self.waves,
             "full_waves": self.full_waves,
@@ -139,10 +197,11 @@ class WaveResult:
         }
 
 
-def waves(grid_blocks: int, blocks_per_sm: int, sm_count: int) -> WaveResult:
+def waves(grid_blocks: int, blocks_per_sm: int, sm_count: int, cluster_size: int = 1,
+          clusters_at_once: Optional[int] = None) -> WaveResult:
     if blocks_per_sm == 0:
         raise InputError("blocks per SM 0: the kernel cannot launch with these resources, so it has no waves")
-    return WaveResult(grid_blocks, blocks_per_sm, sm_count)
+    return WaveResult(grid_blocks, blocks_per_sm, sm_count, cluster_size, clusters_at_once)
 
 
 def waves_from_launch(launch: "KernelLaunch", occ: Optional["OccupancyResult"] = None) -> WaveResult:
@@ -162,4 +221,10 @@ def waves_from_launch(launch: "KernelLaunch", occ: Optional["OccupancyResult"] =
         )
     if occ is None:
         occ = occupancy_from_launch(launch, advise=False)
-    return waves(int(grid), occ.blocks_per_sm, int(sms))
+    size = launch.number("launch__cluster_size") or 1.0
+    at_once = launch.number("launch__cluster_max_active")
+    if size > 1 and not at_once:
+        raise InputError(
+            f"kernel {launch.name!r} in {launch.source or 'the capture'}: launched in clusters of "
+            f"{size:g} but launch__cluster_max_active is missing; collect it with ncu --section Occupancy")
+    return waves(int(grid), occ.blocks_per_sm, int(sms), int(size), int(at_once) if size > 1 else None)

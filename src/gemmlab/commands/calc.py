@@ -244,13 +244,22 @@ def waves_cmd(
     threads: ThreadsOpt = None,
     regs: RegsOpt = None,
     smem: SmemOpt = "0",
+    cluster: Annotated[Optional[int], typer.Option(
+        "--cluster", help="CTAs per thread-block cluster (sm_90 on): a wave holds only the clusters "
+        "that fit at once.")] = None,
+    clusters_at_once: Annotated[Optional[int], typer.Option(
+        "--clusters-at-once", help="Clusters the GPU holds at once (cuOccupancyMaxActiveClusters, "
+        "ncu's 'Max Active Clusters'); with --cluster 2, 4 or 8 on 132 SMs the H100's and H200's "
+        "counts are known.")] = None,
     from_capture: CaptureOpt = None,
     kernel: KernelOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Waves of a launch (grid ÷ (blocks per SM × SMs)) and what the partial last wave costs."""
+    """Waves of a launch (grid ÷ (blocks per SM × SMs); in clusters, ÷ the clusters that fit at once
+    × their CTAs when fewer) and what the partial last wave costs."""
     if from_capture is not None:
-        if any(v is not None for v in (grid, blocks_per_sm, sms, gpu, arch, threads, regs)) or smem != "0":
+        if any(v is not None for v in (grid, blocks_per_sm, sms, gpu, arch, threads, regs, cluster,
+                                       clusters_at_once)) or smem != "0":
             raise InputError("--from-capture takes grid, SMs and resources from the capture; drop the other options")
         results = [(k.name, waves_from_launch(k)) for k in load_launches(from_capture, kernel)]
     else:
@@ -272,7 +281,8 @@ def waves_cmd(
                 arch = spec.arch
         if blocks_per_sm is None:
             blocks_per_sm = _manual_occupancy(arch, threads, regs, smem).blocks_per_sm
-        results = [("launch", waves(grid_blocks, blocks_per_sm, sms))]
+        size, at_once = _clusters(cluster, clusters_at_once, blocks_per_sm, sms)
+        results = [("launch", waves(grid_blocks, blocks_per_sm, sms, size, at_once))]
     if json_out:
         print_json([dict(kernel=name, **w.to_dict()) for name, w in results])
         return
@@ -299,6 +309,31 @@ def waves_cmd(
     )
     for name, w in results:
         console.print(f"• {name}: {w.summary()}", highlight=False)
+
+
+def _clusters(cluster: Optional[int], at_once: Optional[int], blocks_per_sm: int,
+              sms: int) -> tuple[int, Optional[int]]:
+    """(CTAs a cluster, clusters at once) for ``gemmlab waves``: as given, or the driver's count on a
+    132-SM H100 / H200 (``kernels.clusters.CLUSTER_SLOTS_132``) where the cluster size is in it."""
+    from gemmlab.kernels.clusters import CLUSTER_SLOTS_132
+
+    if cluster is None or cluster == 1:
+        if at_once is not None:
+            raise InputError("--clusters-at-once needs --cluster (CTAs per cluster)")
+        return 1, None
+    if cluster < 1:
+        raise InputError(f"--cluster {cluster}: expected the CTAs per cluster, 1 or more")
+    if at_once is not None:
+        if at_once < 1:
+            raise InputError(f"--clusters-at-once {at_once}: expected 1 or more")
+        return cluster, at_once
+    row = CLUSTER_SLOTS_132.get(cluster)
+    if sms != 132 or row is None or blocks_per_sm > len(row):
+        raise InputError(f"--cluster {cluster}: pass --clusters-at-once (cuOccupancyMaxActiveClusters, or "
+                         f"ncu's 'Max Active Clusters'); the counts known here are 132 SMs' at clusters of "
+                         f"{', '.join(map(str, CLUSTER_SLOTS_132))} and 1-{len(next(iter(CLUSTER_SLOTS_132.values())))} "
+                         f"blocks an SM")
+    return cluster, row[blocks_per_sm - 1]
 
 
 def _check_blocks_per_sm(n: int, arch: Optional[str], gpu: Optional[str]) -> None:

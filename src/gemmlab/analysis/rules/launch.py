@@ -8,20 +8,25 @@ gemmlab's tail estimate assumes blocks of equal duration: the last wave keeps fr
 slots busy, so (ceil(w) − w) / ceil(w) of all slot-time is idle. Reported from 5% (below that it
 is within run-to-run noise of a kernel's duration). The arithmetic of both rules lives in
 gemmlab.analysis.waves, shared with ``gemmlab calc waves``.
+
+A launch in thread-block clusters holds only the clusters that fit at once
+(``launch__cluster_max_active``), which ncu's waves per SM do not count: where its clusters over
+those make more waves, those are the waves (``launch_waves``).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Optional
+from typing import Callable, Optional
 
 from gemmlab.analysis.context import Context, fmt, pct
-from gemmlab.analysis.evidence import Confidence, Finding
+from gemmlab.analysis.evidence import Confidence, Evidence, Finding
 from gemmlab.analysis.rules import Outcome
 from gemmlab.analysis.rules.sol import Triage
 from gemmlab.analysis.rules.stalls import issue_active
 from gemmlab.analysis.vocabulary import Category as C
-from gemmlab.analysis.waves import idle_sm_share, ncu_tail_cost_pct, partial_wave_blocks, tail_idle_share
+from gemmlab.analysis.waves import (cluster_waves, idle_sm_share, ncu_tail_cost_pct, partial_wave_blocks,
+                                    tail_idle_share)
 
 CATEGORIES = (C.TAIL_EFFECT, C.GRID_TOO_SMALL)
 NEEDS = {
@@ -36,13 +41,38 @@ TAIL_REPORT = 0.05  # idle slot-time share below which the tail is within noise
 PARTIAL_WAVE_REPORT = 0.2
 
 
+WaveEvidence = Callable[[str, str], list[Evidence]]
+
+
+def launch_waves(ctx: Context) -> tuple[Optional[float], WaveEvidence]:
+    """Waves per SM as ncu counts them - or, for a launch in clusters, its clusters over the clusters
+    the GPU holds at once where that makes more (module docstring) - and the evidence for that
+    number, given what it is compared with and why."""
+    w, grid = ctx.v("waves"), ctx.v("grid_size")
+    size, at_once = ctx.v("cluster_size"), ctx.v("clusters_at_once")
+    wc = cluster_waves(grid, size, at_once) if grid is not None else None
+    if wc is None or (w is not None and wc <= w * (1 + 1e-9)):
+        return w, lambda compared, why: [ctx.ev("waves", compared, why)]
+
+    def evidence(compared: str, why: str) -> list[Evidence]:
+        return [ctx.derived("cluster_waves", "launch__grid_size / launch__cluster_size / "
+                            "launch__cluster_max_active", wc, "", compared, why),
+                ctx.ev("clusters_at_once", f"{fmt(ctx.v('sm_count'))} SMs / {fmt(size)} CTAs a cluster",
+                       "a cluster's CTAs share one GPC, and each GPC idles the SMs short of a whole "
+                       "cluster: ncu's waves per SM (" + (fmt(w) if w is not None else "absent")
+                       + ") count blocks per SM × SMs instead")]
+    return wc, evidence
+
+
 def evaluate(ctx: Context, tri: Triage) -> Outcome:
     out = Outcome("launch", CATEGORIES, evaluated=ctx.has("grid_size", "sm_count") or ctx.has("waves"))
     for k, why in NEEDS.items():
         if ctx.v(k) is None:
             out.needs[k] = why
-    grid, sms, w = ctx.v("grid_size"), ctx.v("sm_count"), ctx.v("waves")
-    idle = idle_sm_share(grid, sms) if grid is not None and sms is not None else None
+    grid, sms = ctx.v("grid_size"), ctx.v("sm_count")
+    w, wave_ev = launch_waves(ctx)
+    # fewer blocks than SMs is a partial wave, not a small grid, where even fewer fit at once (clusters)
+    idle = idle_sm_share(grid, sms) if grid is not None and sms is not None and (w is None or w < 1) else None
     if idle is not None:
         summary = f"Grid too small: {fmt(grid)} blocks for {fmt(sms)} SMs leaves {pct(idle)} of the SMs idle"
         impact, basis = idle, "NVIDIA LaunchConfiguration estimate: (SMs − blocks) / SMs"
@@ -54,7 +84,7 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
             # resident-block slots, not just the empty SMs, are what more blocks would fill
             impact, basis = slots
             summary += f", and with {fmt(w)} waves {pct(1 - w)} of the resident-block slots stay empty"
-            ev.append(ctx.ev("waves", "1.0 (one full wave)", "below one wave the GPU never reaches its occupancy"))
+            ev += wave_ev("1.0 (one full wave)", "below one wave the GPU never reaches its occupancy")
         out.findings.append(Finding(
             C.GRID_TOO_SMALL, summary + ".", Confidence.HIGH, impact, basis, ev,
             ["Launch more, smaller blocks (smaller tiles), or split the work along another dimension "
@@ -81,7 +111,7 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
             C.GRID_TOO_SMALL, f"Less than one wave: {fmt(w)} waves per SM, so {pct(1 - w)} of the resident-block "
             "slots stay empty for the whole run.",
             Confidence.HIGH if issue_active(ctx) is not None else Confidence.MEDIUM, impact, basis,
-            [ctx.ev("waves", "1.0 (one full wave)", "below one wave the GPU never reaches its occupancy")],
+            wave_ev("1.0 (one full wave)", "below one wave the GPU never reaches its occupancy"),
             ["Give the GPU more blocks (smaller tiles or split-K) so at least one full wave of blocks runs."]))
         return out
     if whole >= 1 and frac > 0:
@@ -96,7 +126,7 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
             + (f" ({blocks_last} blocks)" if blocks_last else "") + f" leaves {pct(idle)} of block-slot time idle.",
             Confidence.HIGH, idle,
             f"(ceil(w) − w) / ceil(w) with equal block durations; NVIDIA's upper bound 1/(1+floor(w)) = {pct(bound)}",
-            [ctx.ev("waves", "an integer number of waves", "a partial last wave idles the SMs it does not fill")]
+            wave_ev("an integer number of waves", "a partial last wave idles the SMs it does not fill")
             + ([ctx.ev("grid_size", "—", "blocks in the grid")] if grid is not None else []),
             ["Choose tile sizes so the block count is a multiple of (blocks per SM × SMs), or use a persistent "
              "/ stream-K schedule that balances the last wave."]))
