@@ -36,6 +36,7 @@ from gemmlab.commands.common import (
 )
 from gemmlab.errors import InputError, ToolMissing
 from gemmlab.hardware import ARCHS, find_gpu
+from gemmlab.kernels.clusters import CLUSTER_SLOTS_132
 from gemmlab.output import console, print_json, print_table
 
 ArchOpt = Annotated[Optional[str], typer.Option("--arch", help="Architecture: sm_90, 9.0 or 90.")]
@@ -315,8 +316,6 @@ def _clusters(cluster: Optional[int], at_once: Optional[int], blocks_per_sm: int
               sms: int) -> tuple[int, Optional[int]]:
     """(CTAs a cluster, clusters at once) for ``gemmlab waves``: as given, or the driver's count on a
     132-SM H100 / H200 (``kernels.clusters.CLUSTER_SLOTS_132``) where the cluster size is in it."""
-    from gemmlab.kernels.clusters import CLUSTER_SLOTS_132
-
     if cluster is None or cluster == 1:
         if at_once is not None:
             raise InputError("--clusters-at-once needs --cluster (CTAs per cluster)")
