@@ -56,7 +56,7 @@ def test_no_metric_twice_and_one_lean_section():
     listed = {s for g in collect.GROUPS if g.section for s in g.listed}  # also named so every export prints them
     assert listed == {s for s in section_shorts if s.startswith("pcsamp_")}
     assert len(c.metrics) == len(set(c.metrics)) == \
-        len(METRICS) - len(collect.NOT_COLLECTED) - len(section_shorts) + len(listed) == 89 + 19
+        len(METRICS) - len(collect.NOT_COLLECTED) - len(section_shorts) + len(listed) == 91 + 19
     assert c.sections == ("SourceCounters",) and c.set_name is None and c.groups == collect.GROUP_NAMES
     assert collect.collected_names(c) >= {"memory_l2_theoretical_sectors_global", "memory_l1_wavefronts_shared_ideal"}
 

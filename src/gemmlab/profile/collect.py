@@ -94,8 +94,9 @@ GROUPS: tuple[Group, ...] = (
     _g("launch",
        ("block_size", "grid_size", "registers", "smem_static", "smem_dynamic", "smem_driver", "smem_config",
         "sm_count", "waves", "occ_limit_registers", "occ_limit_shared_mem", "occ_limit_warps",
-        "occ_limit_blocks", "occ_limit_barriers"),
-       "launch geometry, resources and occupancy limits: tail effect, small grid, what limits occupancy"),
+        "occ_limit_blocks", "occ_limit_barriers", "cluster_size", "clusters_at_once"),
+       "launch geometry, resources and occupancy limits: tail effect, small grid, what limits occupancy; "
+       "a clustered launch's clusters and how many the GPU holds at once (its real waves)"),
     _g("occupancy", ("occ_theoretical", "occ_achieved"),
        "theoretical vs achieved occupancy (NVIDIA flags < 80% of max and a gap > 10 points)"),
     _g("coalescing",
@@ -154,9 +155,6 @@ NOT_COLLECTED = {
     "local_spill_pct": "a derived__ metric the MemoryWorkloadAnalysis section defines; local sectors and "
                        "instructions (local_memory group) carry the same evidence",
     "replay_passes": "read from ncu's ==PROF== line instead",
-    **{k: "read where an export has it (--set full, the details page, .ncu-rep): named in --metrics only "
-          "once the profiler's GPU tests have run with it (docs/results/tc-placement-2026-11-29)"
-       for k in ("cluster_size", "clusters_at_once")},
     "tensor_fp8_ops": "read where an export has it (--set full: the tensor roofline section); it only words "
                       "the ladder advice of a kernel that already runs FP8, and its pass cost is unmeasured",
 }
