@@ -30,6 +30,7 @@ from gemmlab.profile.load import load
 CORPORA = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "corpus"
 DEFAULT = CORPORA / "h100"
 GROWN = CORPORA / "h100_grown"
+CLUSTERS = CORPORA / "h200_clusters"
 
 
 def run(corpus: Path, formats: list[str], unpack: Path) -> dict:
@@ -86,14 +87,15 @@ def wrong_rows(scores: dict) -> list[str]:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--corpus", type=Path, action="append", default=None,
-                   help="a corpus directory (repeatable; default: the first corpus and the grown one)")
+                   help="a corpus directory (repeatable; default: the first corpus, the grown one and the "
+                        "cluster one)")
     p.add_argument("--formats", default=",".join(files.FORMATS))
     p.add_argument("--no-held-out", action="store_true",
                    help="tuning: leave the held-out part of the grown corpus unscored (never printed)")
     p.add_argument("--json", type=Path, default=None)
     p.add_argument("--md", type=Path, default=None)
     a = p.parse_args(argv)
-    corpora = a.corpus or [DEFAULT, GROWN]
+    corpora = a.corpus or [DEFAULT, GROWN, CLUSTERS]
     parts: dict[str, dict] = {}
     seconds: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:

@@ -168,14 +168,33 @@ def test_clusters_that_do_not_all_fit_are_a_tail_ncus_waves_miss():
                   clusters_at_once=30)
     d = diagnose(make_launch(**IDLE_SOL, **launch, **CLEAN_MEMORY, **stalls(issue=0.3)))
     t = finding(d, C.TAIL_EFFECT)
-    assert t.impact == pytest.approx((2 - 1.1) / 2) and "1.1 waves" in t.summary
-    assert "12 blocks" in t.summary
+    # two rounds of 30 clusters' slots: 132 blocks busy of 2 x 132 slots (the 12 SMs no whole cluster
+    # fills idle in the first round too), not (2 - 1.1) / 2
+    assert t.impact == pytest.approx(1 - 132 / 264) and "1.1 waves" in t.summary
+    assert "12 blocks" in t.summary and "filling 90.9% of the block slots" in t.impact_basis
     assert {e.metric for e in t.evidence} >= {"cluster_waves", "clusters_at_once"}
     assert C.GRID_TOO_SMALL not in cats(d)
     # pairs that all fit (66 of 2): one whole wave, as ncu says
     pairs = dict(launch, cluster_size=2, clusters_at_once=66)
     d = diagnose(make_launch(**IDLE_SOL, **pairs, **CLEAN_MEMORY, **stalls(issue=0.3)))
     assert C.TAIL_EFFECT not in cats(d) and C.GRID_TOO_SMALL not in cats(d)
+
+
+def test_a_cluster_round_idles_the_sms_no_whole_cluster_fills_and_that_is_the_tail_not_latency():
+    """16 clusters of 8 where 15 fit, one block an SM (the cluster corpus's planted_cluster8_sixteen):
+    SMs active 48% of the run. Each full round fills 120 of 132 SMs, so the tail can idle up to
+    1 - 120 / 264 = 54.5% - NVIDIA's 1/(1+floor(w)) = 50% assumes a full wave fills every SM. The
+    measured 52% is the tail; 40% active is more than it explains (ramp-up and drain)."""
+    launch = dict(HEALTHY_LAUNCH, grid_size=128, waves=128 / 132, occ_limit_shared_mem=1, cluster_size=8,
+                  clusters_at_once=15, sm_active_cycles=4.8e4, sm_cycles_elapsed=1e5)
+    sol = dict(IDLE_SOL, sm_pct=46.0, duration=156e3)
+    d = diagnose(make_launch(**sol, **launch, **CLEAN_MEMORY, **stalls(issue=0.97)))
+    assert d.primary.category == C.TAIL_EFFECT
+    assert d.primary.impact == pytest.approx(0.52)  # the measured idle share, above the geometric 1 - 128/264
+    shorter = dict(launch, sm_active_cycles=4.0e4)
+    d = diagnose(make_launch(**sol, **shorter, **CLEAN_MEMORY, **stalls(issue=0.97)))
+    assert d.primary.category == C.LATENCY_BOUND and "at most 54.5%" in d.primary.summary
+    assert C.TAIL_EFFECT in cats(d)
 
 
 def test_no_tail_effect_with_many_waves():

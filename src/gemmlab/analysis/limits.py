@@ -33,10 +33,10 @@ from gemmlab.analysis import derived as D
 from gemmlab.analysis.context import Context, fmt, pct
 from gemmlab.analysis.evidence import Confidence, Finding
 from gemmlab.analysis.rules.divergence import THREADS_FLAG
-from gemmlab.analysis.rules.launch import launch_waves
+from gemmlab.analysis.rules.launch import launch_fill, launch_waves
 from gemmlab.analysis.rules.sol import CO_LIMIT_POINTS, DRAM_HIGH_PCT, DRAM_SUSTAINABLE, HIGH_PCT, Triage
 from gemmlab.analysis.vocabulary import Category as C
-from gemmlab.analysis.waves import ncu_tail_cost_pct
+from gemmlab.analysis.waves import tail_idle_bound
 
 # A waste cause explains a unit's load when at least half of the sectors reaching it are excess: then
 # fixing the access pattern at least halves that unit's traffic, more than any other change could. This
@@ -190,16 +190,18 @@ def _short_launch(ctx: Context, tri: Triage, found: list[Finding], active: float
     latency_bound (the waiting finding when the stalls name one), the tail listed beside it; None when the
     tail's bound covers the measured idle share."""
     w, _ = launch_waves(ctx)
-    bound = ncu_tail_cost_pct(math.floor(w), partial=True) if w is not None else None
-    if bound is None or 1.0 - active <= bound / 100.0:
+    # a clustered launch's full waves leave idle the slots its whole clusters cannot fill: that idle
+    # time is the launch's shape too (waves.tail_idle_bound)
+    bound = tail_idle_bound(math.floor(w), launch_fill(ctx)) if w is not None else None
+    if bound is None or 1.0 - active <= bound:
         return None
     ev = ctx.derived("sm_idle_share", "1 − sm__cycles_active / sm__cycles_elapsed", 1 - active, "fraction",
-                     f"{pct(bound / 100)} (a partial last wave's most, NVIDIA LaunchConfiguration)",
+                     f"{pct(bound)} (a partial last wave's most, NVIDIA LaunchConfiguration)",
                      "SMs with nothing to run for longer than the tail explains: ramp-up and drain")
     dur = ctx.v("duration")
     when = f" {dur / 1000:.3g} µs" if dur else ""
     note = (f"the SMs have work {pct(active)} of the{when} run, more idle time than the partial last wave "
-            f"explains (at most {pct(bound / 100)} with {fmt(w)} waves): the launch is too short to fill the GPU "
+            f"explains (at most {pct(bound)} with {fmt(w)} waves): the launch is too short to fill the GPU "
             "for long, ramp-up and drain dominate, and too little work is in flight to hide latency")
     f = next((f for f in found if f.category == C.LATENCY_BOUND), None)
     if f is not None:

@@ -57,10 +57,31 @@ def idle_sm_share(grid_blocks: float, sm_count: float) -> Optional[float]:
     return None
 
 
-def tail_idle_share(w: float) -> float:
+def tail_idle_share(w: float, fill: float = 1.0) -> float:
     """Share of all block-slot time left idle by the partial last wave of ``w`` waves, assuming blocks of
-    equal duration: the last wave fills frac(w) of the slots, so (ceil(w) − w) / ceil(w) is idle."""
-    return (math.ceil(w) - w) / math.ceil(w)
+    equal duration: the last wave fills frac(w) of the slots, so (ceil(w) − w) / ceil(w) is idle. A
+    wave that fills only ``fill`` of the slots (whole clusters: ``wave_fill``) leaves the rest idle in
+    every wave: (ceil(w) − w × fill) / ceil(w)."""
+    return (math.ceil(w) - w * fill) / math.ceil(w)
+
+
+def tail_idle_bound(full_waves: int, fill: float = 1.0) -> Optional[float]:
+    """The most of a run's block-slot time a partial last wave can leave idle, as a fraction: NVIDIA's
+    LaunchConfiguration bound 1 / (1 + floor(w)) (the last wave shrunk to nothing), with each full wave
+    filling only ``fill`` of the slots: 1 − floor(w) × fill / (1 + floor(w)). None without a full wave."""
+    if full_waves < 1:
+        return None
+    return 1.0 - full_waves * fill / (1 + full_waves)
+
+
+def wave_fill(grid_blocks: float, ncu_waves: Optional[float], cluster_size: Optional[float],
+              clusters_at_once: Optional[float]) -> float:
+    """The share of the block slots (blocks per SM × SMs: grid / ncu's waves) that the clusters the GPU
+    holds at once fill - 120 of 132 for 30 clusters of 4 at one block an SM; 1 without clusters or
+    without the counts."""
+    if not cluster_size or cluster_size <= 1 or not clusters_at_once or not ncu_waves or not grid_blocks:
+        return 1.0
+    return min(1.0, clusters_at_once * cluster_size * ncu_waves / grid_blocks)
 
 
 def partial_wave_blocks(grid_blocks: float, w: float) -> int:

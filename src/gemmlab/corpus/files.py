@@ -46,7 +46,11 @@ class Capture:
         if fmt != "ncu-rep":
             raise ValueError(f"format {fmt!r}: expected one of {', '.join(FORMATS)}")
         packed = self.directory / f"{self.stem}.ncu-rep.xz"
-        target = (unpack_dir or Path(tempfile.gettempdir())) / f"{self.stem}.ncu-rep"
+        # one folder per corpus: every corpus has a corpus_targeted, and a stale unpacked file of another
+        # corpus under the same name would be read instead
+        folder = (unpack_dir or Path(tempfile.gettempdir())) / self.directory.name
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / f"{self.stem}.ncu-rep"
         if not target.exists() or target.stat().st_mtime < packed.stat().st_mtime:
             tmp = target.with_suffix(".part")
             with lzma.open(packed) as src, open(tmp, "wb") as dst:

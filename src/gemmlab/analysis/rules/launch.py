@@ -25,8 +25,8 @@ from gemmlab.analysis.rules import Outcome
 from gemmlab.analysis.rules.sol import Triage
 from gemmlab.analysis.rules.stalls import issue_active
 from gemmlab.analysis.vocabulary import Category as C
-from gemmlab.analysis.waves import (cluster_waves, idle_sm_share, ncu_tail_cost_pct, partial_wave_blocks,
-                                    tail_idle_share)
+from gemmlab.analysis.waves import (cluster_waves, idle_sm_share, partial_wave_blocks,
+                                    tail_idle_bound, tail_idle_share, wave_fill)
 
 CATEGORIES = (C.TAIL_EFFECT, C.GRID_TOO_SMALL)
 NEEDS = {
@@ -42,6 +42,17 @@ PARTIAL_WAVE_REPORT = 0.2
 
 
 WaveEvidence = Callable[[str, str], list[Evidence]]
+
+
+def launch_fill(ctx: Context) -> float:
+    """The share of the block slots one wave of ``launch_waves`` fills: under 1 where the clusters that
+    fit at once hold fewer blocks than blocks per SM × SMs (``waves.wave_fill``), else 1."""
+    w, grid = ctx.v("waves"), ctx.v("grid_size")
+    size, at_once = ctx.v("cluster_size"), ctx.v("clusters_at_once")
+    wc = cluster_waves(grid, size, at_once) if grid is not None else None
+    if wc is None or (w is not None and wc <= w * (1 + 1e-9)):
+        return 1.0
+    return wave_fill(grid, w, size, at_once)
 
 
 def launch_waves(ctx: Context) -> tuple[Optional[float], WaveEvidence]:
@@ -115,8 +126,9 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
             ["Give the GPU more blocks (smaller tiles or split-K) so at least one full wave of blocks runs."]))
         return out
     if whole >= 1 and frac > 0:
-        idle = tail_idle_share(w)
-        bound = ncu_tail_cost_pct(whole, partial=True) / 100.0
+        fill = launch_fill(ctx)
+        idle = tail_idle_share(w, fill)
+        bound = tail_idle_bound(whole, fill)
         if idle < TAIL_REPORT:
             return out
         blocks_last = partial_wave_blocks(grid, w) if grid else None
@@ -125,7 +137,10 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
             f"Tail effect: {fmt(w)} waves per SM — the last partial wave"
             + (f" ({blocks_last} blocks)" if blocks_last else "") + f" leaves {pct(idle)} of block-slot time idle.",
             Confidence.HIGH, idle,
-            f"(ceil(w) − w) / ceil(w) with equal block durations; NVIDIA's upper bound 1/(1+floor(w)) = {pct(bound)}",
+            (f"(ceil(w) − w) / ceil(w) with equal block durations; NVIDIA's upper bound 1/(1+floor(w)) = {pct(bound)}"
+             if fill >= 1.0 else
+             f"(ceil(w) − w × fill) / ceil(w) with equal block durations, a wave of the clusters that fit filling "
+             f"{pct(fill)} of the block slots; NVIDIA's upper bound 1/(1+floor(w)) with that fill = {pct(bound)}"),
             wave_ev("an integer number of waves", "a partial last wave idles the SMs it does not fill")
             + ([ctx.ev("grid_size", "—", "blocks in the grid")] if grid is not None else []),
             ["Choose tile sizes so the block count is a multiple of (blocks per SM × SMs), or use a persistent "
