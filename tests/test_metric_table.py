@@ -96,6 +96,10 @@ def test_fallback_names_resolve():
     gpc_only = KernelLaunch(0, "k", "k()", metrics={"gpc__cycles_elapsed.avg.per_second": Metric(1.99e9, "hz")})
     assert M.value(gpc_only, "sm_clock") == 1.99e9
     assert M.value(KernelLaunch(0, "k", "k()"), "dram_pct") is None
+    # Blackwell GB20x's names for the DRAM bytes (ncu 2025.3.1 --query-metrics --chip gb202)
+    gb20x = KernelLaunch(0, "k", "k()", metrics={"dram__bytes_op_read.sum": Metric(3.0e9, "byte"),
+                                               "dram__bytes_op_write.sum": Metric(1.0e9, "byte")})
+    assert (M.value(gb20x, "dram_bytes_read"), M.value(gb20x, "dram_bytes_write")) == (3.0e9, 1.0e9)
 
 
 def test_text_values_do_not_resolve_as_numbers():

@@ -126,3 +126,13 @@ def test_a_stray_quote_does_not_swallow_the_rest(tmp_path, basic):
     lost = set(basic[0].metrics) - set(launches[0].metrics)
     assert len(lost) == 1  # only the damaged row's metric is missing
     assert launches[1].metrics == basic[1].metrics
+
+
+def test_a_metric_name_ncu_lacks_reads_absent_not_an_error():
+    """A name the GPU or ncu does not have (a Hopper-only pipe on an A100; here a made-up name on the
+    H200, docs/results/corpus-clusters-2026-11-29 run 2): ncu exits 0 and prints n/a for it, so one
+    collection serves every GPU and the analyzer lists that evidence as missing."""
+    (k,) = load(NCU_H100.parent / "h200" / "names_ncu_lacks_live.csv")
+    assert k.name == "gemmlab_probe" and M.value(k, "duration") == 2592
+    assert k.metrics.get("smsp__pcsamp_warps_issue_stalled_no_such") is None
+    assert M.value(k, "pipe_tensor_gmma_pct") == 0

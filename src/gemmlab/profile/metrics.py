@@ -204,9 +204,12 @@ _DEFS = [
        "", "FP32 add thread instructions"),
     _d("fmul_thread_inst", "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", "inst",
        "", "FP32 mul thread instructions"),
-    _d("dram_bytes_read", "dram__bytes_read.sum", "byte", "MemoryWorkloadAnalysis", "DRAM bytes read"),
-    _d("dram_bytes_write", "dram__bytes_write.sum", "byte", "MemoryWorkloadAnalysis",
-       "DRAM bytes written"),
+    # Blackwell GB20x (RTX 50) names them dram__bytes_op_read / _op_write (ncu 2025.3.1 --query-metrics
+    # --chip gb202, docs/results/corpus-clusters-2026-11-29): an export from there is read too
+    _d("dram_bytes_read", ("dram__bytes_read.sum", "dram__bytes_op_read.sum"), "byte", "MemoryWorkloadAnalysis",
+       "DRAM bytes read"),
+    _d("dram_bytes_write", ("dram__bytes_write.sum", "dram__bytes_op_write.sum"), "byte",
+       "MemoryWorkloadAnalysis", "DRAM bytes written"),
     # --- Atomics ---
     # The first names are not in --set full (ncu 2025.3, sm_90); the fallbacks are, and count the
     # same events: the LSU makes one request per warp-level global ATOM/RED instruction, and in a
