@@ -64,6 +64,7 @@ class TcDispatchedGemm:
         self._functions: dict[str, Any] = {}  # kernel symbol -> CuPy Function (a call's hot path)
         self._plans: dict[Operands, tuple[Plan, Any, dict[str, Any]]] = {}
         self._maps: dict[tuple[int, int, int], tuple[Any, ...]] = {}
+        self._geometries: dict[Plan, tuple[tuple[int, int, int], tuple[int, int, int], int]] = {}
         self._b_shape = b_shape(self.dtype, K, N)
         self.plan = self._prepared(Operands())[0]
 
@@ -92,6 +93,13 @@ class TcDispatchedGemm:
         return sum(int(x.nbytes) for _, _, bufs in self._plans.values() for x in bufs.values())
 
     def _geometry(self, p: Plan) -> tuple[tuple[int, int, int], tuple[int, int, int], int]:
+        # once per plan: a call's hot path must not rebuild the rung and its launch config (~40 us)
+        hit = self._geometries.get(p)
+        if hit is None:
+            hit = self._geometries[p] = self._launch_geometry(p)
+        return hit
+
+    def _launch_geometry(self, p: Plan) -> tuple[tuple[int, int, int], tuple[int, int, int], int]:
         if p.decode:
             return p.grid, (p.gemv.threads, 1, 1), p.gemv.dynamic_smem
         r = p.rung
