@@ -1,0 +1,108 @@
+"""What calling the tensor-core dispatch from PyTorch costs (gemmlab.torch_ops): per shape, the GPU
+time of back-to-back calls of torch.mm (cuBLAS), gemmlab.torch_ops.mm and the same dispatch called on
+CuPy arrays, and the host time a call takes.
+
+    PYTHONPATH=src python benchmarks/torch_ops_overhead.py [--shapes "M,N,K;..."] [--calls 200]
+        [--rounds 3] [--json OUT]
+
+Each side runs ``--calls`` calls queued back to back between two CUDA events, in rounds interleaved
+as A, B, C, C, B, A (clocks drift alike for all). The event time over calls is what a model sees
+when the GPU is kept busy; where it exceeds the kernel's own time, the host cannot queue calls fast
+enough. The host time per call is measured around the same loop (wall clock, before the events
+are waited on). Then the same calls of torch.mm and torch_ops.mm are captured in one CUDA graph
+each and replayed: the GPU time a call costs without the host (as in a serving engine's decode
+graph). Inputs are fresh random bf16; L2 is not flushed (back-to-back calls, as in a model).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--shapes", default="1,4096,4096;16,4096,14336;128,4096,4096;4096,4096,4096")
+    p.add_argument("--calls", type=int, default=200)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--json", default=None)
+    a = p.parse_args(argv)
+    import cupy
+    import torch
+
+    from gemmlab.torch_ops import _prepared, mm
+
+    dev = torch.device("cuda")
+    rows = []
+    for spec in a.shapes.split(";"):
+        M, N, K = (int(x) for x in spec.split(","))
+        x = torch.randn(M, K, device=dev).to(torch.bfloat16)
+        w = torch.randn(K, N, device=dev).to(torch.bfloat16)
+        out = torch.empty(M, N, device=dev, dtype=torch.bfloat16)
+        run = _prepared("bf16", M, N, K, torch.cuda.current_device())
+        cx, cw, co = (cupy.from_dlpack(t.view(torch.int16)).view(cupy.uint16) for t in (x, w, out))
+        stream = cupy.cuda.Stream.from_external(torch.cuda.current_stream())
+        sides = {
+            "torch.mm": lambda: torch.mm(x, w, out=out),
+            "torch_ops.mm": lambda: mm(x, w, out=out),
+            "dispatch on CuPy": lambda: run(cx, cw, co, 1.0, 0.0),
+        }
+        samples = {k: ([], []) for k in sides}
+        for fn in sides.values():  # warm: compiles, heuristics
+            for _ in range(3):
+                with stream:
+                    fn()
+        torch.cuda.synchronize()
+        order = list(sides)
+        for r in range(a.rounds):
+            for name in (order if r % 2 == 0 else order[::-1]) + (order[::-1] if r % 2 == 0 else order):
+                fn = sides[name]
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                torch.cuda.synchronize()
+                start.record()
+                t0 = time.perf_counter()
+                with stream:
+                    for _ in range(a.calls):
+                        fn()
+                host = time.perf_counter() - t0
+                end.record()
+                end.synchronize()
+                samples[name][0].append(start.elapsed_time(end) * 1e3 / a.calls)
+                samples[name][1].append(host * 1e6 / a.calls)
+        for name in ("torch.mm", "torch_ops.mm"):  # the same calls captured in one CUDA graph: no host cost
+            fn = sides[name]
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                for _ in range(a.calls):
+                    fn()
+            gpu = []
+            for _ in range(a.rounds):
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                torch.cuda.synchronize()
+                start.record()
+                graph.replay()
+                end.record()
+                end.synchronize()
+                gpu.append(start.elapsed_time(end) * 1e3 / a.calls)
+            samples[name + " (CUDA graph)"] = (gpu, [0.0] * len(gpu))
+            del graph
+        row = {"shape": [M, N, K], "plan": run.plan.name}
+        for name, (gpu, host) in samples.items():  # the graph rows have no host time of their own
+            row[name] = {"gpu_us_per_call": statistics.median(gpu), "host_us_per_call": statistics.median(host),
+                         "gpu_samples": gpu, "host_samples": host}
+        rows.append(row)
+        print(f"{M}x{N}x{K} ({run.plan.name}): " + "; ".join(
+            f"{n} {row[n]['gpu_us_per_call']:.1f} us GPU / {row[n]['host_us_per_call']:.1f} us host"
+            for n in samples), flush=True)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"device": torch.cuda.get_device_name(), "calls": a.calls, "rounds": a.rounds,
+                       "rows": rows}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
