@@ -1,5 +1,5 @@
-"""What calling the tensor-core dispatch from PyTorch costs (gemmlab.torch_ops): per shape, the GPU
-time of back-to-back calls of torch.mm (cuBLAS), gemmlab.torch_ops.mm and the same dispatch called on
+"""What calling the tensor-core dispatch from PyTorch costs (gemmlab.runtime.torch_ops): per shape, the GPU
+time of back-to-back calls of torch.mm (cuBLAS), gemmlab.runtime.torch_ops.mm and the same dispatch called on
 CuPy arrays, and the host time a call takes.
 
     PYTHONPATH=src python benchmarks/torch_ops_overhead.py [--shapes "M,N,K;..."] [--calls 200]
@@ -33,7 +33,7 @@ def main(argv=None) -> int:
     import cupy
     import torch
 
-    from gemmlab.torch_ops import _prepared, mm
+    from gemmlab.runtime.torch_ops import _prepared, mm
 
     dev = torch.device("cuda")
     rows = []

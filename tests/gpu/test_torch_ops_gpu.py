@@ -1,4 +1,4 @@
-"""gemmlab.torch_ops on a GPU: the dispatch on PyTorch tensors agrees with an exact reference within
+"""gemmlab.runtime.torch_ops on a GPU: the dispatch on PyTorch tensors agrees with an exact reference within
 the bound of an FP32-accumulated, bf16-rounded product (as torch.mm / torch._scaled_mm do), writes
 every element of a NaN-poisoned ``out``, runs on PyTorch's current stream, and refuses what it
 cannot take with an InputError. Skipped without a GPU (conftest), PyTorch or sm_90a."""
@@ -10,7 +10,7 @@ import pytest
 from gemmlab.errors import InputError
 
 pytestmark = pytest.mark.gpu
-torch = pytest.importorskip("torch", reason="gemmlab.torch_ops works on PyTorch tensors")
+torch = pytest.importorskip("torch", reason="gemmlab.runtime.torch_ops works on PyTorch tensors")
 
 BF16_SHAPES = [(7, 127, 1000), (256, 1536, 512), (16, 4096, 4096)]
 FP8_SHAPES = [(7, 128, 1000), (16, 4096, 4096)]
@@ -43,7 +43,7 @@ def _within_bound(c, a, b, scale=1.0):
 
 @pytest.mark.parametrize("shape", BF16_SHAPES)
 def test_mm_matches_an_exact_reference_and_fills_out(dev, shape):
-    from gemmlab.torch_ops import mm
+    from gemmlab.runtime.torch_ops import mm
 
     M, N, K = shape
     g = torch.Generator(device=dev).manual_seed(M * 7 + N)
@@ -67,7 +67,7 @@ def test_mm_matches_an_exact_reference_and_fills_out(dev, shape):
 
 @pytest.mark.parametrize("shape", FP8_SHAPES)
 def test_scaled_mm_matches_torch_scaled_mm_semantics(dev, shape):
-    from gemmlab.torch_ops import scaled_mm
+    from gemmlab.runtime.torch_ops import scaled_mm
 
     M, N, K = shape
     g = torch.Generator(device=dev).manual_seed(N + K)
@@ -84,7 +84,7 @@ def test_scaled_mm_matches_torch_scaled_mm_semantics(dev, shape):
 
 
 def test_runs_on_the_current_stream_after_the_work_before_it(dev):
-    from gemmlab.torch_ops import mm
+    from gemmlab.runtime.torch_ops import mm
 
     a = torch.randn(256, 512, device=dev).to(torch.bfloat16)
     b = torch.randn(512, 1536, device=dev).to(torch.bfloat16)
@@ -101,7 +101,7 @@ def test_runs_on_the_current_stream_after_the_work_before_it(dev):
 
 
 def test_zero_sized_dimensions_follow_torch_mm(dev):
-    from gemmlab.torch_ops import mm
+    from gemmlab.runtime.torch_ops import mm
 
     assert mm(torch.ones(0, 8, device=dev, dtype=torch.bfloat16),
               torch.ones(8, 5, device=dev, dtype=torch.bfloat16)).shape == (0, 5)
@@ -110,7 +110,7 @@ def test_zero_sized_dimensions_follow_torch_mm(dev):
 
 
 def test_what_it_cannot_take_is_an_input_error(dev):
-    from gemmlab.torch_ops import mm, plan, scaled_mm
+    from gemmlab.runtime.torch_ops import mm, plan, scaled_mm
 
     a = torch.randn(64, 128, device=dev).to(torch.bfloat16)
     b = torch.randn(128, 256, device=dev).to(torch.bfloat16)
@@ -142,7 +142,7 @@ def test_what_it_cannot_take_is_an_input_error(dev):
 def test_captured_in_a_cuda_graph_after_a_warm_call(dev):
     """The serving pattern: warm the shape once (compile, workspace, maps), capture the call in a
     CUDA graph, then refill the static inputs and replay - the replay computes the new product."""
-    from gemmlab.torch_ops import mm
+    from gemmlab.runtime.torch_ops import mm
 
     a = torch.randn(16, 4096, device=dev).to(torch.bfloat16)
     b = torch.randn(4096, 4096, device=dev).to(torch.bfloat16)

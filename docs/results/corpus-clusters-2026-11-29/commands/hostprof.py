@@ -1,6 +1,6 @@
 import cProfile, pstats, io, sys
 import torch, cupy
-from gemmlab.torch_ops import mm, _prepared
+from gemmlab.runtime.torch_ops import mm, _prepared
 M, N, K = (int(x) for x in sys.argv[1].split(","))
 x = torch.randn(M, K, device="cuda").to(torch.bfloat16)
 w = torch.randn(K, N, device="cuda").to(torch.bfloat16)

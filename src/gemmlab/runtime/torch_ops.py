@@ -1,6 +1,6 @@
 """gemmlab's tensor-core dispatch on PyTorch tensors: try its GEMMs inside a model.
 
-    from gemmlab.torch_ops import mm, scaled_mm, plan
+    from gemmlab.runtime.torch_ops import mm, scaled_mm, plan
 
     y = mm(x, w)                            # bf16: x (M, K) @ w (K, N), fp32 accumulate, bf16 out
     y = scaled_mm(x8, w8.t(), 0.5, 2.0)     # e4m3: torch._scaled_mm's layout, bf16 out
@@ -37,7 +37,7 @@ def _torch():
     try:
         import torch
     except ImportError as e:  # pragma: no cover - torch is what this module is for
-        raise InputError(f"gemmlab.torch_ops needs PyTorch: {e}") from None
+        raise InputError(f"gemmlab.runtime.torch_ops needs PyTorch: {e}") from None
     return torch
 
 
