@@ -10,7 +10,7 @@
 ``torch._scaled_mm(a, b, scale_a, scale_b, out_dtype=torch.bfloat16)`` for float8_e4m3fn with
 per-tensor scales, through ``dispatch_fp8``: A row-major (M, K), B column-major (K, N) - the
 transpose of a row-major (N, K) matrix such as an ``nn.Linear`` weight, so ``scaled_mm(x, w.t())``
-is ``F.linear``. The operands are shared with PyTorch through DLPack (no copy). The kernels run on
+is ``F.linear``. The kernels read and write PyTorch's memory in place (no copy) and run on
 PyTorch's current stream of the operands' device, so they order with the model's other work.
 
 The first call at a shape compiles its kernels (seconds; cached on disk afterwards) and encodes
@@ -119,7 +119,8 @@ def _view(cupy: Any, t: Any, index: int) -> Any:
     v = _VIEWS.get(key)
     if v is None:
         mem = cupy.cuda.UnownedMemory(t.data_ptr(), max(1, rows * cols * eb), None, index)
-        v = cupy.ndarray((rows, cols), cupy.uint16 if eb == 2 else cupy.uint8, cupy.cuda.MemoryPointer(mem, 0))
+        kind = cupy.uint16 if eb == 2 else cupy.uint8
+        v = cupy.ndarray((rows, cols), kind, cupy.cuda.MemoryPointer(mem, 0))
         _VIEWS[key] = v
         if len(_VIEWS) > _VIEW_CACHE:
             _VIEWS.popitem(last=False)
@@ -163,28 +164,10 @@ def _launch(dtype: str, a: Any, b_rows: Any, out: Any, M: int, N: int, K: int, a
             run(_view(cupy, a, index), _view(cupy, b_rows, index), _view(cupy, out, index), alpha, 0.0)
 
 
-def _shape_bf16(a: Any, b: Any) -> tuple[int, int, int]:
-    torch = _torch()
-    _check_matrix("a", a, torch.bfloat16, "torch.bfloat16")
-    _check_matrix("b", b, torch.bfloat16, "torch.bfloat16")
-    (M, K), (K2, N) = a.shape, b.shape
-    if K2 != K:
-        raise InputError(f"b: expected {K} rows to match a's {tuple(a.shape)}, got shape {tuple(b.shape)}")
-    if a.device != b.device:
-        raise InputError(f"b: expected a tensor on {a.device} (where a is), got one on {b.device}")
-    for label, t in (("a", a), ("b", b)):
-        if not t.is_contiguous():
-            raise InputError(f"{label}: expected a contiguous (row-major) tensor; use .contiguous()")
-    return M, N, K
-
-
-def _shape_fp8(a: Any, b: Any) -> tuple[int, int, int]:
-    torch = _torch()
-    e4m3 = getattr(torch, "float8_e4m3fn", None)
-    if e4m3 is None:
-        raise InputError("scaled_mm needs a PyTorch with torch.float8_e4m3fn")
-    _check_matrix("a", a, e4m3, "torch.float8_e4m3fn")
-    _check_matrix("b", b, e4m3, "torch.float8_e4m3fn")
+def _pair(a: Any, b: Any, dtype: Any, word: str) -> tuple[int, int, int]:
+    """(M, N, K) of a (M, K) @ b (K, N) after the checks both entry points share."""
+    _check_matrix("a", a, dtype, word)
+    _check_matrix("b", b, dtype, word)
     (M, K), (K2, N) = a.shape, b.shape
     if K2 != K:
         raise InputError(f"b: expected {K} rows to match a's {tuple(a.shape)}, got shape {tuple(b.shape)}")
@@ -192,10 +175,25 @@ def _shape_fp8(a: Any, b: Any) -> tuple[int, int, int]:
         raise InputError(f"b: expected a tensor on {a.device} (where a is), got one on {b.device}")
     if not a.is_contiguous():
         raise InputError("a: expected a contiguous (row-major) tensor; use .contiguous()")
+    return M, N, K
+
+
+def _shape_bf16(a: Any, b: Any) -> tuple[int, int, int]:
+    shape = _pair(a, b, _torch().bfloat16, "torch.bfloat16")
+    if not b.is_contiguous():
+        raise InputError("b: expected a contiguous (row-major) tensor; use .contiguous()")
+    return shape
+
+
+def _shape_fp8(a: Any, b: Any) -> tuple[int, int, int]:
+    e4m3 = getattr(_torch(), "float8_e4m3fn", None)
+    if e4m3 is None:
+        raise InputError("scaled_mm needs a PyTorch with torch.float8_e4m3fn")
+    shape = _pair(a, b, e4m3, "torch.float8_e4m3fn")
     if not b.t().is_contiguous():
         raise InputError("b: expected a column-major (K, N) tensor, torch._scaled_mm's layout: the .t() of "
                          "a contiguous (N, K) tensor such as an nn.Linear weight")
-    return M, N, K
+    return shape
 
 
 def _empty_or_zero(M: int, N: int, K: int, out: Any) -> bool:
