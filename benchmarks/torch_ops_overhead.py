@@ -8,7 +8,8 @@ CuPy arrays, and the host time a call takes.
 Each side runs ``--calls`` calls queued back to back between two CUDA events, in rounds interleaved
 as A, B, C, C, B, A (clocks drift alike for all). The event time over calls is what a model sees
 when the GPU is kept busy; where it exceeds the kernel's own time, the host cannot queue calls fast
-enough. The host time per call is measured around the same loop (wall clock, before the events
+enough. ``--weights 32`` cycles the calls through 32 weight tensors, as 32 layers of one shape do.
+The host time per call is measured around the same loop (wall clock, before the events
 are waited on). Then the same calls of torch.mm and torch_ops.mm are captured in one CUDA graph
 each and replayed: the GPU time a call costs without the host (as in a serving engine's decode
 graph). Inputs are fresh random bf16; L2 is not flushed (back-to-back calls, as in a model).
@@ -28,31 +29,47 @@ def main(argv=None) -> int:
     p.add_argument("--shapes", default="1,4096,4096;16,4096,14336;128,4096,4096;4096,4096,4096")
     p.add_argument("--calls", type=int, default=200)
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--weights", type=int, default=1,
+                   help="distinct weight tensors the calls cycle through (a model's layers of one shape)")
+    p.add_argument("--map-sets", type=int, default=None,
+                   help="tensor-map sets a prepared shape keeps (default: dispatch_tc_gemm.MAP_SETS); 8 was the "
+                        "old size, which 32 weights cycle out of on every call")
     p.add_argument("--json", default=None)
     a = p.parse_args(argv)
     import cupy
     import torch
 
+    from gemmlab.runtime import dispatch_tc_gemm
     from gemmlab.runtime.torch_ops import _prepared, mm
+
+    if a.map_sets is not None:
+        dispatch_tc_gemm.MAP_SETS = a.map_sets
 
     dev = torch.device("cuda")
     rows = []
     for spec in a.shapes.split(";"):
         M, N, K = (int(x) for x in spec.split(","))
         x = torch.randn(M, K, device=dev).to(torch.bfloat16)
-        w = torch.randn(K, N, device=dev).to(torch.bfloat16)
+        ws = [torch.randn(K, N, device=dev).to(torch.bfloat16) for _ in range(a.weights)]
         out = torch.empty(M, N, device=dev, dtype=torch.bfloat16)
         run = _prepared("bf16", M, N, K, torch.cuda.current_device())
-        cx, cw, co = (cupy.from_dlpack(t.view(torch.int16)).view(cupy.uint16) for t in (x, w, out))
+        cx, co = (cupy.from_dlpack(t.view(torch.int16)).view(cupy.uint16) for t in (x, out))
+        cws = [cupy.from_dlpack(w.view(torch.int16)).view(cupy.uint16) for w in ws]
         stream = cupy.cuda.Stream.from_external(torch.cuda.current_stream())
+        turn = [0]
+
+        def nxt() -> int:  # the next layer's weights
+            turn[0] = (turn[0] + 1) % a.weights
+            return turn[0]
+
         sides = {
-            "torch.mm": lambda: torch.mm(x, w, out=out),
-            "torch_ops.mm": lambda: mm(x, w, out=out),
-            "dispatch on CuPy": lambda: run(cx, cw, co, 1.0, 0.0),
+            "torch.mm": lambda: torch.mm(x, ws[nxt()], out=out),
+            "torch_ops.mm": lambda: mm(x, ws[nxt()], out=out),
+            "dispatch on CuPy": lambda: run(cx, cws[nxt()], co, 1.0, 0.0),
         }
         samples = {k: ([], []) for k in sides}
-        for fn in sides.values():  # warm: compiles, heuristics
-            for _ in range(3):
+        for fn in sides.values():  # warm: compiles, heuristics, every weight's maps
+            for _ in range(a.weights + 2):
                 with stream:
                     fn()
         torch.cuda.synchronize()
@@ -100,6 +117,7 @@ def main(argv=None) -> int:
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"device": torch.cuda.get_device_name(), "calls": a.calls, "rounds": a.rounds,
+                       "weights": a.weights, "map_sets": dispatch_tc_gemm.MAP_SETS,
                        "rows": rows}, f, indent=1)
     return 0
 

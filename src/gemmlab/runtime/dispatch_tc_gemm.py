@@ -12,6 +12,7 @@ them.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,9 @@ from gemmlab.runtime.dispatch_gemm import Ran, _operands, default_backend
 from gemmlab.runtime.dispatch_tc import Operands, Plan, Policy
 from gemmlab.runtime.operands import ARRAY_DTYPES
 
+# Tensor-map sets kept per prepared shape (three 128-byte maps each): every layer of a model that
+# shares a shape brings its own weight pointer - 80 layers x a few activation buffers fit.
+MAP_SETS = 512
 _REPITCH_BLOCK_ELEMS = 256 * 4  # repitch: 256 threads x 4 elements per row piece
 _REPITCH_MAX_ROW_BLOCKS = 8192  # grid.y; each block then walks rows y, y + gridDim.y, ...
 
@@ -63,7 +67,7 @@ class TcDispatchedGemm:
         self._decode: Any = None
         self._functions: dict[str, Any] = {}  # kernel symbol -> CuPy Function (a call's hot path)
         self._plans: dict[Operands, tuple[Plan, Any, dict[str, Any]]] = {}
-        self._maps: dict[tuple[int, int, int], tuple[Any, ...]] = {}
+        self._maps: OrderedDict[tuple[int, int, int], tuple[Any, ...]] = OrderedDict()
         self._geometries: dict[Plan, tuple[tuple[int, int, int], tuple[int, int, int], int]] = {}
         self._b_shape = b_shape(self.dtype, K, N)
         self.plan = self._prepared(Operands())[0]
@@ -139,12 +143,14 @@ class TcDispatchedGemm:
 
     def _cached_maps(self, key: tuple[int, int, int], make: Any) -> tuple[Any, ...]:
         """The tensor maps for one set of operand pointers (``make()`` encodes them), the last
-        eight sets kept."""
+        ``MAP_SETS`` sets kept: a model calls one shape with every layer's weights."""
         maps = self._maps.get(key)
         if maps is None:
-            if len(self._maps) >= 8:
-                self._maps.clear()
             maps = self._maps[key] = make()
+            while len(self._maps) > MAP_SETS:
+                self._maps.popitem(last=False)
+        else:
+            self._maps.move_to_end(key)
         return maps
 
     def _swap_kernel(self, k: paths.PathKernel) -> Any:
