@@ -1106,3 +1106,19 @@ def test_bf16_takes_clustered_160_column_tiles_in_no_more_rounds():
     assert _plan("bf16", 8192, 4800, 1600).config == "128x192c2"
     # the ping-pong and 64-row tiles are not "wide": never replaced
     assert not D.bf16_tile160_wins("bf16", 8192, 1600, "128x128pp", H100)
+
+
+def test_the_tensor_map_cache_keeps_the_most_recently_used_sets(monkeypatch):
+    """A model calls one shape with every layer's weights: the prepared shape keeps the last
+    MAP_SETS pointer sets' maps, dropping the least recently used (it used to drop all at 8)."""
+    from collections import OrderedDict
+
+    from gemmlab.runtime import dispatch_tc_gemm as m
+
+    g = m.TcDispatchedGemm.__new__(m.TcDispatchedGemm)  # the cache alone: no GPU needed
+    g._maps = OrderedDict()
+    monkeypatch.setattr(m, "MAP_SETS", 3)
+    made = []
+    for k in (1, 2, 3, 1, 4, 1):
+        g._cached_maps((k, 0, 0), lambda k=k: made.append(k) or (k,))
+    assert made == [1, 2, 3, 4] and list(g._maps) == [(3, 0, 0), (4, 0, 0), (1, 0, 0)]
