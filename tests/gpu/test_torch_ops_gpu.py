@@ -53,6 +53,11 @@ def test_mm_matches_an_exact_reference_and_fills_out(dev, shape):
     assert mm(a, b, out=out) is out
     ok, worst = _within_bound(out, a, b)
     assert ok, (shape, worst)
+    a.mul_(-2)  # the same pointers again, new values: the packed repeat of the launch
+    out.fill_(float("nan"))
+    mm(a, b, out=out)
+    ok, worst = _within_bound(out, a, b)
+    assert ok, (shape, "repeat", worst)
     # the bound is cuBLAS's too, once PyTorch's default reduced-precision bf16 reductions are off
     # (with them on, torch.mm at 7 x 127 x 1000 fell outside it: docs/results/corpus-clusters-2026-11-29)
     flag = torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction
@@ -77,6 +82,13 @@ def test_scaled_mm_matches_torch_scaled_mm_semantics(dev, shape):
     scaled_mm(a, w.t(), 0.5, torch.tensor(3.0, device=dev), out=out)
     ok, worst = _within_bound(out, a.float(), w.float().t(), scale=1.5)
     assert ok, (shape, worst)
+    out.fill_(float("nan"))
+    scaled_mm(a, w.t(), 0.5, 3.0, out=out)  # a repeat (packed launch), then another scale (a new one)
+    ok, worst = _within_bound(out, a.float(), w.float().t(), scale=1.5)
+    assert ok, (shape, "repeat", worst)
+    scaled_mm(a, w.t(), 0.25, 3.0, out=out)
+    ok, worst = _within_bound(out, a.float(), w.float().t(), scale=0.75)
+    assert ok, (shape, "new scale", worst)
     one = torch.tensor(1.0, device=dev)
     if hasattr(torch, "_scaled_mm") and M % 16 == 0 and K % 16 == 0:  # cuBLASLt's own bounds
         ref = torch._scaled_mm(a, w.t(), one * 0.5, one * 3.0, out_dtype=torch.bfloat16)
