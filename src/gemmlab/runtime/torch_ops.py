@@ -64,8 +64,11 @@ def _out(out: Optional[Any], M: int, N: int, device: Any, *operands: Any) -> Any
         raise InputError("out: expected a contiguous (row-major) tensor")
     if out.device != device:
         raise InputError(f"out: expected a tensor on {device}, got one on {out.device}")
-    for t in operands:
-        if out.untyped_storage().data_ptr() == t.untyped_storage().data_ptr():
+    lo = out.data_ptr()
+    hi = lo + out.numel() * out.element_size()
+    for t in operands:  # contiguous (or, fp8's b, the transpose of contiguous): numel x size bytes
+        t_lo = t.data_ptr()
+        if t_lo < hi and lo < t_lo + t.numel() * t.element_size():
             raise InputError("out: shares memory with an input; give it its own storage")
     return out
 
@@ -157,11 +160,14 @@ def _launch(dtype: str, a: Any, b_rows: Any, out: Any, M: int, N: int, K: int, a
     import cupy
 
     torch = _torch()
-    index = a.device.index if a.device.index is not None else torch.cuda.current_device()
-    with cupy.cuda.Device(index):
-        run = _prepared(dtype, M, N, K, index)
-        with _stream(cupy, torch, index):
-            run(_view(cupy, a, index), _view(cupy, b_rows, index), _view(cupy, out, index), alpha, 0.0)
+    index = a.get_device()
+    if cupy.cuda.runtime.getDevice() != index:  # entering a device costs more than asking
+        with cupy.cuda.Device(index):
+            _launch(dtype, a, b_rows, out, M, N, K, alpha)
+        return
+    run = _prepared(dtype, M, N, K, index)
+    with _stream(cupy, torch, index):
+        run(_view(cupy, a, index), _view(cupy, b_rows, index), _view(cupy, out, index), alpha, 0.0)
 
 
 def _pair(a: Any, b: Any, dtype: Any, word: str) -> tuple[int, int, int]:
@@ -237,7 +243,7 @@ def plan(a: Any, b: Any) -> str:
         return "no kernel: a dimension is 0"
     import cupy
 
-    index = a.device.index if a.device.index is not None else torch.cuda.current_device()
+    index = a.get_device()
     with cupy.cuda.Device(index):
         run = _prepared(dtype, M, N, K, index)
     return f"{run.plan.name}: {run.plan.why}"
