@@ -244,12 +244,13 @@ def _has_ncu_report() -> bool:
     return True
 
 
-def test_no_rule_decides_from_a_kernel_name():
+@pytest.mark.parametrize("corpus", [CORPUS, GROWN, CLUSTERS], ids=lambda p: p.name)
+def test_no_rule_decides_from_a_kernel_name(corpus):
     """Issue #9 item 9: names may shape the advice (library, ladder rung), never the category. Every corpus
     launch renamed to a neutral name gets the same primary, confidence and findings."""
     import dataclasses
 
-    for cap, _ in files.entries_for(CORPUS, "full"):
+    for cap, _ in files.entries_for(corpus, "full"):
         launches = load(cap.path("raw"))
         named = diagnose_all(launches)
         anonymous = diagnose_all([dataclasses.replace(k, name=f"k{i}", demangled=f"void k{i}(float *)")
