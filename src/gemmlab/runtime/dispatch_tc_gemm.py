@@ -319,6 +319,7 @@ class TcDispatchedGemm:
             self._launches.popitem(last=False)
         fast(self._cupy.cuda.get_current_stream().ptr)
 
+
 def paths_elem(dtype: str) -> int:
     """Bytes per element of A and B: the repitch kernel to use."""
     return dispatch_tc.ELEM_BYTES[dtype]
