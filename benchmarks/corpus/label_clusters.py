@@ -23,7 +23,6 @@ Conventions (the first two corpora's), and one for clusters:
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -132,21 +131,7 @@ def build() -> dict:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--check", action="store_true", help="compare with the written file, write nothing")
-    p.add_argument("--out", default=str(CORPUS / "truth.json"))
-    a = p.parse_args(argv)
-    truth = build()
-    text = json.dumps(truth, indent=1, ensure_ascii=False) + "\n"
-    if a.check:
-        same = Path(a.out).exists() and Path(a.out).read_text() == text
-        print("truth.json is " + ("up to date" if same else "STALE"))
-        return 0 if same else 1
-    Path(a.out).write_text(text)
-    ks = truth["kernels"]
-    print(f"wrote {a.out}: {len(ks)} launches, {sum('excluded' in k for k in ks)} excluded, "
-          f"{sum(k['held_out'] for k in ks)} held out")
-    return 0
+    return lg.main(argv, build=build, corpus=CORPUS, doc=__doc__)
 
 
 if __name__ == "__main__":

@@ -417,10 +417,12 @@ def build() -> dict:
     return {"about": ABOUT, "ceiling_copy_bytes_per_s": copy_bps, "kernels": kernels}
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv=None, build=build, corpus: Path = CORPUS, doc: str = __doc__) -> int:
+    """Write ``corpus``'s truth.json from ``build()`` (or, with --check, compare); the cluster corpus's
+    labeller (label_clusters.py) runs the same command with its own ``build``."""
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
     p.add_argument("--check", action="store_true", help="compare with the written file, write nothing")
-    p.add_argument("--out", default=str(CORPUS / "truth.json"))
+    p.add_argument("--out", default=str(corpus / "truth.json"))
     a = p.parse_args(argv)
     truth = build()
     text = json.dumps(truth, indent=1, ensure_ascii=False) + "\n"
