@@ -172,6 +172,8 @@ def test_clusters_that_do_not_all_fit_are_a_tail_ncus_waves_miss():
     # fills idle in the first round too), not (2 - 1.1) / 2
     assert t.impact == pytest.approx(1 - 132 / 264) and "1.1 waves" in t.summary
     assert "12 blocks" in t.summary and "filling 90.9% of the block slots" in t.impact_basis
+    assert "waves of clusters (33 clusters of 4, 30 fit at once)" in t.summary
+    assert "30 clusters of 4 here" in t.recommendations[0]
     assert {e.metric for e in t.evidence} >= {"cluster_waves", "clusters_at_once"}
     assert C.GRID_TOO_SMALL not in cats(d)
     # pairs that all fit (66 of 2): one whole wave, as ncu says

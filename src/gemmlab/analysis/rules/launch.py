@@ -132,9 +132,16 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
         if idle < TAIL_REPORT:
             return out
         blocks_last = partial_wave_blocks(grid, w) if grid else None
+        size, at_once = ctx.v("cluster_size"), ctx.v("clusters_at_once")
+        clustered = fill < 1.0 and grid and size and at_once
+        waves = (f"{fmt(w)} waves of clusters ({fmt(grid / size)} clusters of {fmt(size)}, {fmt(at_once)} fit at "
+                 "once)" if clustered else f"{fmt(w)} waves per SM")
+        fix = (["Launch the clusters that fit at once, or a whole number of rounds of them "
+                f"({fmt(at_once)} clusters of {fmt(size)} here: cuOccupancyMaxActiveClusters); a persistent grid "
+                "of exactly that many clusters takes every tile in one round."] if clustered else [])
         out.findings.append(Finding(
             C.TAIL_EFFECT,
-            f"Tail effect: {fmt(w)} waves per SM — the last partial wave"
+            f"Tail effect: {waves} — the last partial wave"
             + (f" ({blocks_last} blocks)" if blocks_last else "") + f" leaves {pct(idle)} of block-slot time idle.",
             Confidence.HIGH, idle,
             (f"(ceil(w) − w) / ceil(w) with equal block durations; NVIDIA's upper bound 1/(1+floor(w)) = {pct(bound)}"
@@ -143,8 +150,8 @@ def evaluate(ctx: Context, tri: Triage) -> Outcome:
              f"{pct(fill)} of the block slots; NVIDIA's upper bound 1/(1+floor(w)) with that fill = {pct(bound)}"),
             wave_ev("an integer number of waves", "a partial last wave idles the SMs it does not fill")
             + ([ctx.ev("grid_size", "—", "blocks in the grid")] if grid is not None else []),
-            ["Choose tile sizes so the block count is a multiple of (blocks per SM × SMs), or use a persistent "
-             "/ stream-K schedule that balances the last wave."]))
+            fix + ["Choose tile sizes so the block count is a multiple of (blocks per SM × SMs), or use a persistent "
+                   "/ stream-K schedule that balances the last wave."]))
     return out
 
 
