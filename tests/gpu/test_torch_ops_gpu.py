@@ -141,10 +141,14 @@ def test_what_it_cannot_take_is_an_input_error(dev):
         (lambda: scaled_mm(a8, w8.t(), float("nan")), "scale_a: expected a finite number"),
         (lambda: scaled_mm(a8, w8.t(), torch.ones(2)), "scale_a: expected one number"),
     ]
+    w_grad = torch.randn(128, 256, device=dev, dtype=torch.bfloat16, requires_grad=True)
+    cases += [(lambda: mm(a, w_grad), "b: requires grad")]
     for call, words in cases:
         with pytest.raises(InputError) as e:
             call()
         assert words in str(e.value)
+    with torch.no_grad():
+        assert mm(a, w_grad).shape == (64, 256)  # inference: no gradient asked for
     sq = torch.randn(128, 128, device=dev).to(torch.bfloat16)
     with pytest.raises(InputError, match="shares memory"):
         mm(sq, b[:, :128].contiguous(), out=sq)

@@ -174,6 +174,10 @@ def _pair(a: Any, b: Any, dtype: Any, word: str) -> tuple[int, int, int]:
     """(M, N, K) of a (M, K) @ b (K, N) after the checks both entry points share."""
     _check_matrix("a", a, dtype, word)
     _check_matrix("b", b, dtype, word)
+    if (a.requires_grad or b.requires_grad) and _torch().is_grad_enabled():
+        # the result would carry no gradient back: a silent hole in a training step
+        raise InputError(f"{'a' if a.requires_grad else 'b'}: requires grad, and gemmlab's kernels have no "
+                         "backward; call them under torch.no_grad() (inference) or on .detach()ed tensors")
     (M, K), (K2, N) = a.shape, b.shape
     if K2 != K:
         raise InputError(f"b: expected {K} rows to match a's {tuple(a.shape)}, got shape {tuple(b.shape)}")
