@@ -35,7 +35,6 @@ sys.path.insert(0, str(ROOT / "src"))
 import evidence as ev  # noqa: E402
 import label_grown as lg  # noqa: E402  (facts and template fields, shared)
 
-from gemmlab.corpus.files import held_out  # noqa: E402
 
 ABOUT = (
     "Truth for the cluster corpus (issue 20's thread-block clusters): 14 launches of the 14 cases of "
@@ -117,16 +116,7 @@ def build() -> dict:
         at = f["clusters_at_once"] or 0
         fl.update(csize=f"{f['cluster_size']:.0f}", clusters=f"{cl:.0f}", at_once=f"{at:.0f}",
                   last=f"{cl % at:.0f}" if at else "-")
-        entry = {"case": case, "ordinal": ordinal, "kernel": e["kernel"].split("(")[0][-80:]}
-        sentence = text.format(**fl)
-        if truth is None:
-            entry["excluded"] = sentence
-        else:
-            entry["truth"] = list(truth)
-            entry["evidence"] = sentence
-        entry["held_out"] = held_out(case)
-        entry["facts"] = f
-        kernels.append(entry)
+        kernels.append(lg.truth_entry(case, ordinal, e, truth, text.format(**fl), f))
     return {"about": ABOUT, "ceiling_copy_bytes_per_s": copy_bps, "kernels": kernels}
 
 

@@ -385,6 +385,19 @@ def fields(e: dict, row: dict, f: dict, copy_bps: float, case: str) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------- main
+def truth_entry(case: str, ordinal: int, e: dict, truth: list[str] | None, sentence: str, facts: dict) -> dict:
+    """One launch of truth.json: its categories and evidence sentence, or why it is excluded."""
+    entry = {"case": case, "ordinal": ordinal, "kernel": e["kernel"].split("(")[0][-80:]}
+    if truth is None:
+        entry["excluded"] = sentence
+    else:
+        entry["truth"] = list(truth)
+        entry["evidence"] = sentence
+    entry["held_out"] = held_out(case)
+    entry["facts"] = facts
+    return entry
+
+
 def build() -> dict:
     copy_bps = json.loads((CORPUS / "ceilings.json").read_text())["measurement"]["copy_bytes_per_s"]
     launches = []
@@ -404,16 +417,7 @@ def build() -> dict:
         seen[case] = ordinal + 1
         e = ev.evidence(row, copy_bps)
         f = facts_of(e, row)
-        entry = {"case": case, "ordinal": ordinal, "kernel": e["kernel"].split("(")[0][-80:]}
-        sentence = text.format(**fields(e, row, f, copy_bps, case))
-        if truth is None:
-            entry["excluded"] = sentence
-        else:
-            entry["truth"] = list(truth)
-            entry["evidence"] = sentence
-        entry["held_out"] = held_out(case)
-        entry["facts"] = f
-        kernels.append(entry)
+        kernels.append(truth_entry(case, ordinal, e, truth, text.format(**fields(e, row, f, copy_bps, case)), f))
     return {"about": ABOUT, "ceiling_copy_bytes_per_s": copy_bps, "kernels": kernels}
 
 
