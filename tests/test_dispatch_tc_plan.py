@@ -1122,3 +1122,21 @@ def test_the_tensor_map_cache_keeps_the_most_recently_used_sets(monkeypatch):
     for k in (1, 2, 3, 1, 4, 1):
         g._cached_maps((k, 0, 0), lambda k=k: made.append(k) or (k,))
     assert made == [1, 2, 3, 4] and list(g._maps) == [(3, 0, 0), (4, 0, 0), (1, 0, 0)]
+
+
+def test_a_repeat_launches_only_a_call_made_before_on_the_stream_given():
+    """``repeat`` (torch_ops' fast path) runs the packed launch kept for the same pointers and
+    scalars on the raw stream it is given, and answers False for anything else."""
+    from collections import OrderedDict
+
+    from gemmlab.runtime import dispatch_tc_gemm as m
+
+    g = m.TcDispatchedGemm.__new__(m.TcDispatchedGemm)
+    g._launches = OrderedDict()
+    ran = []
+    g._launches[(10, 20, 30, 0.5, 0.0)] = lambda stream: ran.append(("x", stream))
+    g._launches[(11, 20, 30, 1.0, 0.0)] = lambda stream: ran.append(("y", stream))
+    assert g.repeat(10, 20, 30, 0.5, 0, stream=7)
+    assert not g.repeat(10, 20, 30, 0.25, 0.0, 7)  # another scale: a call of its own
+    assert not g.repeat(10, 20, 31, 0.5, 0.0, 7)   # another output
+    assert ran == [("x", 7)] and list(g._launches)[-1] == (10, 20, 30, 0.5, 0.0)

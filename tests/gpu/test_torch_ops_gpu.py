@@ -178,3 +178,15 @@ def test_captured_in_a_cuda_graph_after_a_warm_call(dev):
     torch.cuda.synchronize(dev)
     ok, worst = _within_bound(out, fresh, b)
     assert ok, worst
+
+
+def test_the_layout_test_is_pytorchs():
+    """``_column_major`` stands in for ``b.t().is_contiguous()`` on the fast path: the same answer on
+    real tensors, size-1 and empty dimensions and slices included."""
+    from gemmlab.runtime.torch_ops import _column_major
+
+    base = torch.empty(64, 128)
+    cases = [base, base.t(), base[:, :32].t(), base[:1].t(), base[:, :1].t(), base[:1, :1],
+             base[:0].t(), base[::2].t(), torch.empty(1, 1).expand(5, 1), torch.empty(5, 1).t()]
+    for t in cases:
+        assert _column_major(t) == t.t().is_contiguous(), (tuple(t.shape), t.stride())

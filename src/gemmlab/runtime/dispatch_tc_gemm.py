@@ -267,14 +267,24 @@ class TcDispatchedGemm:
 
         return self._cached_maps((a.data.ptr, b.data.ptr, c.data.ptr), make)
 
+    def repeat(self, a_ptr: int, b_ptr: int, c_ptr: int, alpha: float, beta: float, stream: int) -> bool:
+        """Launch again, on the raw CUDA ``stream``, a call made before with these operand pointers
+        and scalars: one driver call, nothing checked or wrapped (the first call checked them). False
+        where no such call was made, or its plan copies an operand first: then call the object. For
+        callers holding raw pointers already (``torch_ops``)."""
+        key = (a_ptr, b_ptr, c_ptr, float(alpha), float(beta))
+        fast = self._launches.get(key)
+        if fast is None:
+            return False
+        self._launches.move_to_end(key)
+        fast(stream)
+        return True
+
     def __call__(self, a: Any, b: Any, c: Any, alpha: float = 1.0, beta: float = 0.0) -> None:
         self._check(a, b, c)
         key = (a.data.ptr, b.data.ptr, c.data.ptr, float(alpha), float(beta))
-        fast = self._launches.get(key)
-        if fast is not None:  # the same pointers and scalars as a call before: one driver call
-            self._launches.move_to_end(key)
-            fast(self._cupy.cuda.get_current_stream().ptr)
-            return
+        if self.repeat(*key, self._cupy.cuda.get_current_stream().ptr):
+            return  # the same pointers and scalars as a call before: one driver call
         p, kernel, bufs = self._prepared(_operands(a, b, c))
         grid, block, smem = self._geometry(p)
         M, N, K = self.M, self.N, self.K
