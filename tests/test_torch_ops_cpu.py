@@ -28,3 +28,18 @@ class _T:
 ])
 def test_column_major_counts_as_pytorch_does(shape, stride, expected):
     assert _column_major(_T(shape, stride)) is expected
+
+
+def test_without_a_usable_gpu_the_launch_path_says_so_in_one_line(monkeypatch):
+    """No CuPy or no GPU: ToolMissing (exit 3 in the CLI), not an ImportError from deep inside."""
+    from gemmlab.errors import ToolMissing
+    from gemmlab.runtime import device, torch_ops
+
+    try:
+        device.require_gpu()
+        pytest.skip("this machine has CuPy and a GPU: the refusal cannot be seen here")
+    except ToolMissing:
+        pass
+    monkeypatch.setattr(torch_ops, "_MODULES", {})
+    with pytest.raises(ToolMissing):
+        torch_ops._cupy()

@@ -49,10 +49,10 @@ def _torch():
 
 def _cupy():
     cupy = _MODULES.get("cupy")
-    if cupy is None:
-        import cupy
+    if cupy is None:  # a missing CuPy is gemmlab's one-line ToolMissing, not an ImportError
+        from gemmlab.runtime.device import require_gpu
 
-        _MODULES["cupy"] = cupy
+        cupy = _MODULES["cupy"] = require_gpu()
     return cupy
 
 
