@@ -283,8 +283,9 @@ class TcDispatchedGemm:
     def __call__(self, a: Any, b: Any, c: Any, alpha: float = 1.0, beta: float = 0.0) -> None:
         self._check(a, b, c)
         key = (a.data.ptr, b.data.ptr, c.data.ptr, float(alpha), float(beta))
-        if self.repeat(*key, self._cupy.cuda.get_current_stream().ptr):
-            return  # the same pointers and scalars as a call before: one driver call
+        if key in self._launches:  # the same pointers and scalars as a call before: one driver call
+            self.repeat(*key, self._cupy.cuda.get_current_stream().ptr)
+            return
         p, kernel, bufs = self._prepared(_operands(a, b, c))
         grid, block, smem = self._geometry(p)
         M, N, K = self.M, self.N, self.K
